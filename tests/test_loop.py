@@ -1,0 +1,210 @@
+"""The harness loop: parallel calls, timeouts, retries, step limits (pack §2.2, §2.8)."""
+
+import threading
+import time
+
+import toolkit as T
+from toolkit.demo_tools import make_weather_registry
+
+
+def tool_msgs(res):
+    return [m for m in res.messages if m["role"] == "tool"]
+
+
+def sleepy_registry(seconds=0.2):
+    reg = T.ToolRegistry()
+    def nap(x: int) -> str:
+        """Sleep, then answer."""
+        time.sleep(seconds)
+        return f"done {x}"
+
+    for i in range(4):
+        reg.add(nap, name=f"nap{i}")
+    return reg
+
+
+def four_calls():
+    return T.ScriptedModel([{"tool_calls": [T.call(f"c{i}", f"nap{i}", x=i) for i in range(4)]},
+                            {"content": "ok"}])
+
+
+def test_parallel_calls_overlap_in_time():
+    """Pack §2.8, the authors' own arithmetic: 4 × 0.2 s is ~0.2 s together, ~0.8 s in a row."""
+    start = time.perf_counter()
+    res = T.run_agent(four_calls(), sleepy_registry(), "go", parallel=True)
+    together = time.perf_counter() - start
+    start = time.perf_counter()
+    T.run_agent(four_calls(), sleepy_registry(), "go", parallel=False)
+    one_by_one = time.perf_counter() - start
+    assert res.final == "ok"
+    assert together < 0.5, together
+    assert one_by_one >= 0.75, one_by_one
+    # answers come back in call order whatever order they finished in
+    assert [m["tool_call_id"] for m in res.messages if m["role"] == "tool"] == ["c0", "c1", "c2", "c3"]
+
+
+def test_message_shape_follows_the_openai_style():
+    reg = make_weather_registry()
+    res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("c1", "get_weather", city="Paris")]},
+                                       {"content": "21 degrees"}]),
+                      reg, "weather?", system="be brief")
+    roles = [m["role"] for m in res.messages]
+    assert roles == ["system", "user", "assistant", "tool", "assistant"]
+    assert res.messages[2]["tool_calls"] == [{"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]
+    assert res.messages[3] == {"role": "tool", "tool_call_id": "c1", "name": "get_weather",
+                               "content": '{"city": "Paris", "temp": 21, "unit": "celsius"}', "is_error": False}
+    assert (res.final, res.steps, res.calls, res.stop_reason) == ("21 degrees", 2, 1, "final")
+
+
+def test_one_failure_does_not_stop_the_other_calls():
+    reg = make_weather_registry()
+    model = T.ScriptedModel([{"tool_calls": [T.call("a", "nope"), T.call("b", "get_weather", city="Oslo")]}])
+    res = T.run_agent(model, reg, "x")
+    tool_msgs = [m for m in res.messages if m["role"] == "tool"]
+    assert [m["is_error"] for m in tool_msgs] == [True, False]
+    assert res.final == "(script ended)"
+
+
+def test_timeout_gives_kind_timeout_and_the_message():
+    reg = make_weather_registry(slow_seconds=1.0)
+    waits = []
+    model = T.ScriptedModel([{"tool_calls": [T.call("s", "slow_lookup", key="k")]}])
+    start = time.perf_counter()
+    res = T.run_agent(model, reg, "x", call_timeout=0.1, max_retries=0, sleep=waits.append)
+    assert time.perf_counter() - start < 0.6
+    kind = res.results[0][1].kind
+    assert kind == "timeout"
+    assert tool_msgs(res)[0]["content"] == "Tool 'slow_lookup' timed out after 0.1 s."
+
+
+def test_transient_errors_are_retried_with_doubling_waits_then_given_up():
+    reg = T.ToolRegistry()
+    attempts = []
+
+    def rate(code: str) -> str:
+        """Always busy."""
+        attempts.append(code)
+        raise T.TransientToolError("Busy.")
+
+    reg.add(rate)
+    waits = []
+    model = T.ScriptedModel([{"tool_calls": [T.call("r", "rate", code="EUR")]}])
+    res = T.run_agent(model, reg, "x", max_retries=3, sleep=waits.append)
+    assert len(attempts) == 4
+    assert waits == [0.1, 0.2, 0.4]
+    assert res.events == [f"retry {i}/3 for rate (transient)" for i in (1, 2, 3)]
+    assert tool_msgs(res)[0]["content"] == "Busy. Gave up after 4 tries."
+
+
+def test_a_tool_that_fails_five_times_then_works_needs_five_retries():
+    """Exercise 4 in miniature: 0 and 2 retries give up, 5 retries succeed."""
+    def run(max_retries):
+        reg = T.ToolRegistry()
+        count = {"n": 0}
+
+        def flaky(x: int) -> str:
+            """Fails five times, then works."""
+            count["n"] += 1
+            if count["n"] <= 5:
+                raise T.TransientToolError("Not yet.")
+            return "finally"
+
+        reg.add(flaky)
+        res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("f", "flaky", x=1)]}]), reg, "x",
+                          max_retries=max_retries, sleep=lambda s: None)
+        return tool_msgs(res)[0]["content"], count["n"]
+
+    assert run(0) == ("Not yet.", 1)
+    assert run(2) == ("Not yet. Gave up after 3 tries.", 3)
+    assert run(5) == ("finally", 6)
+
+
+def test_timed_out_read_only_tool_is_retried_but_a_state_changing_one_is_not():
+    def build(read_only):
+        reg = T.ToolRegistry()
+        runs = []
+
+        def charge(amount: int) -> str:
+            """Charge a card (slowly)."""
+            runs.append(amount)
+            time.sleep(0.3)
+            return "charged"
+
+        reg.add(charge, read_only=read_only)
+        return reg, runs
+
+    reg, runs = build(read_only=True)
+    res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("c", "charge", amount=5)]}]), reg, "x",
+                      call_timeout=0.05, max_retries=2, sleep=lambda s: None)
+    assert res.events == ["retry 1/2 for charge (timeout)", "retry 2/2 for charge (timeout)"]
+    assert tool_msgs(res)[0]["content"].endswith(" Gave up after 3 tries.")
+
+    reg, runs = build(read_only=False)
+    res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("c", "charge", amount=5)]}]), reg, "x",
+                      call_timeout=0.05, max_retries=2, sleep=lambda s: None)
+    assert not any(e.startswith("retry") for e in res.events)
+    assert tool_msgs(res)[0]["content"] == "Tool 'charge' timed out after 0.05 s."
+    assert runs == [5]  # started once, never again
+
+
+def test_step_limit_stops_a_runaway_model():
+    reg = make_weather_registry()
+    forever = T.ScriptedModel([{"tool_calls": [T.call(f"c{i}", "get_weather", city="Paris")]} for i in range(50)])
+    res = T.run_agent(forever, reg, "x", max_steps=3)
+    assert (res.final, res.stop_reason, res.steps, res.calls) == (None, "max_steps", 3, 3)
+    assert res.events[-1] == "stopped: reached max_steps=3"
+
+
+def test_repairs_are_recorded_as_events():
+    reg = make_weather_registry()
+    model = T.ScriptedModel([{"tool_calls": [T.call("c", "get_weather", city="Rome", unit="Fahrenheit")]}])
+    res = T.run_agent(model, reg, "x")
+    assert res.events == ["repaired get_weather: unit: fixed case of 'Fahrenheit' to 'fahrenheit'"]
+    assert '"temp": 70' in tool_msgs(res)[0]["content"]
+
+
+def test_scripted_model_steps_can_be_functions_and_the_script_ends_politely():
+    seen = []
+
+    def step(messages):
+        seen.append(len(messages))
+        return {"content": f"saw {len(messages)} messages"}
+
+    m = T.ScriptedModel([step])
+    assert m.respond([{"role": "user", "content": "hi"}], []) == {"content": "saw 1 messages"}
+    assert m.respond([], []) == {"content": "(script ended)"}
+    assert T.call("id1", "f", a=1, b="x") == {"id": "id1", "name": "f", "arguments": {"a": 1, "b": "x"}}
+
+
+def test_arguments_sent_as_a_json_string_are_decoded():
+    reg = make_weather_registry()
+    model = T.ScriptedModel([{"tool_calls": [{"id": "c", "name": "get_weather", "arguments": '{"city": "Oslo"}'}]}])
+    res = T.run_agent(model, reg, "x")
+    assert tool_msgs(res)[0]["is_error"] is False and '"Oslo"' in tool_msgs(res)[0]["content"]
+
+
+def test_wrap_outputs_wraps_successful_content_only():
+    reg = make_weather_registry()
+    model = T.ScriptedModel([{"tool_calls": [T.call("a", "get_weather", city="Oslo"), T.call("b", "nope")]}])
+    res = T.run_agent(model, reg, "x", wrap_outputs=True)
+    ok, bad = [m for m in res.messages if m["role"] == "tool"]
+    assert ok["content"].startswith('<tool_output trust="untrusted">\n') and ok["content"].endswith("\n</tool_output>")
+    assert bad["content"].startswith("Unknown tool")
+
+
+def test_hung_tool_does_not_keep_the_loop_waiting():
+    gate = threading.Event()
+    reg = T.ToolRegistry()
+
+    def hang(x: int) -> str:
+        """Never returns until told."""
+        gate.wait(5)
+        return "late"
+
+    reg.add(hang)
+    start = time.perf_counter()
+    res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("h", "hang", x=1)]}]), reg, "x",
+                      call_timeout=0.1, max_retries=0)
+    gate.set()
+    assert time.perf_counter() - start < 1.0
+    assert res.results[0][1].kind == "timeout"

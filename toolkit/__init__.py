@@ -1,0 +1,66 @@
+"""The Week 3 lab as a package: tool use and function calling, standard library only.
+
+``import toolkit as T`` gives every name of the course's public interface. Each module holds
+one idea and says which section of the pack teaches it:
+
+====================  =======================================================  ========
+module                idea                                                     pack §
+====================  =======================================================  ========
+``schema``            type hints → JSON Schema; validation; careful repair       2.5, 2.8
+``registry``          tools, results, errors that teach                         2.2, 2.7
+``loop``              the harness: parallel calls, timeouts, retries, limits    2.2, 2.8
+``gate``              permission gate, taint, untrusted output                  2.10
+``mcp``               JSON-RPC 2.0, MCP server, client and transports           2.6
+``selection``         BM25 over tool descriptions, recall@k, token cost         2.4
+``catalog``           the 48-tool practice catalog                              2.4
+``scoring``           BFCL-style call parsing, AST matching, failure types      2.9
+``reliability``       pass^k and pass@k                                         2.9
+``retail``            a τ-bench-style world and a mock agent that slips         2.9, 2.11
+``injection``         indirect prompt injection and the defended run            2.10
+====================  =======================================================  ========
+
+Every model in this package is a mock, written to behave in one known way.
+"""
+
+from .catalog import CATALOG_QUERIES, make_catalog
+from .data import load_json
+from .gate import PermissionGate, looks_like_injection, wrap_untrusted
+from .injection import (ATTACKER_PAGE, SENT_EMAILS, InjectableModel, injection_demo,
+                        make_injection_registry)
+from .loop import AgentResult, ScriptedModel, call, run_agent
+from .mcp import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+                  PROTOCOL_VERSION, InMemoryTransport, MCPClient, MCPError, MCPServer,
+                  StdioTransport, encode_line, mcp_to_registry, serve_lines)
+from .registry import Tool, ToolError, ToolRegistry, ToolResult, TransientToolError
+from .reliability import load_taubench, pass_at_k, pass_hat_k
+from .retail import POLICY, RETAIL_TASKS, PolicyAgentModel, RetailEnv, run_retail_trial, run_retail_trials
+from .schema import parse_docstring, repair_args, schema_from_function, validate_args
+from .scoring import (BFCL_CASES, BFCL_OUTPUTS, FUNCS, call_matches, calls_match, classify,
+                      evaluate_calls, exact_string_match, parse_calls, values_equal)
+from .selection import ToolIndex, plain_bm25_search, schema_size_estimate, selection_recall, tokenize
+
+__version__ = "0.1.0"
+
+__all__ = [
+    # 1. tools from type hints
+    "schema_from_function", "parse_docstring", "validate_args", "repair_args",
+    "ToolError", "TransientToolError", "Tool", "ToolResult", "ToolRegistry",
+    # 2. the loop, the gate
+    "ScriptedModel", "call", "run_agent", "AgentResult", "PermissionGate", "wrap_untrusted",
+    "looks_like_injection",
+    # 3. MCP
+    "PROTOCOL_VERSION", "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS",
+    "INTERNAL_ERROR", "MCPError", "MCPServer", "encode_line", "serve_lines", "InMemoryTransport",
+    "StdioTransport", "MCPClient", "mcp_to_registry",
+    # 4. picking tools
+    "ToolIndex", "make_catalog", "CATALOG_QUERIES", "selection_recall", "schema_size_estimate",
+    "tokenize", "plain_bm25_search",
+    # 5. scoring and pass^k
+    "parse_calls", "values_equal", "call_matches", "calls_match", "classify", "evaluate_calls",
+    "FUNCS", "BFCL_CASES", "BFCL_OUTPUTS", "exact_string_match", "pass_hat_k", "pass_at_k",
+    "RetailEnv", "POLICY", "RETAIL_TASKS", "PolicyAgentModel", "run_retail_trial",
+    "run_retail_trials", "load_taubench",
+    # 6. prompt injection
+    "ATTACKER_PAGE", "SENT_EMAILS", "make_injection_registry", "InjectableModel", "injection_demo",
+    "load_json",
+]

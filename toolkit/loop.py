@@ -1,0 +1,200 @@
+"""The function-calling loop: the harness between a model and its tools.
+
+Pack §2.2 (Figure 1: the model only asks; the harness checks, runs and answers) and §2.8
+(parallel calls, timeouts, retries with back-off, step limits). Messages follow the OpenAI
+shape the pack uses: an assistant message with ``tool_calls``, then one ``tool`` message per
+call, in call order.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .gate import PermissionGate, wrap_untrusted
+from .registry import ToolRegistry, ToolResult
+
+__all__ = ["ScriptedModel", "call", "run_agent", "AgentResult", "BACKOFF_START"]
+
+BACKOFF_START = 0.1  # seconds before the first retry; doubles for each further one
+
+
+def call(id: str, name: str, **arguments: Any) -> dict:
+    """A tool call as a model writes it: ``{"id", "name", "arguments"}``."""
+    return {"id": id, "name": name, "arguments": arguments}
+
+
+class ScriptedModel:
+    """A mock model that replays a fixed list of replies, one per turn.
+
+    A step may be a reply dict (``{"content": ...}`` or ``{"tool_calls": [...]}``) or a
+    function of the messages so far that returns one. After the last step it answers
+    ``"(script ended)"``. It is a stand-in for an LLM, and the lessons say so.
+    """
+
+    def __init__(self, steps: list) -> None:
+        self.steps = list(steps)
+        self.turn = 0
+
+    def respond(self, messages: list, tools: list) -> dict:
+        if self.turn >= len(self.steps):
+            return {"content": "(script ended)"}
+        step = self.steps[self.turn]
+        self.turn += 1
+        return step(messages) if callable(step) else step
+
+
+@dataclass
+class AgentResult:
+    """How a run ended: the final text (None if it hit the step limit), the whole
+    conversation, the number of model turns (``steps``) and tool calls (``calls``), why it
+    stopped (``"final"`` or ``"max_steps"``), and the harness's ``events`` log."""
+
+    final: str | None
+    messages: list
+    steps: int
+    calls: int
+    stop_reason: str
+    events: list = field(default_factory=list)
+    results: list = field(default_factory=list)  # (call, ToolResult) pairs, in order
+
+
+def _run_with_timeout(registry: ToolRegistry, name: str, args: Any, timeout: float | None) -> ToolResult:
+    if timeout is None or registry.get(name) is None:
+        return registry.run(name, args)
+    box: dict = {}
+
+    def work() -> None:
+        box["result"] = registry.run(name, args)
+
+    worker = threading.Thread(target=work, daemon=True, name=f"tool:{name}")
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive() or "result" not in box:
+        # The thread cannot be stopped; it is a daemon, so it will not keep Python alive.
+        return ToolResult(False, f"Tool {name!r} timed out after {timeout:g} s.", kind="timeout")
+    return box["result"]
+
+
+def _execute(registry: ToolRegistry, call_: dict, call_timeout: float | None, max_retries: int,
+             sleep: Callable[[float], Any]) -> tuple[ToolResult, list[str]]:
+    """Run one allowed call with its retries; returns the result and this call's events."""
+    name = call_.get("name")
+    args = call_.get("arguments")
+    if isinstance(args, str):  # vendors send arguments as a JSON string
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except ValueError:
+            pass
+    tool = registry.get(name)
+    events: list[str] = []
+    attempt = 0
+    while True:
+        result = _run_with_timeout(registry, name, args, call_timeout)
+        if result.notes and attempt == 0:
+            events.append(f"repaired {name}: " + "; ".join(result.notes))
+        retryable = result.kind == "transient" or (
+            result.kind == "timeout" and tool is not None and tool.read_only)
+        if retryable and attempt < max_retries:
+            attempt += 1
+            events.append(f"retry {attempt}/{max_retries} for {name} ({result.kind})")
+            sleep(BACKOFF_START * 2 ** (attempt - 1))
+            continue
+        if retryable and attempt > 0:
+            result.content += f" Gave up after {attempt + 1} tries."
+        return result, events
+
+
+def _reply_calls(reply: Any, step: int) -> list[dict]:
+    calls = reply.get("tool_calls") if isinstance(reply, dict) else None
+    if not calls:
+        return []
+    out = []
+    for i, c in enumerate(calls):
+        c = dict(c) if isinstance(c, dict) else {"name": None, "arguments": c}
+        c.setdefault("id", f"call_{step}_{i}")
+        c.setdefault("arguments", {})
+        out.append(c)
+    return out
+
+
+def run_agent(model, registry: ToolRegistry, user: str, *, system: str | None = None,
+              max_steps: int = 8, call_timeout: float | None = 2.0, max_retries: int = 2,
+              parallel: bool = True, gate: PermissionGate | None = None,
+              sleep: Callable[[float], Any] = time.sleep, wrap_outputs: bool = False) -> AgentResult:
+    """Run the tool-call loop until the model answers in text or ``max_steps`` turns pass.
+
+    Each turn: ask the model; if it wrote tool calls, check each with the ``gate``, run the
+    allowed ones (at the same time when ``parallel``) under ``call_timeout`` with up to
+    ``max_retries`` retries for transient failures and read-only timeouts, and append one
+    ``tool`` message per call. ``sleep`` receives the back-off waits (0.1, 0.2, 0.4 … s), so
+    tests can record them instead of waiting. ``call_timeout=None`` runs calls inline.
+    """
+    respond = model.respond if hasattr(model, "respond") else model
+    messages: list[dict] = []
+    if system:
+        messages.append({"role": "system", "content": system})
+    messages.append({"role": "user", "content": user})
+    events: list[str] = []
+    results: list = []
+    n_calls = 0
+    for step in range(1, max_steps + 1):
+        reply = respond(messages, registry.list_schemas())
+        calls = _reply_calls(reply, step)
+        if not calls:
+            content = reply.get("content") if isinstance(reply, dict) else reply
+            final = content if isinstance(content, str) else ("" if content is None else str(content))
+            messages.append({"role": "assistant", "content": final})
+            return AgentResult(final, messages, step, n_calls, "final", events, results)
+        messages.append({"role": "assistant", "content": reply.get("content"), "tool_calls": calls})
+        n_calls += len(calls)
+
+        # 1. permission checks, in call order, before anything runs
+        outcome: list = [None] * len(calls)
+        per_call_events: list[list[str]] = [[] for _ in calls]
+        to_run = []
+        for i, c in enumerate(calls):
+            if gate is not None:
+                ok, reason = gate.check(c, registry.get(c.get("name")))
+                if not ok:
+                    outcome[i] = ToolResult(
+                        False, f"Blocked by policy: {reason}. Tell the user what you wanted to do and ask.",
+                        kind="blocked")
+                    per_call_events[i].append(f"blocked {c.get('name')}: {reason}")
+                    continue
+            to_run.append(i)
+
+        # 2. run the allowed calls, together or one after another
+        def work(i: int) -> None:
+            outcome[i], evs = _execute(registry, calls[i], call_timeout, max_retries, sleep)
+            per_call_events[i].extend(evs)
+
+        if parallel and len(to_run) > 1:
+            threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in to_run]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        else:
+            for i in to_run:
+                work(i)
+
+        # 3. answer each call, in order; tell the gate what ran
+        for i, c in enumerate(calls):
+            result = outcome[i]
+            events.extend(per_call_events[i])
+            content = result.content
+            if wrap_outputs and result.ok:
+                content = wrap_untrusted(content)
+            messages.append({"role": "tool", "tool_call_id": c["id"], "name": c.get("name"),
+                             "content": content, "is_error": not result.ok})
+            results.append((c, result))
+        if gate is not None:
+            for i in to_run:
+                if outcome[i].kind not in ("unknown_tool", "invalid_args"):
+                    gate.note_result(registry.get(calls[i].get("name")))
+    events.append(f"stopped: reached max_steps={max_steps}")
+    return AgentResult(None, messages, max_steps, n_calls, "max_steps", events, results)

@@ -1,0 +1,141 @@
+"""A small MCP client, and a bridge that turns a server's tools into local ones.
+
+Pack §2.6 ("The session: initialize, then use"). The client numbers its requests from 1 and
+never reuses an id, checks every reply's shape, and raises :class:`MCPError` for error
+replies. :func:`mcp_to_registry` lets the agent loop of §2.2 use remote tools as if they were
+local, with the annotations mapped onto the permission gate's flags.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from ..registry import Tool, ToolError, ToolRegistry
+from .protocol import INVALID_REQUEST, PROTOCOL_VERSION, SUPPORTED_VERSIONS, MCPError
+
+__all__ = ["MCPClient", "mcp_to_registry"]
+
+
+class MCPClient:
+    """Speaks MCP over a transport (anything with ``send(msg)`` and ``close()``)."""
+
+    SUPPORTED = SUPPORTED_VERSIONS
+
+    def __init__(self, transport, name: str = "toy-client", version: str = "0.1.0") -> None:
+        self.transport = transport
+        self.name = name
+        self.version = version
+        self._ids = itertools.count(1)
+        self.server_info: dict | None = None
+        self.capabilities: dict | None = None
+        self.instructions: str | None = None
+        self.protocol_version: str | None = None
+
+    def _request(self, method: str, params: dict | None = None) -> dict:
+        id_ = next(self._ids)
+        reply = self.transport.send({"jsonrpc": "2.0", "id": id_, "method": method,
+                                     "params": params if params is not None else {}})
+        if not isinstance(reply, dict):
+            raise MCPError(INVALID_REQUEST, f"Bad reply to {method}: expected a JSON object, got {reply!r}")
+        if reply.get("id") != id_:
+            raise MCPError(INVALID_REQUEST, f"Bad reply to {method}: id {reply.get('id')!r} does not match {id_}")
+        if ("result" in reply) == ("error" in reply):
+            raise MCPError(INVALID_REQUEST, f"Bad reply to {method}: it must have exactly one of result or error")
+        if "error" in reply:
+            err = reply["error"] if isinstance(reply["error"], dict) else {}
+            raise MCPError(err.get("code", INVALID_REQUEST), str(err.get("message", "error")), err.get("data"))
+        return reply["result"]
+
+    def _notify(self, method: str, params: dict | None = None) -> None:
+        msg: dict = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.transport.send(msg)
+
+    def initialize(self, protocol_version: str = PROTOCOL_VERSION) -> dict:
+        """The handshake: initialize, check the version, then notifications/initialized."""
+        result = self._request("initialize", {
+            "protocolVersion": protocol_version,
+            "capabilities": {},
+            "clientInfo": {"name": self.name, "version": self.version},
+        })
+        version = result.get("protocolVersion")
+        if version not in self.SUPPORTED:
+            raise MCPError(INVALID_REQUEST, f"The server chose protocol version {version!r}, which this "
+                                            f"client does not speak ({', '.join(self.SUPPORTED)}); disconnect.")
+        self.protocol_version = version
+        self.server_info = result.get("serverInfo")
+        self.capabilities = result.get("capabilities")
+        self.instructions = result.get("instructions")
+        self._notify("notifications/initialized")
+        return result
+
+    def ping(self) -> dict:
+        return self._request("ping")
+
+    def list_tools(self) -> list[dict]:
+        """Every tool the server offers, following ``nextCursor`` page by page."""
+        tools: list[dict] = []
+        cursor = None
+        seen = set()
+        while True:
+            result = self._request("tools/list", {"cursor": cursor} if cursor is not None else {})
+            tools.extend(result.get("tools", []))
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                return tools
+            if cursor in seen:
+                raise MCPError(INVALID_REQUEST, "The server repeated a cursor; stopping to avoid a loop")
+            seen.add(cursor)
+
+    def call_tool(self, name: str, arguments: dict | None = None) -> dict:
+        """The tools/call result: ``content``, ``isError`` and maybe ``structuredContent``."""
+        return self._request("tools/call", {"name": name, "arguments": arguments or {}})
+
+    def close(self) -> None:
+        self.transport.close()
+
+
+def result_text(result: dict) -> str:
+    """The text blocks of a tools/call result, joined."""
+    parts = [c.get("text", "") for c in result.get("content", []) if isinstance(c, dict) and c.get("type") == "text"]
+    return "\n".join(parts)
+
+
+def mcp_to_registry(client: MCPClient) -> ToolRegistry:
+    """A registry whose tools forward to the server behind ``client``.
+
+    Missing annotations take the spec's cautious defaults: not read-only, destructive, open
+    world. Protocol errors and ``isError`` results both become :class:`ToolError` text that
+    the model can read.
+    """
+    registry = ToolRegistry()
+    for spec in client.list_tools():
+        notes = spec.get("annotations") or {}
+        registry.register(Tool(
+            name=spec["name"],
+            description=spec.get("description") or spec["name"],
+            fn=_forwarder(client, spec["name"]),
+            input_schema=spec.get("inputSchema") or {"type": "object", "properties": {}},
+            read_only=bool(notes.get("readOnlyHint", False)),
+            destructive=bool(notes.get("destructiveHint", True)),
+            open_world=bool(notes.get("openWorldHint", True)),
+        ))
+    return registry
+
+
+def _forwarder(client: MCPClient, name: str):
+    def forward(**arguments: Any) -> Any:
+        try:
+            result = client.call_tool(name, arguments)
+        except MCPError as exc:
+            raise ToolError(f"The server refused the call: {exc.message}") from None
+        if result.get("isError"):
+            raise ToolError(result_text(result) or f"Tool {name!r} failed on the server.")
+        if isinstance(result.get("structuredContent"), dict):
+            return result["structuredContent"]
+        return result_text(result)
+
+    forward.__name__ = name
+    return forward

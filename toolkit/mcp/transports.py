@@ -1,0 +1,160 @@
+"""Two ways to carry MCP messages: in memory (for lessons) and stdio (a real child process).
+
+Pack §2.6 ("Transports"). With stdio the client starts the server as a child process and
+they exchange one JSON message per line; the server's standard error is for logs only.
+Both transports keep a ``log`` of ``("->", message)`` and ``("<-", message)`` pairs so a
+lesson can show the wire.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+from typing import Any
+
+from .protocol import (CONNECTION_CLOSED, METHOD_NOT_FOUND, MCPError, decode_line, encode_line,
+                       error_response, is_response, result_response)
+
+__all__ = ["InMemoryTransport", "StdioTransport"]
+
+
+class InMemoryTransport:
+    """Hands each message straight to an :class:`~toolkit.mcp.server.MCPServer`.
+
+    Messages still pass through JSON text both ways, so anything that would not survive
+    the wire (a tuple, a set, a float key) fails here too.
+    """
+
+    def __init__(self, server) -> None:
+        self.server = server
+        self.log: list[tuple[str, Any]] = []
+        self.closed = False
+
+    def send(self, msg: dict) -> dict | None:
+        if self.closed:
+            raise MCPError(CONNECTION_CLOSED, "Connection closed: the transport was closed")
+        wire_msg = json.loads(json.dumps(msg))
+        self.log.append(("->", wire_msg))
+        reply = self.server.handle(wire_msg)
+        if reply is None:
+            return None
+        wire_reply = json.loads(encode_line(reply))
+        self.log.append(("<-", wire_reply))
+        return wire_reply
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class StdioTransport:
+    """Starts an MCP server as a child process and talks to it over its stdin and stdout.
+
+    ``send`` writes one line and, for a request, reads lines until the reply with the same
+    id arrives. Notifications the server sends meanwhile (log messages, progress) are kept
+    in ``log``; requests it sends (such as ``ping``) are answered, so the two sides never
+    fall out of step. The child's standard error is collected in ``stderr_lines``.
+    """
+
+    def __init__(self, cmd: list[str] | None = None, timeout: float = 30.0, env: dict | None = None) -> None:
+        self.cmd = list(cmd) if cmd else [sys.executable, "-m", "toolkit", "serve"]
+        self.timeout = timeout
+        self.log: list[tuple[str, Any]] = []
+        self.stderr_lines: list[str] = []
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=env)
+        self._lines: queue.Queue = queue.Queue()
+        self._write_lock = threading.Lock()
+        threading.Thread(target=self._pump_stdout, daemon=True).start()
+        threading.Thread(target=self._pump_stderr, daemon=True).start()
+
+    def _pump_stdout(self) -> None:
+        for line in self.proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)  # end of stream
+
+    def _pump_stderr(self) -> None:
+        for line in self.proc.stderr:
+            self.stderr_lines.append(line.decode("utf-8", "replace").rstrip("\n"))
+
+    def _write(self, msg: dict) -> None:
+        data = encode_line(msg).encode("ascii")
+        with self._write_lock:
+            try:
+                self.proc.stdin.write(data)
+                self.proc.stdin.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                raise MCPError(CONNECTION_CLOSED, "Connection closed: the server is not running"
+                               + self._exit_note()) from None
+
+    def _exit_note(self) -> str:
+        code = self.proc.poll()
+        tail = " | ".join(self.stderr_lines[-3:])
+        return (f" (exit code {code})" if code is not None else "") + (f"; its stderr ends: {tail}" if tail else "")
+
+    def send(self, msg: dict) -> dict | None:
+        self.log.append(("->", msg))
+        self._write(msg)
+        if "id" not in msg:
+            return None
+        while True:
+            try:
+                line = self._lines.get(timeout=self.timeout)
+            except queue.Empty:
+                raise MCPError(CONNECTION_CLOSED, f"Request timed out: no reply within {self.timeout:g} s") from None
+            if line is None:
+                self._lines.put(None)
+                raise MCPError(CONNECTION_CLOSED, "Connection closed: the server closed its output"
+                               + self._exit_note())
+            if not line.strip():
+                continue
+            try:
+                incoming = decode_line(line)
+            except MCPError:
+                self.log.append(("<-", {"unparsed": line.decode("utf-8", "replace").rstrip()}))
+                continue
+            self.log.append(("<-", incoming))
+            if is_response(incoming) and incoming.get("id") == msg["id"]:
+                return incoming
+            if isinstance(incoming, dict) and "method" in incoming and "id" in incoming:
+                self._answer_server_request(incoming)
+            # anything else (a notification, a stray reply) is logged and skipped
+
+    def _answer_server_request(self, request: dict) -> None:
+        if request.get("method") == "ping":
+            reply = result_response(request["id"], {})
+        else:
+            reply = error_response(request["id"], METHOD_NOT_FOUND,
+                                   f"Method not found: this client does not offer {request.get('method')!r}")
+        self.log.append(("->", reply))
+        self._write(reply)
+
+    def close(self) -> None:
+        """Close the child's stdin, wait for it to exit, and stop it if it does not."""
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

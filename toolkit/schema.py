@@ -1,0 +1,370 @@
+"""Tool definitions from Python functions: JSON Schema, checking, and careful repair.
+
+Pack §2.5 ("JSON Schema: the language of arguments") and §2.8 ("Bad arguments"). A function's
+type hints and docstring become a tool definition in the MCP shape
+(``name``, ``description``, ``inputSchema``); :func:`validate_args` lists every way a call's
+arguments break that schema; :func:`repair_args` fixes only slips whose intent is plain and
+says what it changed. It never makes up a value the caller did not send.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import math
+import re
+import types
+import typing
+from typing import Any, Callable, Literal, Union
+
+__all__ = [
+    "schema_from_function",
+    "parse_docstring",
+    "validate_args",
+    "repair_args",
+    "json_type_name",
+]
+
+_SECTION_HEADERS = {"args", "arguments", "parameters", "params", "returns", "return",
+                    "raises", "yields", "examples", "example"}
+_PARAM_HEADERS = {"args", "arguments", "parameters", "params"}
+_PARAM_LINE = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+_SCALARS = {int: "integer", float: "number", str: "string", bool: "boolean"}
+
+
+def json_type_name(value: Any) -> str:
+    """The JSON name of a Python value's type, as error messages show it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+# --------------------------------------------------------------------------------------------
+# docstrings
+
+
+def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into its summary text and per-parameter texts.
+
+    The summary is everything before the first section header (``Args:``, ``Returns:`` …),
+    with its lines joined by single spaces. Lines of the form ``name: text`` or
+    ``name (type): text`` under ``Args:`` (or ``Arguments:`` / ``Parameters:``) give each
+    parameter's text; deeper-indented lines continue the previous parameter.
+    """
+    if not doc:
+        return "", {}
+    lines = inspect.cleandoc(doc).splitlines()
+    summary: list[str] = []
+    params: dict[str, str] = {}
+    section = None          # None (summary), "params", or "other"
+    param_indent = None
+    current = None
+    for raw in lines:
+        stripped = raw.strip()
+        indent = len(raw) - len(raw.lstrip())
+        header = stripped[:-1].lower() if stripped.endswith(":") else None
+        if header in _SECTION_HEADERS and (section is None or indent == 0):
+            section = "params" if header in _PARAM_HEADERS else "other"
+            param_indent, current = None, None
+            continue
+        if section is None:
+            if stripped:
+                summary.append(stripped)
+        elif section == "params":
+            if not stripped:
+                continue
+            match = _PARAM_LINE.match(stripped)
+            if match and (param_indent is None or indent <= param_indent):
+                param_indent = indent
+                current = match.group(1).lstrip("*")
+                params[current] = match.group(2).strip()
+            elif current is not None:
+                params[current] = (params[current] + " " + stripped).strip()
+    return " ".join(summary), params
+
+
+# --------------------------------------------------------------------------------------------
+# type hints -> JSON Schema
+
+
+def _unwrap_optional(hint: Any) -> tuple[Any, bool]:
+    """``Optional[X]`` (or ``X | None``) gives ``(X, True)``; anything else ``(hint, False)``."""
+    origin = typing.get_origin(hint)
+    if origin is Union or (hasattr(types, "UnionType") and origin is types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) == 1 and len(typing.get_args(hint)) == 2:
+            return args[0], True
+    return hint, False
+
+
+def _schema_for_hint(hint: Any, where: str) -> dict:
+    hint, _ = _unwrap_optional(hint)
+    if hint in _SCALARS:
+        return {"type": _SCALARS[hint]}
+    origin = typing.get_origin(hint)
+    if hint is list or origin is list or hint is typing.List:
+        args = typing.get_args(hint)
+        out: dict = {"type": "array"}
+        if args:
+            out["items"] = _schema_for_hint(args[0], where)
+        return out
+    if hint is dict or origin is dict or hint is typing.Dict:
+        return {"type": "object"}
+    if origin is Literal:
+        values = list(typing.get_args(hint))
+        first = values[0]
+        kind = "boolean" if isinstance(first, bool) else _SCALARS.get(type(first))
+        if kind is None:
+            raise TypeError(f"{where}: Literal values must be str, int, float or bool, got {first!r}")
+        return {"type": kind, "enum": values}
+    raise TypeError(
+        f"{where}: the type hint {hint!r} has no JSON Schema mapping here; use int, float, str, "
+        "bool, list[...], dict, Literal[...] or Optional[...]"
+    )
+
+
+def schema_from_function(fn: Callable, name: str | None = None) -> dict:
+    """Build ``{"name", "description", "inputSchema"}`` for ``fn`` from its hints and docstring.
+
+    Pack §2.5: the schema is what the model reads, so the docstring's words become the
+    tool's and each parameter's description. ``*args`` and ``**kwargs`` are left out; a
+    parameter without a default (and not ``Optional``) is required; a simple default value
+    is copied into the schema.
+    """
+    fn_name = getattr(fn, "__name__", repr(fn))
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception as exc:  # an unresolvable forward reference, say
+        raise TypeError(f"could not read the type hints of {fn_name!r}: {exc}") from None
+    description, param_docs = parse_docstring(inspect.getdoc(fn))
+    properties: dict[str, dict] = {}
+    required: list[str] = []
+    for pname, param in inspect.signature(fn).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if pname not in hints:
+            raise TypeError(
+                f"function {fn_name!r}: parameter {pname!r} has no type hint, so its JSON type "
+                "is unknown; add one such as `city: str`"
+            )
+        hint = hints[pname]
+        prop = _schema_for_hint(hint, f"function {fn_name!r}, parameter {pname!r}")
+        if pname in param_docs and param_docs[pname]:
+            prop["description"] = param_docs[pname]
+        default = param.default
+        if default is not param.empty:
+            if isinstance(default, (bool, int, float, str)):
+                prop["default"] = default
+        elif not _unwrap_optional(hint)[1]:
+            required.append(pname)
+        properties[pname] = prop
+    return {
+        "name": name or fn_name,
+        "description": description or fn_name,
+        "inputSchema": {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": False,
+        },
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+
+
+def _fits_type(value: Any, kind: str) -> bool:
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "array":
+        return isinstance(value, list)
+    if kind == "object":
+        return isinstance(value, dict)
+    if kind == "null":
+        return value is None
+    return True  # a type name we do not know: do not block the call
+
+
+def _short_repr(value: Any, limit: int = 80) -> str:
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = f"<deeply nested {json_type_name(value)}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check_value(value: Any, schema: dict, path: str, errors: list[str]) -> None:
+    if not isinstance(schema, dict):
+        return
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = kind if isinstance(kind, list) else [kind]
+        if not any(_fits_type(value, k) for k in kinds):
+            expected = " or ".join(str(k) for k in kinds)
+            errors.append(f"{path}: expected {expected}, got {json_type_name(value)} ({_short_repr(value)})")
+            return
+    if "enum" in schema and not any(_same_json(value, e) for e in schema["enum"]):
+        errors.append(f"{path}: {_short_repr(value)} is not one of {schema['enum']!r}")
+        return
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            _check_value(item, schema["items"], f"{path}[{i}]", errors)
+    if isinstance(value, dict) and ("properties" in schema or "required" in schema):
+        _check_object(value, schema, path + ".", errors)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equality as JSON sees it: True is not 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    return a == b
+
+
+def _check_object(args: dict, schema: dict, prefix: str, errors: list[str]) -> None:
+    props = schema.get("properties") or {}
+    for req in schema.get("required") or []:
+        if req not in args:
+            errors.append(f"missing required parameter '{prefix}{req}'")
+    closed = schema.get("additionalProperties", True) is False
+    for key, value in args.items():
+        if key in props:
+            _check_value(value, props[key], f"{prefix}{key}", errors)
+        elif closed:
+            errors.append(f"unknown parameter '{prefix}{key}'")
+
+
+def validate_args(args: Any, input_schema: dict) -> list[str]:
+    """Every way ``args`` breaks ``input_schema``, as sentences; an empty list means valid.
+
+    Pack §2.2, the harness's first job. Checked: the arguments form an object, required
+    keys are present, no unknown keys when ``additionalProperties`` is false, JSON types
+    (a bool is never a number), ``enum`` membership, array items one by one (``xs[1]``) and
+    nested objects that declare properties (``address.city``).
+    """
+    if not isinstance(args, dict):
+        return [f"arguments must be an object, got {json_type_name(args)}"]
+    errors: list[str] = []
+    _check_object(args, input_schema or {}, "", errors)
+    return errors
+
+
+# --------------------------------------------------------------------------------------------
+# repair
+
+_INT_TEXT = re.compile(r"^\s*[+-]?\d+\s*$")
+_NUMBER_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
+
+
+def _fix_value(value: Any, schema: dict) -> tuple[Any, str | None]:
+    """One safe fix for one value, or ``(value, None)`` when there is none to make."""
+    if not isinstance(schema, dict):
+        return value, None
+    kind = schema.get("type")
+    enum = schema.get("enum")
+    if isinstance(kind, str) and not _fits_type(value, kind):
+        fixed, what = _coerce(value, kind)
+        if what is None:
+            return value, None
+        value, note = fixed, what
+    else:
+        note = None
+    if enum and isinstance(value, str) and value not in enum:
+        matches = [e for e in enum if isinstance(e, str) and e.lower() == value.lower()]
+        if len(matches) == 1:
+            note = f"fixed case of {value!r} to {matches[0]!r}" if note is None else note
+            value = matches[0]
+    if kind == "array" and isinstance(value, list) and isinstance(schema.get("items"), dict):
+        new_items, item_notes = [], []
+        for i, item in enumerate(value):
+            fixed, item_note = _fix_value(item, schema["items"])
+            new_items.append(fixed)
+            if item_note:
+                item_notes.append(f"[{i}] {item_note}")
+        if item_notes:
+            value = new_items
+            note = "; ".join(([note] if note else []) + item_notes)
+    return value, note
+
+
+def _coerce(value: Any, kind: str) -> tuple[Any, str | None]:
+    shown = repr(value)
+    if kind == "integer":
+        if isinstance(value, float) and not isinstance(value, bool) and value.is_integer():
+            return int(value), f"converted {shown} to integer"
+        if isinstance(value, str) and _INT_TEXT.match(value):
+            return int(value), f"converted {shown} to integer"
+    elif kind == "number":
+        if isinstance(value, str) and _NUMBER_TEXT.match(value):
+            number = int(value) if _INT_TEXT.match(value) else float(value)
+            if math.isfinite(number):
+                return number, f"converted {shown} to number"
+    elif kind == "boolean":
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true", f"converted {shown} to boolean"
+    elif kind == "string":
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value), f"converted {shown} to string"
+    elif kind == "array":
+        if not isinstance(value, (list, dict)) and value is not None:
+            return [value], f"wrapped {shown} in a list"
+    return value, None
+
+
+def repair_args(args: Any, input_schema: dict) -> tuple[Any, list[str]]:
+    """Fix small, unambiguous slips in ``args`` and describe each fix.
+
+    Pack §2.8 ("Bad arguments"). Unknown keys are renamed to a free parameter that matches
+    ignoring case or by close spelling (difflib ratio at least 0.75), or else dropped. Values
+    get one of a few conversions: an enum's letter case; an integral float or a string of
+    digits to an integer (never a word such as "two"); a numeric string to a number;
+    "true"/"false" to a boolean; a number to a string; one value wrapped in a list. A value
+    that already fits is left alone, and a missing parameter is never filled in: inventing
+    an order id or an amount is how a harmless slip becomes a harmful action.
+    Returns ``(new_args, notes)``; the input is not modified.
+    """
+    if not isinstance(args, dict) or not isinstance(input_schema, dict):
+        return args, []
+    props = input_schema.get("properties") or {}
+    closed = input_schema.get("additionalProperties", True) is False
+    notes: list[str] = []
+    out: dict = {}
+    taken = {k for k in args if k in props}
+    for key, value in args.items():
+        target = key
+        if key not in props and closed:
+            free = [p for p in props if p not in taken]
+            same_case = [p for p in free if p.lower() == key.lower()]
+            close = same_case or difflib.get_close_matches(key, free, n=1, cutoff=0.75)
+            if close:
+                target = close[0]
+                taken.add(target)
+                notes.append(f"renamed parameter {key!r} to {target!r}")
+            else:
+                notes.append(f"dropped unknown parameter {key!r}")
+                continue
+        if target in props:
+            value, note = _fix_value(value, props[target])
+            if note:
+                notes.append(f"{target}: {note}")
+        out[target] = value
+    return out, notes

@@ -1,0 +1,347 @@
+"""Scoring tool calls the way BFCL does: parse the call, compare it with accepted answers.
+
+Pack §2.9 ("BFCL: checking the call itself") and Gorilla's AST sub-tree matching (§2.4). A
+model's reply such as ``[add(a=2, b=3), mult(a=4, b=5)]`` is parsed into calls without
+running anything; each call is compared with gold calls whose parameters list every
+acceptable value; parallel calls may come in any order.
+
+Where these rules differ from BFCL's own checker (``bfcl_eval``'s ``ast_checker``), on purpose:
+
+* Strings: BFCL lower-cases and removes spaces and ``,./-_*^``; here every character that is
+  not a letter or digit is ignored, so "New York!" equals "new york". Exercise 9 asks students
+  to find where this is too lenient.
+* Numbers: ``3 == 3.0`` both ways. BFCL accepts an int for a float parameter but rejects a
+  float for an integer parameter, and checks each value's type against the function's schema;
+  here only the values are compared (a bool still never equals a number).
+* Parallel calls: a true one-to-one matching (augmenting paths) decides whether the calls can
+  be paired with the gold calls. BFCL pairs greedily, which can miss a valid pairing when one
+  output fits two gold calls.
+* Decoding: replies must be Python call syntax; BFCL's model-specific tolerant decoders are
+  not reproduced.
+
+Where BFCL's semantics are followed:
+
+* ``""`` among a parameter's acceptable values makes it optional; an extra parameter fails.
+* A dict-typed parameter's gold value may be BFCL's nested form ``{key: [acceptable values]}``
+  (and a list of such dicts, matched in order); keys are checked one by one, with ``""`` again
+  marking optional keys.
+* On an irrelevance case (no gold calls), a reply that does not decode to any call, such as
+  plain prose, counts as abstaining, and so passes; any decoded call fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from typing import Any, Iterable, Mapping
+
+__all__ = [
+    "parse_calls", "values_equal", "call_matches", "calls_match", "classify",
+    "evaluate_calls", "exact_string_match", "gold_calls", "case_category", "known_names",
+    "FAILURE_TYPES", "FUNCS", "BFCL_CASES", "BFCL_OUTPUTS",
+]
+
+FAILURE_TYPES = ("format_error", "should_abstain", "missed_call", "hallucinated_function",
+                 "wrong_call_count", "wrong_function", "wrong_arguments")
+
+
+# --------------------------------------------------------------------------------------------
+# parsing
+
+
+def _dotted_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return _dotted_name(node.value) + "." + node.attr
+    raise ValueError("a function name must be a plain or dotted name, such as add or math.gcd")
+
+
+def _parse_one(node: ast.AST) -> tuple[str, dict]:
+    if not isinstance(node, ast.Call):
+        raise ValueError(f"expected a call such as f(a=1), found a {type(node).__name__} expression")
+    name = _dotted_name(node.func)
+    if node.args:
+        raise ValueError(f"{name}: positional arguments are not allowed; name each one, as in {name}(a=1)")
+    kwargs: dict = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise ValueError(f"{name}: **-unpacking is not allowed; write each argument out")
+        if kw.arg in kwargs:
+            raise ValueError(f"{name}: argument {kw.arg!r} is given twice")
+        try:
+            kwargs[kw.arg] = ast.literal_eval(kw.value)
+        except Exception:
+            raise ValueError(f"{name}: the value of {kw.arg!r} is not a literal (a number, "
+                             "string, bool, None, list or dict)") from None
+    return name, kwargs
+
+
+def parse_calls(text: str) -> list[tuple[str, dict]]:
+    """Parse a reply into ``[(name, kwargs)]`` without evaluating any code.
+
+    Accepts one call or a list (or tuple) of calls with keyword arguments whose values are
+    literals; dotted names like ``math.gcd`` are fine; ``""`` and ``"[]"`` mean no calls.
+    Anything else raises :class:`ValueError` saying why, and nothing but ``ValueError``,
+    whatever the input.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"expected the reply as a string, got {type(text).__name__}")
+    source = text.strip()
+    if not source:
+        return []
+    try:
+        body = ast.parse(source, mode="eval").body
+        nodes = body.elts if isinstance(body, (ast.List, ast.Tuple)) else [body]
+        return [_parse_one(n) for n in nodes]
+    except ValueError as exc:
+        raise ValueError(str(exc)) from None
+    except SyntaxError as exc:
+        raise ValueError(f"not valid call syntax: {exc.msg}") from None
+    except Exception as exc:  # RecursionError, MemoryError on absurd nesting, and the like
+        raise ValueError(f"could not parse the reply ({type(exc).__name__})") from None
+
+
+def _as_calls(output: Any) -> list[tuple[str, dict]]:
+    """A reply as calls: text is parsed; a list of ``(name, kwargs)`` or call dicts is taken as is."""
+    if isinstance(output, str):
+        return parse_calls(output)
+    if isinstance(output, (list, tuple)):
+        return [_as_call(c) for c in output]
+    raise ValueError(f"expected the reply as text or a list of calls, got {type(output).__name__}")
+
+
+def _as_call(c: Any) -> tuple[str, dict]:
+    if isinstance(c, Mapping):
+        args = c.get("arguments", c.get("args", c.get("kwargs", {})))
+        return c.get("name"), dict(args or {})
+    if isinstance(c, (list, tuple)) and len(c) == 2 and isinstance(c[1], Mapping):
+        return c[0], dict(c[1])
+    raise ValueError(f"expected a call as (name, kwargs) or a dict, got {c!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# comparing values and calls
+
+_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def _norm_text(s: str) -> str:
+    return _NOT_WORD.sub("", s).casefold()
+
+
+def values_equal(a: Any, b: Any) -> bool:
+    """Loose equality for scoring: strings ignore case, spaces and punctuation; ``3 == 3.0``;
+    a bool equals only a bool; ``None`` equals ``None``; lists compare element by element and
+    dicts key by key."""
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, str) and isinstance(b, str):
+        return _norm_text(a) == _norm_text(b)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(values_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _is_nested_form(option: Any) -> bool:
+    return isinstance(option, dict) and all(isinstance(v, list) for v in option.values())
+
+
+def _nested_ok(value: dict, gold: dict) -> bool:
+    """BFCL's nested dict form: each gold key lists acceptable values; ``""`` makes it optional."""
+    for key, v in value.items():
+        if key not in gold or not _value_ok(v, gold[key]):
+            return False
+    return all(key in value or "" in opts for key, opts in gold.items())
+
+
+def _value_ok(value: Any, acceptable: Any) -> bool:
+    options = acceptable if isinstance(acceptable, list) else [acceptable]
+    for option in options:
+        if values_equal(value, option):
+            return True
+        if isinstance(value, dict) and _is_nested_form(option) and _nested_ok(value, option):
+            return True
+        if (isinstance(value, list) and isinstance(option, list) and option
+                and all(_is_nested_form(o) for o in option) and len(value) == len(option)
+                and all(isinstance(v, dict) and _nested_ok(v, o) for v, o in zip(value, option))):
+            return True
+    return False
+
+
+def call_matches(pred: Any, gold: Mapping) -> bool:
+    """Does one predicted call fit one gold call ``{"name", "args": {param: [acceptable]}}``?
+
+    Same name; every given argument has an acceptable value; every gold parameter missing
+    from the call lists ``""`` (optional); no argument the gold call does not know.
+    """
+    name, kwargs = _as_call(pred)
+    if name != gold.get("name"):
+        return False
+    args = gold.get("args") or {}
+    for param, value in kwargs.items():
+        if param not in args or not _value_ok(value, args[param]):
+            return False
+    for param, options in args.items():
+        if param not in kwargs and "" not in (options if isinstance(options, list) else [options]):
+            return False
+    return True
+
+
+def calls_match(preds: Iterable, golds: Iterable[Mapping]) -> bool:
+    """Can the predicted calls be paired one to one with the gold calls, in any order?
+
+    A bipartite matching by augmenting paths (Kuhn's algorithm): at most n² comparisons and
+    n augmentations, instead of trying all n! orders.
+    """
+    preds = [_as_call(p) for p in preds]
+    golds = list(golds)
+    n = len(preds)
+    if n != len(golds):
+        return False
+    fits = [[j for j in range(n) if call_matches(preds[i], golds[j])] for i in range(n)]
+    if any(not f for f in fits):
+        return False
+    owner = [-1] * n  # owner[j]: the prediction currently paired with gold j
+
+    def augment(i: int, seen: list[bool]) -> bool:
+        for j in fits[i]:
+            if not seen[j]:
+                seen[j] = True
+                if owner[j] == -1 or augment(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    return all(augment(i, [False] * n) for i in range(n))
+
+
+def exact_string_match(pred: str, gold_text: str) -> bool:
+    """The brittle baseline: the reply must equal the gold text character for character
+    (outer white space aside). ``add(a=2,b=3)`` and ``add(a=2, b=3)`` already differ."""
+    return isinstance(pred, str) and isinstance(gold_text, str) and pred.strip() == gold_text.strip()
+
+
+# --------------------------------------------------------------------------------------------
+# cases
+
+def gold_calls(case: Mapping) -> list[dict]:
+    """A case's gold calls as ``[{"name", "args"}]``, from this course's format (``gold``)
+    or BFCL's (``ground_truth``: ``[{name: {param: [acceptable]}}]``)."""
+    if "gold" in case:
+        return list(case["gold"] or [])
+    out = []
+    for entry in case.get("ground_truth") or []:
+        for name, args in entry.items():
+            out.append({"name": name, "args": args})
+    return out
+
+
+def case_category(case: Mapping) -> str:
+    """``category`` if given, else the case id without its number (``simple_python_19`` →
+    ``simple_python``)."""
+    if case.get("category"):
+        return case["category"]
+    return re.sub(r"_\d+$", "", str(case.get("id", "unknown")))
+
+
+def known_names(functions: Any) -> set:
+    """Function names from a dict of schemas, a list of names, or a list of schema dicts."""
+    if functions is None:
+        return set()
+    if isinstance(functions, Mapping):
+        return set(functions)
+    names = set()
+    for f in functions:
+        if isinstance(f, str):
+            names.add(f)
+        elif isinstance(f, Mapping) and "name" in f:
+            names.add(f["name"])
+        elif hasattr(f, "name"):
+            names.add(f.name)
+    return names
+
+
+def classify(case: Mapping, output: Any, known_functions: Any = None) -> str:
+    """``"pass"`` or the first failure that applies, in this order: ``format_error``,
+    ``should_abstain`` (no call was right, calls were made), ``missed_call``,
+    ``hallucinated_function`` (a name no tool has, Gorilla's hallucination [2]),
+    ``wrong_call_count``, ``wrong_function``, ``wrong_arguments``.
+
+    ``known_functions`` defaults to the case's own function list (``function`` in BFCL files,
+    ``functions`` here).
+    """
+    gold = gold_calls(case)
+    try:
+        calls = _as_calls(output)
+    except ValueError:
+        return "pass" if not gold else "format_error"
+    if not gold:
+        return "should_abstain" if calls else "pass"
+    if not calls:
+        return "missed_call"
+    if known_functions is None:
+        known_functions = case.get("function", case.get("functions"))
+    known = known_names(known_functions)
+    if known and any(name not in known for name, _ in calls):
+        return "hallucinated_function"
+    if len(calls) != len(gold):
+        return "wrong_call_count"
+    if Counter(name for name, _ in calls) != Counter(g["name"] for g in gold):
+        return "wrong_function"
+    if not calls_match(calls, gold):
+        return "wrong_arguments"
+    return "pass"
+
+
+def evaluate_calls(cases: Iterable[Mapping], outputs: Any, known_functions: Any = None) -> dict:
+    """Score many replies: ``{"overall", "by_category": {cat: accuracy}, "failures": {type: n}}``.
+
+    ``outputs`` is a list in case order, or a dict from case id to reply. Categories and
+    failure types appear in the order they are first met.
+    """
+    cases = list(cases)
+    if not cases:
+        raise ValueError("evaluate_calls needs at least one case")
+    if isinstance(outputs, Mapping):
+        replies = [outputs.get(c.get("id"), "") for c in cases]
+    else:
+        replies = list(outputs)
+        if len(replies) != len(cases):
+            raise ValueError(f"got {len(replies)} outputs for {len(cases)} cases; give one per case")
+    totals: dict[str, list[int]] = {}
+    failures: dict[str, int] = {}
+    passed = 0
+    for case, reply in zip(cases, replies):
+        label = classify(case, reply, known_functions)
+        cat = totals.setdefault(case_category(case), [0, 0])
+        cat[1] += 1
+        if label == "pass":
+            passed += 1
+            cat[0] += 1
+        else:
+            failures[label] = failures.get(label, 0) + 1
+    return {
+        "overall": passed / len(cases),
+        "by_category": {c: ok / n for c, (ok, n) in totals.items()},
+        "failures": failures,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# the pack's seven cases (data/bfcl_pack.json)
+
+def _load_pack_cases():
+    from .data import load_json
+    pack = load_json("bfcl_pack.json")
+    return pack["functions"], pack["cases"], pack["outputs"]
+
+
+FUNCS, BFCL_CASES, BFCL_OUTPUTS = _load_pack_cases()

@@ -1,0 +1,208 @@
+"""Picking a few tools out of many: a BM25 index over tool descriptions.
+
+Pack §2.4 ("Picking tools: a retrieval problem"). Each tool is a document made of its name,
+its description and its parameter names. A query returns the best k tools, so the model sees
+a short menu instead of every schema.
+
+The index gives exactly the scores of the plain BM25 formula (see :func:`plain_bm25_search`)
+but does far less work on big catalogs. Each posting stores its finished contribution
+(idf times the saturated term frequency), and terms are visited from the highest possible
+contribution down. Once the k-th best partial score is larger than everything the remaining
+terms could add, no new document can enter the top k, so the remaining (frequent, low-idf)
+terms only update documents already in play; this is the MaxScore idea of Turtle and Flood
+(1995). The survivors are then scored again term by term in query order, so the floating
+point sums, and therefore ties, match the plain loop bit for bit.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+import re
+from collections import Counter
+from typing import Any, Iterable
+
+__all__ = ["STOP_WORDS", "tokenize", "ToolIndex", "plain_bm25_search", "bm25_term_weight",
+           "selection_recall", "schema_size_estimate", "tool_text", "as_schema"]
+
+STOP_WORDS = frozenset(
+    "a an the of for to in on and or is are be me my it its what whats which how do does "
+    "with from at by this that".split()
+)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower case; ``_`` and ``-`` split words; runs of ``[a-z0-9]``; stop words removed."""
+    text = (text or "").lower().replace("_", " ").replace("-", " ")
+    return [w for w in _WORD.findall(text) if w not in STOP_WORDS]
+
+
+def as_schema(tool: Any) -> dict:
+    """A tool's ``{"name", "description", "inputSchema"}``, from a Tool or a schema dict."""
+    if hasattr(tool, "schema") and callable(tool.schema):
+        return tool.schema()
+    if isinstance(tool, dict):
+        schema = tool.get("inputSchema") or tool.get("input_schema") or tool.get("parameters") or {}
+        return {"name": tool.get("name", ""), "description": tool.get("description", ""),
+                "inputSchema": schema}
+    raise TypeError(f"expected a Tool or a tool schema dict, got {type(tool).__name__}")
+
+
+def _as_list(tools: Any) -> list:
+    if hasattr(tools, "tools") and callable(tools.tools):  # a ToolRegistry
+        return tools.tools()
+    return list(tools)
+
+
+def tool_text(tool: Any) -> str:
+    """The text BM25 indexes for a tool: name, description and parameter names."""
+    schema = as_schema(tool)
+    params = (schema["inputSchema"] or {}).get("properties") or {}
+    return " ".join([schema["name"], schema["description"] or "", *params])
+
+
+def bm25_term_weight(idf: float, tf: int, dl: int, avgdl: float, k1: float, b: float) -> float:
+    """One term's BM25 contribution to one document's score."""
+    return idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * dl / avgdl))
+
+
+def _idf(n_docs: int, df: int) -> float:
+    return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+class ToolIndex:
+    """BM25 over a catalog of tools. ``search(query, k)`` gives ``[(name, score)]``.
+
+    Scores are rounded to 3 places, best first, ties in catalog order, zero scores left out.
+    """
+
+    def __init__(self, tools: Iterable, k1: float = 1.5, b: float = 0.75) -> None:
+        self.tools = _as_list(tools)
+        self.k1 = k1
+        self.b = b
+        self.names = [as_schema(t)["name"] for t in self.tools]
+        docs = [Counter(tokenize(tool_text(t))) for t in self.tools]
+        self.doc_len = [sum(c.values()) for c in docs]
+        n = len(docs)
+        self.avgdl = (sum(self.doc_len) / n) if n else 0.0
+        df: Counter = Counter()
+        for c in docs:
+            df.update(c.keys())
+        self.idf = {t: _idf(n, d) for t, d in df.items()}
+        self._postings: dict[str, dict[int, float]] = {t: {} for t in df}
+        for doc_id, counts in enumerate(docs):
+            dl = self.doc_len[doc_id]
+            for term, tf in counts.items():
+                self._postings[term][doc_id] = bm25_term_weight(
+                    self.idf[term], tf, dl, self.avgdl or 1.0, k1, b)
+        self._max = {t: max(p.values()) for t, p in self._postings.items()}
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    def scores(self, query: str) -> list[float]:
+        """The full score of every tool, in catalog order (for plots and checks)."""
+        out = [0.0] * len(self.tools)
+        for term in tokenize(query):
+            for doc_id, w in self._postings.get(term, {}).items():
+                out[doc_id] += w
+        return out
+
+    def search(self, query: str, k: int = 5) -> list[tuple[str, float]]:
+        if k <= 0 or not self.tools:
+            return []
+        qterms = [t for t in tokenize(query) if t in self._postings]
+        if not qterms:
+            return []
+        counts = Counter(qterms)
+        # visit terms from the largest possible contribution down
+        order = sorted(counts, key=lambda t: counts[t] * self._max[t], reverse=True)
+        bounds = [counts[t] * self._max[t] for t in order]
+        rest = [0.0] * (len(order) + 1)
+        for i in range(len(order) - 1, -1, -1):
+            rest[i] = rest[i + 1] + bounds[i]
+        acc: dict[int, float] = {}
+        i = 0
+        for i, term in enumerate(order):
+            if len(acc) >= k and rest[i] < _below(heapq.nlargest(k, acc.values())[-1]):
+                break  # a document not seen yet can no longer reach the top k
+            w = counts[term]
+            for doc_id, c in self._postings[term].items():
+                acc[doc_id] = acc.get(doc_id, 0.0) + w * c
+        else:
+            i = len(order)
+        for j in range(i, len(order)):
+            posting, w = self._postings[order[j]], counts[order[j]]
+            if len(acc) <= len(posting):
+                for doc_id in acc:
+                    c = posting.get(doc_id)
+                    if c is not None:
+                        acc[doc_id] += w * c
+            else:
+                for doc_id, c in posting.items():
+                    if doc_id in acc:
+                        acc[doc_id] += w * c
+        theta = heapq.nlargest(k, acc.values())[-1] if len(acc) >= k else 0.0
+        floor = _below(theta)
+        finalists = [d for d, s in acc.items() if s >= floor]
+        exact = []
+        for doc_id in finalists:
+            score = 0.0
+            for term in qterms:  # the plain loop's order, so sums and ties agree exactly
+                c = self._postings[term].get(doc_id)
+                if c is not None:
+                    score += c
+            exact.append((-score, doc_id))
+        best = heapq.nsmallest(k, exact)
+        return [(self.names[d], round(-s, 3)) for s, d in best if -s > 0]
+
+
+def _below(x: float) -> float:
+    """A little under ``x``: pruning must never drop a document that ties it after rounding."""
+    return x - 1e-9 * (1.0 + abs(x))
+
+
+def plain_bm25_search(tools: Iterable, query: str, k: int = 5, k1: float = 1.5,
+                      b: float = 0.75) -> list[tuple[str, float]]:
+    """The textbook loop: score every tool against every query word. Slow, but plainly right.
+
+    This is the reference that :class:`ToolIndex` must agree with, and the baseline the
+    benchmarks compare against.
+    """
+    tools = _as_list(tools)
+    docs = [tokenize(tool_text(t)) for t in tools]
+    n = len(docs)
+    if not n or k <= 0:
+        return []
+    avgdl = sum(len(d) for d in docs) / n
+    q = tokenize(query)
+    df = {t: sum(1 for d in docs if t in d) for t in set(q)}
+    scored = []
+    for doc_id, doc in enumerate(docs):
+        score = 0.0
+        for term in q:
+            tf = doc.count(term)
+            if tf:
+                score += bm25_term_weight(_idf(n, df[term]), tf, len(doc), avgdl, k1, b)
+        scored.append((-score, doc_id))
+    scored.sort()
+    return [(as_schema(tools[d])["name"], round(-s, 3)) for s, d in scored[:k] if -s > 0]
+
+
+def selection_recall(index: ToolIndex, queries: Iterable, k: int) -> float:
+    """The share of ``(query, gold tool)`` pairs whose gold tool is in the top ``k``."""
+    pairs = list(queries)
+    if not pairs:
+        raise ValueError("selection_recall needs at least one (query, gold tool) pair")
+    hits = sum(1 for query, gold in pairs if gold in [n for n, _ in index.search(query, k)])
+    return hits / len(pairs)
+
+
+def schema_size_estimate(tools: Iterable) -> int:
+    """A rough token count for showing these tools to a model: JSON characters / 4.
+
+    The same rule of thumb the pack uses in §2.4; real tokenizers differ.
+    """
+    return len(json.dumps([as_schema(t) for t in _as_list(tools)])) // 4
