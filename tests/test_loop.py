@@ -208,3 +208,19 @@ def test_hung_tool_does_not_keep_the_loop_waiting():
     gate.set()
     assert time.perf_counter() - start < 1.0
     assert res.results[0][1].kind == "timeout"
+
+
+def test_result_cap_truncates_with_a_visible_marker():
+    reg = T.ToolRegistry()
+
+    def dump(n: int) -> str:
+        """A big result."""
+        return "x" * n
+
+    reg.add(dump)
+    model = T.ScriptedModel([{"tool_calls": [T.call("a", "dump", n=50), T.call("b", "dump", n=5)]}])
+    res = T.run_agent(model, reg, "x", max_result_chars=10)
+    big, small = tool_msgs(res)
+    assert big["content"] == "x" * 10 + " [truncated 40 characters]"
+    assert small["content"] == "xxxxx"
+    assert res.events == ["truncated dump: 40 characters cut"]

@@ -124,7 +124,8 @@ def _reply_calls(reply: Any, step: int) -> list[dict]:
 def run_agent(model, registry: ToolRegistry, user: str, *, system: str | None = None,
               max_steps: int = 8, call_timeout: float | None = 2.0, max_retries: int = 2,
               parallel: bool = True, gate: PermissionGate | None = None,
-              sleep: Callable[[float], Any] = time.sleep, wrap_outputs: bool = False) -> AgentResult:
+              sleep: Callable[[float], Any] = time.sleep, wrap_outputs: bool = False,
+              max_result_chars: int | None = None) -> AgentResult:
     """Run the tool-call loop until the model answers in text or ``max_steps`` turns pass.
 
     Each turn: ask the model; if it wrote tool calls, check each with the ``gate``, run the
@@ -132,6 +133,8 @@ def run_agent(model, registry: ToolRegistry, user: str, *, system: str | None = 
     ``max_retries`` retries for transient failures and read-only timeouts, and append one
     ``tool`` message per call. ``sleep`` receives the back-off waits (0.1, 0.2, 0.4 … s), so
     tests can record them instead of waiting. ``call_timeout=None`` runs calls inline.
+    ``max_result_chars`` caps each result the model reads, with a visible marker, so one huge
+    result cannot fill the context (the harness's fifth job in §2.2).
     """
     respond = model.respond if hasattr(model, "respond") else model
     messages: list[dict] = []
@@ -187,6 +190,10 @@ def run_agent(model, registry: ToolRegistry, user: str, *, system: str | None = 
             result = outcome[i]
             events.extend(per_call_events[i])
             content = result.content
+            if max_result_chars is not None and len(content) > max_result_chars:
+                cut = len(content) - max_result_chars
+                content = content[:max_result_chars] + f" [truncated {cut} characters]"
+                events.append(f"truncated {c.get('name')}: {cut} characters cut")
             if wrap_outputs and result.ok:
                 content = wrap_untrusted(content)
             messages.append({"role": "tool", "tool_call_id": c["id"], "name": c.get("name"),

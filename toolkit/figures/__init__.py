@@ -1,0 +1,47 @@
+"""The pack's nine figures, drawn by code, and a helper to show one in a notebook.
+
+The pack refers to Figures 1–9 without including them. ``python -m toolkit.figures`` draws
+each one into ``figures/`` as SVG and PNG; :func:`show` puts one in a notebook, or a clearly
+marked placeholder when the file has not been drawn yet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["FIGURES", "FIGURES_DIR", "figure_path", "show"]
+
+FIGURES_DIR = Path(__file__).resolve().parent.parent.parent / "figures"
+
+# number -> (file stem, caption); the stems are the files' names in figures/
+FIGURES = {
+    1: ("fig1_call_loop", "Figure 1. The tool-call loop: the model only asks; the harness checks, runs and answers."),
+    2: ("fig2_toolformer_steps", "Figure 2. Toolformer's four steps: sample, execute, filter, fine-tune."),
+    3: ("fig3_react_vs_dfsdt", "Figure 3. ReAct follows one path; DFSDT (panel B) can drop a dead branch and try another."),
+    4: ("fig4_three_interfaces", "Figure 4. Three generations of tool interface: REST/OpenAPI, function calling, MCP."),
+    5: ("fig5_mcp_roles", "Figure 5. MCP's roles (panel A: host, clients, servers) and a session's messages."),
+    6: ("fig6_three_ways_to_score", "Figure 6. Three ways to score tool use: the call text, the output, the final state."),
+    7: ("fig7_injection_controls", "Figure 7. Indirect prompt injection, and where the controls sit."),
+    8: ("fig8_failure_groups", "Figure 8. Three groups of failure: single call, many steps, the conversation."),
+    9: ("fig9_toolkit_parts", "Figure 9. The toolkit's six parts and how they connect."),
+}
+
+
+def figure_path(number: int, ext: str = "svg") -> Path:
+    if number not in FIGURES:
+        raise ValueError(f"there is no Figure {number}; the pack has Figures 1 to 9")
+    return FIGURES_DIR / f"{FIGURES[number][0]}.{ext}"
+
+
+def show(number: int):
+    """Display Figure ``number`` (needs IPython); a marked placeholder if not drawn yet."""
+    from IPython.display import HTML, SVG, display
+
+    path = figure_path(number)
+    caption = FIGURES[number][1]
+    if path.exists():
+        display(SVG(filename=str(path)))
+        display(HTML(f"<p style='text-align:center'><em>{caption}</em></p>"))
+    else:
+        display(HTML(f"<div style='border:2px dashed #999;padding:1em;text-align:center'>"
+                     f"[Placeholder: {caption} Run <code>python -m toolkit.figures</code> to draw it.]</div>"))
