@@ -122,6 +122,32 @@ class StdioTransport:
                 self._answer_server_request(incoming)
             # anything else (a notification, a stray reply) is logged and skipped
 
+    def send_line(self, text: str, wait: float = 1.0) -> Any:
+        """Write ``text`` exactly as given (plus a newline) and return the next message back,
+        or None if nothing arrives within ``wait`` seconds (as for a notification).
+
+        For talking to a server by hand (exercise 6): malformed lines included.
+        """
+        data = (text if text.endswith("\n") else text + "\n").encode("utf-8", "surrogateescape")
+        self.log.append(("->", {"raw": text}))
+        with self._write_lock:
+            try:
+                self.proc.stdin.write(data)
+                self.proc.stdin.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                raise MCPError(CONNECTION_CLOSED, "Connection closed: the server is not running"
+                               + self._exit_note()) from None
+        try:
+            line = self._lines.get(timeout=wait)
+        except queue.Empty:
+            return None
+        if line is None:
+            self._lines.put(None)
+            raise MCPError(CONNECTION_CLOSED, "Connection closed: the server closed its output" + self._exit_note())
+        reply = decode_line(line)
+        self.log.append(("<-", reply))
+        return reply
+
     def _answer_server_request(self, request: dict) -> None:
         if request.get("method") == "ping":
             reply = result_response(request["id"], {})
