@@ -4,39 +4,72 @@ Pack §2.9 (τ-bench: judge the final database state, not the words) and §2.11 
 shown on purpose). The policy lives in the prompt, and by default the tools do not enforce it,
 so an agent that cancels without looking can break it. ``PolicyAgentModel`` is a mock with
 two slip rates chosen by us, not measured from any real model.
+
+The extended world (assignment Part C) adds two tools, ``return_order`` and ``refund_order``,
+and two tasks (:data:`RETAIL_TASKS_EXTENDED`). Task T5 needs two writes in a fixed order:
+record the return, then refund. Its user names the refund first, so the mock agent's hasty
+habit (acting in the order the user spoke, without looking) breaks it.
 """
 
 from __future__ import annotations
 
 import json
 import random
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .data import load_json
 from .loop import call, run_agent
-from .registry import ToolError, ToolRegistry
+from .registry import Tool, ToolError, ToolRegistry
+from .schema import schema_from_function
 
-__all__ = ["RetailEnv", "RETAIL_TASKS", "POLICY", "PolicyAgentModel", "run_retail_trial",
-           "run_retail_trials", "mangle_id"]
+__all__ = ["RetailEnv", "RETAIL_TASKS", "RETAIL_TASKS_EXTENDED", "POLICY", "POLICY_EXTENDED",
+           "PolicyAgentModel", "OrderedTaskAgent", "make_retail_agent", "run_retail_trial",
+           "run_retail_trials", "retail_outcomes", "mangle_id"]
 
 _WORLD = load_json("retail.json")
 POLICY: str = _WORLD["policy"]
+POLICY_EXTENDED: str = _WORLD["extended_policy"]
 RETAIL_TASKS: list[dict] = _WORLD["tasks"]
+RETAIL_TASKS_EXTENDED: list[dict] = _WORLD["tasks"] + _WORLD["extended_tasks"]
+
+# schema_from_function reads type hints and docstrings, which costs far more than a trial's
+# tool calls. The tools below are rebuilt for every fresh world, always from the same source,
+# so their schemas are computed once, kept as JSON text, and decoded afresh for each world
+# (decoding is a cheap deep copy: no world can change another's schema).
+_SCHEMAS: dict[str, tuple[str, str, str]] = {}
+
+
+def _add(registry: ToolRegistry, fn: Callable, **flags: bool) -> None:
+    key = fn.__qualname__
+    if key not in _SCHEMAS:
+        schema = schema_from_function(fn)
+        _SCHEMAS[key] = (schema["name"], schema["description"], json.dumps(schema["inputSchema"]))
+    name, description, input_schema = _SCHEMAS[key]
+    registry.register(Tool(name, description, fn, json.loads(input_schema), **flags))
 
 
 class RetailEnv:
-    """Four orders and two tools.
+    """Four orders and two tools (four with ``extended=True``).
 
     ``db`` maps order id to status. ``get_order`` only reads; ``cancel_order`` changes state
     and is destructive. With ``policy_in_tool=True`` (exercise 11), ``cancel_order`` itself
     refuses orders that are not pending, so the rule no longer depends on the agent.
+
+    ``extended=True`` adds ``return_order`` (delivered → returned) and ``refund_order``
+    (returned → refunded) and uses :data:`POLICY_EXTENDED` as the prompt. Those two check
+    their preconditions always: they model a ledger that cannot refund goods that never came
+    back, not a rule of the policy.
     """
 
     POLICY = POLICY
 
-    def __init__(self, policy_in_tool: bool = False, orders: dict | None = None) -> None:
+    def __init__(self, policy_in_tool: bool = False, orders: dict | None = None,
+                 extended: bool = False) -> None:
         self.db: dict[str, str] = dict(orders if orders is not None else _WORLD["orders"])
         self.policy_in_tool = policy_in_tool
+        self.extended = extended
+        if extended:
+            self.POLICY = POLICY_EXTENDED
         self.registry = ToolRegistry()
         db = self.db
 
@@ -68,8 +101,37 @@ class RetailEnv:
             db[order_id] = "canceled"
             return {"order_id": order_id, "status": "canceled"}
 
-        self.registry.add(get_order, read_only=True)
-        self.registry.add(cancel_order, read_only=False, destructive=True)
+        def return_order(order_id: str) -> dict:
+            """Record that a delivered order came back. Do this before refund_order.
+
+            Args:
+                order_id: the order's id, such as C1
+            """
+            _known(order_id)
+            if db[order_id] != "delivered":
+                raise ToolError(f"Order {order_id} is {db[order_id]}, so there is nothing to "
+                                "return yet; only delivered orders can be returned.")
+            db[order_id] = "returned"
+            return {"order_id": order_id, "status": "returned"}
+
+        def refund_order(order_id: str) -> dict:
+            """Pay back a returned order. Works only after return_order has recorded the return.
+
+            Args:
+                order_id: the order's id, such as C1
+            """
+            _known(order_id)
+            if db[order_id] != "returned":
+                raise ToolError(f"Order {order_id} has no recorded return (status: "
+                                f"{db[order_id]}). Call return_order first, then refund.")
+            db[order_id] = "refunded"
+            return {"order_id": order_id, "status": "refunded"}
+
+        _add(self.registry, get_order, read_only=True)
+        _add(self.registry, cancel_order, read_only=False, destructive=True)
+        if extended:
+            _add(self.registry, return_order, read_only=False)
+            _add(self.registry, refund_order, read_only=False, destructive=True)
 
 
 def mangle_id(order_id: str) -> str:
@@ -111,6 +173,52 @@ class PolicyAgentModel:
         return {"content": "Done."}
 
 
+class OrderedTaskAgent:
+    """A mock agent for a task whose writes must come in a fixed order (task T5).
+
+    It rolls the same two slips as :class:`PolicyAgentModel`, once for the task's order.
+    Careful: look the order up, then make each write in ``task["steps"]`` order, one per turn,
+    and stop at the first error. Hasty (``p_skip_check``): make every write at once in the
+    order the user mentioned them (``task["said"]``), without looking. A mock, not an LLM.
+    """
+
+    def __init__(self, task: dict, rng: random.Random, p_skip_check: float = 0.2, p_typo: float = 0.05) -> None:
+        self.task = task
+        order_id = task["orders"][0]
+        self.hasty = rng.random() < p_skip_check
+        typo = rng.random() < p_typo
+        self.order_id = mangle_id(order_id) if typo else order_id
+        self.turn = 0
+
+    def respond(self, messages: list, tools: list) -> dict:
+        self.turn += 1
+        oid = self.order_id
+        if self.hasty:
+            if self.turn == 1:
+                return {"tool_calls": [call(f"h{i}", name, order_id=oid)
+                                       for i, name in enumerate(self.task["said"])]}
+            return {"content": "Done."}
+        if self.turn == 1:
+            return {"tool_calls": [call("c0", "get_order", order_id=oid)]}
+        last = next((m for m in reversed(messages) if m.get("role") == "tool"), None)
+        if last is None or last.get("is_error"):
+            return {"content": "I could not finish: " + (last or {}).get("content", "no result")}
+        steps = self.task["steps"]
+        done = self.turn - 2  # writes already made
+        if done == 0 and (_status(last) or {}).get("status") != "delivered":
+            return {"content": "That order has not been delivered, so it cannot be returned yet."}
+        if done < len(steps):
+            return {"tool_calls": [call(f"s{done}", steps[done], order_id=oid)]}
+        return {"content": "Done."}
+
+
+def make_retail_agent(task: dict, rng: random.Random, p_skip_check: float = 0.2,
+                      p_typo: float = 0.05):
+    """The mock agent that suits the task: ordered writes or cancellations."""
+    cls = OrderedTaskAgent if task.get("steps") else PolicyAgentModel
+    return cls(task, rng, p_skip_check, p_typo)
+
+
 def _status(message: dict) -> dict | None:
     try:
         data = json.loads(message["content"])
@@ -125,19 +233,32 @@ def _trial_rng(seed: int, task_id: str, trial: int) -> random.Random:
 
 def run_retail_trial(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: float = 0.05,
                      policy_in_tool: bool = False) -> bool:
-    """One trial: a fresh world, the mock agent, then compare the database with the goal."""
-    env = RetailEnv(policy_in_tool=policy_in_tool)
+    """One trial: a fresh world, the mock agent, then compare the database with the goal.
+
+    A task with ``steps`` (T5) gets the extended world and :class:`OrderedTaskAgent`.
+    """
+    env = RetailEnv(policy_in_tool=policy_in_tool, extended=bool(task.get("steps")))
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
-    model = PolicyAgentModel(task, rng, p_skip_check, p_typo)
+    model = make_retail_agent(task, rng, p_skip_check, p_typo)
     run_agent(model, env.registry, task["instruction"], system=env.POLICY,
               call_timeout=None, parallel=False)
     return env.db == task["goal"]
 
 
+def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
+                    tasks: Sequence[dict] | None = None, policy_in_tool: bool = False) -> list[list[bool]]:
+    """Each trial's pass or fail, per task: ``[[True, False, ...], ...]``.
+
+    Trial ``i`` of a task always uses the same random stream for a seed, so raising ``n``
+    only adds trials at the end and never changes the earlier ones.
+    """
+    tasks = RETAIL_TASKS if tasks is None else tasks
+    return [[run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo, policy_in_tool)
+             for i in range(n)]
+            for t in tasks]
+
+
 def run_retail_trials(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
                       tasks: Sequence[dict] | None = None, policy_in_tool: bool = False) -> list[int]:
     """Successes per task out of ``n`` trials; the same seed always gives the same counts."""
-    tasks = RETAIL_TASKS if tasks is None else tasks
-    return [sum(run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo, policy_in_tool)
-                for i in range(n))
-            for t in tasks]
+    return [sum(row) for row in retail_outcomes(n, p_skip_check, p_typo, seed, tasks, policy_in_tool)]
