@@ -38,7 +38,7 @@ from typing import Any, Iterable, Mapping
 
 __all__ = [
     "parse_calls", "values_equal", "call_matches", "calls_match", "classify",
-    "evaluate_calls", "exact_string_match", "gold_calls", "case_category", "known_names",
+    "evaluate_calls", "exact_string_match", "format_calls", "load_bfcl", "gold_calls", "case_category", "known_names",
     "FAILURE_TYPES", "FUNCS", "BFCL_CASES", "BFCL_OUTPUTS",
 ]
 
@@ -221,6 +221,34 @@ def calls_match(preds: Iterable, golds: Iterable[Mapping]) -> bool:
         return False
 
     return all(augment(i, [False] * n) for i in range(n))
+
+
+def format_calls(calls: Iterable) -> str:
+    """Calls as the text a model would write: ``add(a=2, b=3)`` or a list for several.
+
+    The inverse of :func:`parse_calls` for literal arguments, handy for mock callers.
+    """
+    parts = []
+    for call_ in calls:
+        name, kwargs = _as_call(call_)
+        parts.append(f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")")
+    if len(parts) == 1:
+        return parts[0]
+    return "[" + ", ".join(parts) + "]"
+
+
+def load_bfcl(category: str | None = None) -> list[dict]:
+    """The BFCL slice in ``data/bfcl/`` (250 cases, Apache-2.0, Patil et al. [7]), as raw
+    BFCL records, which :func:`classify` accepts directly. ``category`` picks one file:
+    simple_python, multiple, parallel, parallel_multiple or irrelevance."""
+    import json
+    from .data import data_path
+    names = [category] if category else ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"]
+    cases = []
+    for name in names:
+        with open(data_path(f"bfcl/{name}.jsonl"), encoding="utf-8") as fh:
+            cases.extend(json.loads(line) for line in fh if line.strip())
+    return cases
 
 
 def exact_string_match(pred: str, gold_text: str) -> bool:

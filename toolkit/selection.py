@@ -21,9 +21,11 @@ import json
 import math
 import re
 from collections import Counter
+from itertools import repeat
+from operator import add
 from typing import Any, Iterable
 
-__all__ = ["STOP_WORDS", "tokenize", "ToolIndex", "plain_bm25_search", "bm25_term_weight",
+__all__ = ["STOP_WORDS", "tokenize", "ToolIndex", "plain_bm25_search", "PlainBM25Index", "bm25_term_weight",
            "selection_recall", "schema_size_estimate", "tool_text", "as_schema"]
 
 STOP_WORDS = frozenset(
@@ -119,36 +121,37 @@ class ToolIndex:
         counts = Counter(qterms)
         # visit terms from the largest possible contribution down
         order = sorted(counts, key=lambda t: counts[t] * self._max[t], reverse=True)
-        bounds = [counts[t] * self._max[t] for t in order]
-        rest = [0.0] * (len(order) + 1)
+        rest = [0.0] * (len(order) + 1)  # rest[i]: the most terms i, i+1, ... can still add
         for i in range(len(order) - 1, -1, -1):
-            rest[i] = rest[i + 1] + bounds[i]
+            rest[i] = rest[i + 1] + counts[order[i]] * self._max[order[i]]
         acc: dict[int, float] = {}
         i = 0
-        for i, term in enumerate(order):
+        # phase 1: every document in these postings is a candidate
+        while i < len(order):
             if len(acc) >= k and rest[i] < _below(heapq.nlargest(k, acc.values())[-1]):
                 break  # a document not seen yet can no longer reach the top k
-            w = counts[term]
-            for doc_id, c in self._postings[term].items():
-                acc[doc_id] = acc.get(doc_id, 0.0) + w * c
-        else:
-            i = len(order)
-        for j in range(i, len(order)):
-            posting, w = self._postings[order[j]], counts[order[j]]
-            if len(acc) <= len(posting):
-                for doc_id in acc:
-                    c = posting.get(doc_id)
-                    if c is not None:
-                        acc[doc_id] += w * c
-            else:
-                for doc_id, c in posting.items():
-                    if doc_id in acc:
-                        acc[doc_id] += w * c
-        theta = heapq.nlargest(k, acc.values())[-1] if len(acc) >= k else 0.0
-        floor = _below(theta)
-        finalists = [d for d, s in acc.items() if s >= floor]
+            posting, w = self._postings[order[i]], counts[order[i]]
+            docs = posting.keys()
+            weights = posting.values() if w == 1 else [w * c for c in posting.values()]
+            acc.update(zip(docs, map(add, map(acc.get, docs, repeat(0.0)), weights)))
+            i += 1
+        # phase 2: the remaining terms only add to documents already in play
+        while i < len(order):
+            floor = _below(heapq.nlargest(k, acc.values())[-1])
+            acc = {d: s for d, s in acc.items() if s + rest[i] >= floor}
+            posting, w = self._postings[order[i]], counts[order[i]]
+            docs = list(filter(posting.__contains__, acc)) if len(acc) <= len(posting) \
+                else list(filter(acc.__contains__, posting))
+            weights = map(posting.__getitem__, docs)
+            if w != 1:
+                weights = (w * c for c in weights)
+            acc.update(zip(docs, map(add, map(acc.__getitem__, docs), weights)))
+            i += 1
+        floor = _below(heapq.nlargest(k, acc.values())[-1]) if len(acc) >= k else 0.0
         exact = []
-        for doc_id in finalists:
+        for doc_id, approx in acc.items():
+            if approx < floor:
+                continue
             score = 0.0
             for term in qterms:  # the plain loop's order, so sums and ties agree exactly
                 c = self._postings[term].get(doc_id)
@@ -164,31 +167,48 @@ def _below(x: float) -> float:
     return x - 1e-9 * (1.0 + abs(x))
 
 
+class PlainBM25Index:
+    """The textbook loop: score every tool against every query word, then sort.
+
+    Word counts, document frequencies and lengths are computed once, as any sensible first
+    version would; the cost is in the query, which touches every document. It is the
+    reference that :class:`ToolIndex` must agree with exactly, and the baseline the
+    benchmarks compare it with.
+    """
+
+    def __init__(self, tools: Iterable, k1: float = 1.5, b: float = 0.75) -> None:
+        self.tools = _as_list(tools)
+        self.k1, self.b = k1, b
+        self.names = [as_schema(t)["name"] for t in self.tools]
+        self.docs = [Counter(tokenize(tool_text(t))) for t in self.tools]
+        self.lengths = [sum(d.values()) for d in self.docs]
+        n = len(self.docs)
+        self.avgdl = sum(self.lengths) / n if n else 0.0
+        df: Counter = Counter()
+        for d in self.docs:
+            df.update(d.keys())
+        self.idf = {t: _idf(n, c) for t, c in df.items()}
+
+    def search(self, query: str, k: int = 5) -> list[tuple[str, float]]:
+        if k <= 0 or not self.docs:
+            return []
+        q = tokenize(query)
+        scored = []
+        for doc_id, doc in enumerate(self.docs):
+            score = 0.0
+            for term in q:
+                tf = doc.get(term, 0)
+                if tf:
+                    score += bm25_term_weight(self.idf[term], tf, self.lengths[doc_id], self.avgdl, self.k1, self.b)
+            scored.append((-score, doc_id))
+        scored.sort()
+        return [(self.names[d], round(-s, 3)) for s, d in scored[:k] if -s > 0]
+
+
 def plain_bm25_search(tools: Iterable, query: str, k: int = 5, k1: float = 1.5,
                       b: float = 0.75) -> list[tuple[str, float]]:
-    """The textbook loop: score every tool against every query word. Slow, but plainly right.
-
-    This is the reference that :class:`ToolIndex` must agree with, and the baseline the
-    benchmarks compare against.
-    """
-    tools = _as_list(tools)
-    docs = [tokenize(tool_text(t)) for t in tools]
-    n = len(docs)
-    if not n or k <= 0:
-        return []
-    avgdl = sum(len(d) for d in docs) / n
-    q = tokenize(query)
-    df = {t: sum(1 for d in docs if t in d) for t in set(q)}
-    scored = []
-    for doc_id, doc in enumerate(docs):
-        score = 0.0
-        for term in q:
-            tf = doc.count(term)
-            if tf:
-                score += bm25_term_weight(_idf(n, df[term]), tf, len(doc), avgdl, k1, b)
-        scored.append((-score, doc_id))
-    scored.sort()
-    return [(as_schema(tools[d])["name"], round(-s, 3)) for s, d in scored[:k] if -s > 0]
+    """One query through :class:`PlainBM25Index` (builds the index each time)."""
+    return PlainBM25Index(tools, k1, b).search(query, k)
 
 
 def selection_recall(index: ToolIndex, queries: Iterable, k: int) -> float:

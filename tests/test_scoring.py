@@ -1,0 +1,213 @@
+"""BFCL-style scoring: parsing, matching, classifying (pack §2.9; API.md §5)."""
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import toolkit as T
+from toolkit.scoring import format_calls, gold_calls, load_bfcl
+
+
+# ---- parsing --------------------------------------------------------------------------------
+
+def test_parse_calls_accepts_calls_lists_dotted_names_and_nothing():
+    assert T.parse_calls("add(a=2, b=3)") == [("add", {"a": 2, "b": 3})]
+    assert T.parse_calls("[add(a=1, b=2), math.gcd(num1=4, num2=6)]") == [
+        ("add", {"a": 1, "b": 2}), ("math.gcd", {"num1": 4, "num2": 6})]
+    assert T.parse_calls("f(x=[1, {'k': None}], y=-2.5, z=True)") == [("f", {"x": [1, {"k": None}], "y": -2.5, "z": True})]
+    assert T.parse_calls("") == [] and T.parse_calls("  [] ") == [] and T.parse_calls("f()") == [("f", {})]
+
+
+@pytest.mark.parametrize("text", [
+    "add(2, 3)", "add(**kw)", "add(a=b)", "add(a=__import__('os').system('echo hi'))", "add(a=1", "42",
+    "not a call at all", "[add(a=1), 7]", "add(a=1, a=2)", "(lambda: 1)()", "f(x=1)(y=2)",
+    "a" * 10, "f(x=" + "[" * 5000 + "]" * 5000 + ")", "f(x=" + "9" * 5000 + ")", "f(x=1)\x00", "f(x={1, 2} - {1})",
+])
+def test_parse_calls_rejects_with_value_error_only(text):
+    with pytest.raises(ValueError) as e:
+        T.parse_calls(text)
+    assert str(e.value)
+
+
+@pytest.mark.parametrize("value", [None, 5, b"add(a=1)", ["add(a=1)"]])
+def test_parse_calls_rejects_non_text(value):
+    with pytest.raises(ValueError):
+        T.parse_calls(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60) | st.from_regex(r"\[?[a-z_.]{1,8}\((\w+=[\w'\"\[\]{}:, .-]*)?\)\]?", fullmatch=True))
+def test_parse_calls_never_raises_anything_but_value_error(text):
+    try:
+        out = T.parse_calls(text)
+    except ValueError:
+        return
+    assert isinstance(out, list) and all(isinstance(n, str) and isinstance(k, dict) for n, k in out)
+
+
+# ---- values and calls -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("a, b, equal", [
+    ("New York", "new-york!", True), ("Paris", "paris ", True), ("Paris", "Pari", False),
+    (3, 3.0, True), (3, 3.5, False), (True, True, True), (True, 1, False), (1, True, False), (False, 0, False),
+    (None, None, True), (None, 0, False), ("", None, False), ("3", 3, False),
+    ([1, "A"], [1.0, "a"], True), ([1, 2], [2, 1], False), ([1], (1,), True),
+    ({"a": "X"}, {"a": "x"}, True), ({"a": 1}, {"a": 1, "b": 2}, False),
+])
+def test_values_equal(a, b, equal):
+    assert T.values_equal(a, b) is equal
+    assert T.values_equal(b, a) is equal
+
+
+def test_call_matches_optional_and_extra_parameters():
+    gold = {"name": "get_weather", "args": {"city": ["Paris", "Paris, France"], "unit": ["celsius", ""]}}
+    assert T.call_matches(("get_weather", {"city": "paris"}), gold)
+    assert T.call_matches(("get_weather", {"city": "Paris France", "unit": "Celsius"}), gold)
+    assert not T.call_matches(("get_weather", {"city": "Rome"}), gold)
+    assert not T.call_matches(("get_weather", {"unit": "celsius"}), gold)          # required city missing
+    assert not T.call_matches(("get_weather", {"city": "Paris", "days": 3}), gold)  # extra parameter
+    assert not T.call_matches(("get_wether", {"city": "Paris"}), gold)
+    assert T.call_matches({"name": "get_weather", "arguments": {"city": "Paris"}}, gold)
+
+
+def test_bfcl_nested_dict_and_list_of_dict_forms():
+    gold = {"name": "book", "args": {
+        "guest": [{"name": ["Ada"], "age": [36, ""]}],
+        "rooms": [[{"kind": ["double"], "nights": [2]}, {"kind": ["single"], "nights": [1]}]],
+    }}
+    good = ("book", {"guest": {"name": "ada"}, "rooms": [{"kind": "Double", "nights": 2}, {"kind": "single", "nights": 1}]})
+    assert T.call_matches(good, gold)
+    assert not T.call_matches(("book", {"guest": {"name": "Ada", "pet": "cat"}, "rooms": good[1]["rooms"]}), gold)
+    assert not T.call_matches(("book", {"guest": {"age": 36}, "rooms": good[1]["rooms"]}), gold)
+    assert not T.call_matches(("book", {"guest": {"name": "Ada"}, "rooms": good[1]["rooms"][::-1]}), gold)
+
+
+def test_calls_match_is_order_free_and_one_to_one():
+    g = [{"name": "add", "args": {"a": [1], "b": [2]}}, {"name": "add", "args": {"a": [3], "b": [4]}}]
+    assert T.calls_match([("add", {"a": 3, "b": 4}), ("add", {"a": 1, "b": 2})], g)
+    assert not T.calls_match([("add", {"a": 1, "b": 2}), ("add", {"a": 1, "b": 2})], g)
+    assert not T.calls_match([("add", {"a": 1, "b": 2})], g)
+
+
+def test_calls_match_finds_a_pairing_that_greedy_misses():
+    golds = [{"name": "f", "args": {"x": [1, 2]}}, {"name": "f", "args": {"x": [1]}}]
+    preds = [("f", {"x": 1}), ("f", {"x": 2})]
+    assert T.calls_match(preds, golds)
+
+
+def test_calls_match_with_many_parallel_calls_and_one_wrong():
+    golds = [{"name": "get_weather", "args": {"city": [f"City{i}"], "unit": ["celsius", ""]}} for i in range(12)]
+    preds = [("get_weather", {"city": f"city{i}"}) for i in reversed(range(12))]
+    assert T.calls_match(preds, golds)
+    preds[5] = ("get_weather", {"city": "Nowhere"})
+    assert not T.calls_match(preds, golds)  # 12! orders would take hours to try one by one
+
+
+def test_calls_match_agrees_with_trying_every_order_on_small_cases():
+    rng = __import__("random").Random(3)
+    for _ in range(300):
+        n = rng.randint(1, 4)
+        golds = [{"name": "f", "args": {"x": rng.sample(range(4), rng.randint(1, 2))}} for _ in range(n)]
+        preds = [("f", {"x": rng.randrange(4)}) for _ in range(n)]
+        brute = any(all(T.call_matches(p, g) for p, g in zip(perm, golds)) for perm in itertools.permutations(preds))
+        assert T.calls_match(preds, golds) == brute
+
+
+# ---- classify and evaluate -------------------------------------------------------------------
+
+def test_the_pack_cases_score_four_of_seven():
+    report = T.evaluate_calls(T.BFCL_CASES, T.BFCL_OUTPUTS, T.FUNCS)
+    assert report["overall"] == pytest.approx(4 / 7)
+    assert report["by_category"] == {"simple": 1.0, "multiple": 0.0, "parallel": 0.5, "irrelevance": 0.5}
+    assert report["failures"] == {"hallucinated_function": 1, "wrong_call_count": 1, "should_abstain": 1}
+    assert len(T.BFCL_CASES) == 7 and set(T.FUNCS) == {"add", "mult", "get_weather"}
+
+
+def test_classify_each_failure_type():
+    simple = T.BFCL_CASES[0]  # add(a=2, b=3)
+    funcs = T.FUNCS
+    assert T.classify(simple, "add(a=2, b=3)", funcs) == "pass"
+    assert T.classify(simple, "add(a=2, b=", funcs) == "format_error"
+    assert T.classify(simple, "I think it is 5.", funcs) == "format_error"
+    assert T.classify(simple, "", funcs) == "missed_call"
+    assert T.classify(simple, "plus(a=2, b=3)", funcs) == "hallucinated_function"
+    assert T.classify(simple, "[add(a=2, b=3), add(a=2, b=3)]", funcs) == "wrong_call_count"
+    assert T.classify(simple, "mult(a=2, b=3)", funcs) == "wrong_function"
+    assert T.classify(simple, "add(a=3, b=2)", funcs) == "wrong_arguments"
+    irrelevant = T.BFCL_CASES[5]
+    assert T.classify(irrelevant, "[]", funcs) == "pass"
+    assert T.classify(irrelevant, "Sorry, none of my tools can tell jokes.", funcs) == "pass"
+    assert T.classify(irrelevant, "add(a=1, b=1)", funcs) == "should_abstain"
+    assert T.classify(simple, [("add", {"a": 2, "b": 3})], funcs) == "pass"  # pre-parsed calls
+
+
+def test_classify_known_functions_in_any_shape():
+    case = T.BFCL_CASES[2]
+    for known in (T.FUNCS, list(T.FUNCS), list(T.FUNCS.values()), None):
+        assert T.classify(case, "multiply(a=4, b=5)", known) == "hallucinated_function"
+        assert T.classify(case, "mult(a=4, b=5)", known) == "pass"
+
+
+def test_evaluate_calls_inputs():
+    outputs = {c["id"]: o for c, o in zip(T.BFCL_CASES, T.BFCL_OUTPUTS)}
+    assert T.evaluate_calls(T.BFCL_CASES, outputs)["overall"] == pytest.approx(4 / 7)
+    with pytest.raises(ValueError):
+        T.evaluate_calls(T.BFCL_CASES, T.BFCL_OUTPUTS[:3])
+    with pytest.raises(ValueError):
+        T.evaluate_calls([], [])
+
+
+def test_exact_string_match_is_brittle_where_ast_is_not():
+    assert not T.exact_string_match("add(a=2,b=3)", "add(a=2, b=3)")
+    assert T.exact_string_match("add(a=2, b=3) ", "add(a=2, b=3)")
+    gold = [{"name": "add", "args": {"a": [2], "b": [3]}}]
+    assert T.calls_match(T.parse_calls("add(a=2,b=3)"), gold)
+
+
+# ---- real benchmark data -------------------------------------------------------------------
+
+def _perfect_output(case):
+    calls = []
+    for g in gold_calls(case):
+        kwargs = {}
+        for param, options in g["args"].items():
+            value = next((o for o in options if o != ""), None)
+            if value is None:
+                continue
+            kwargs[param] = _first_choice(value)
+        calls.append((g["name"], kwargs))
+    return format_calls(calls) if calls else "I can't help with that using these tools."
+
+
+def _first_choice(value):
+    """Turn BFCL's nested {key: [options]} forms into one concrete value."""
+    if isinstance(value, dict) and all(isinstance(v, list) for v in value.values()):
+        return {k: _first_choice(next(o for o in v if o != "")) for k, v in value.items() if any(o != "" for o in v)}
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [_first_choice(v) for v in value]
+    return value
+
+
+def test_bfcl_slice_gold_answers_pass_and_mutations_fail():
+    cases = load_bfcl()
+    assert len(cases) == 250
+    for case in cases:
+        assert T.classify(case, _perfect_output(case)) == "pass", case["id"]
+    for case in cases:
+        golds = gold_calls(case)
+        if not golds:
+            name = case["function"][0]["name"]
+            assert T.classify(case, f"{name}()") == "should_abstain"
+            continue
+        renamed = _perfect_output(case).replace(golds[0]["name"] + "(", "made_up_tool(", 1)
+        assert T.classify(case, renamed) == "hallucinated_function", case["id"]
+        assert T.classify(case, "") == "missed_call"
+
+
+def test_bfcl_optional_parameters_may_be_left_out():
+    case = next(c for c in load_bfcl("simple_python") if c["id"] == "simple_python_23")
+    assert T.classify(case, "prime_factorize(number=60, return_type='dictionary')") == "pass"
+    assert T.classify(case, "prime_factorize(number=60)") == "wrong_arguments"  # not optional here
+    assert T.classify(case, "prime_factorize(number=60, return_type='dictionary', extra=1)") == "wrong_arguments"
