@@ -1,0 +1,396 @@
+# %% [markdown] slideshow={"slide_type": "slide"}
+# # 05 · Describing a tool: REST, JSON Schema and function calling
+#
+# *Pack §2.5. Exercises 1 and 2.*
+#
+# Before a model can use a tool, somebody has to tell it the tool exists, what it is for and
+# what arguments it takes. This notebook follows that description through three stages:
+#
+# 1. a REST API written down for programmers (OpenAPI);
+# 2. a JSON Schema for one function, built here from a Python signature, and the checks and
+#    small repairs a harness runs on every call against it;
+# 3. the same definition in the tool formats of two model vendors, which you write yourself in
+#    Exercise 1, and a call that satisfies the schema and is still wrong (Exercise 2).
+#
+# Nothing here calls a real model. Where a model's reply appears, it is typed in by hand.
+
+# %%
+import copy
+import html
+import json
+import random
+from typing import Literal, Optional
+
+from IPython.display import HTML
+
+import toolkit as T
+from toolkit.checks import ex01, ex02
+from toolkit.figures import show as show_figure
+
+random.seed(0)  # nothing below is random; the seed is set so that stays true if that changes
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 1. Three ways to describe a tool
+#
+# The pack sorts tool interfaces into three generations (Figure 4). They differ in who the
+# reader is:
+#
+# * **REST + OpenAPI**: written for a programmer, who reads the docs once and writes client
+#   code [25].
+# * **Function calling**: a list of JSON Schema definitions sent with every request to one
+#   vendor's model API; the model answers with a tool name and arguments [22] [23] [24].
+# * **MCP**: one server that any MCP-speaking application can connect to (notebook 06) [3].
+
+# %%
+show_figure(4)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 2. REST and OpenAPI: written for programmers
+#
+# An OpenAPI document lists an API's paths, the parameters of each and what comes back, in a
+# form a program can read [25]. That is the right level for a developer. A model is a different
+# kind of reader: it sees the tool text again on every single request, and every endpoint it
+# sees is one more thing it can pick by mistake. So the usual move is to wrap a few endpoints
+# behind one action named after what the user wants, and describe only that action.
+#
+# The fragment below is **made up** for this notebook: three endpoints of an imaginary shop,
+# in the rough shape of an OpenAPI `paths` section.
+
+# %%
+shop_api = {  # made up: an imaginary shop's REST API, OpenAPI-style
+    "/orders/{order_id}": {"get": {"summary": "Read one order",
+                                   "parameters": [{"name": "order_id", "in": "path", "required": True,
+                                                   "schema": {"type": "string"}}],
+                                   "responses": {"200": {"description": "The order"},
+                                                 "404": {"description": "No such order"}}}},
+    "/orders/{order_id}/status": {"patch": {"summary": "Change an order's status",
+                                            "requestBody": {"content": {"application/json": {"schema": {
+                                                "type": "object", "properties": {"status": {"type": "string"}}}}}},
+                                            "responses": {"200": {"description": "Updated"}}}},
+    "/orders/{order_id}/events": {"post": {"summary": "Append an audit event",
+                                           "responses": {"201": {"description": "Created"}}}},
+}
+
+
+def cancel_order(order_id: str, reason: Literal["changed_mind", "too_slow", "duplicate"]) -> dict:
+    """Cancel one pending order. Reads the order first and refuses if it has shipped.
+
+    Args:
+        order_id: the order's id, such as A1
+        reason: why the customer is canceling
+    """
+    # A real version would GET /orders/{id}, check the status, PATCH it and POST an event.
+    return {"order_id": order_id, "status": "canceled", "reason": reason}
+
+
+intent_tool = T.schema_from_function(cancel_order)
+print("REST endpoints a model would have to combine:", len(shop_api))
+print("tools the model sees after wrapping:          ", 1)
+print("rough size of the REST fragment:", len(json.dumps(shop_api)) // 4, "tokens (characters / 4)")
+print("rough size of the one tool:     ", T.schema_size_estimate([intent_tool]), "tokens (characters / 4)")
+
+# %% [markdown]
+# The two sizes are our own rough estimate (characters divided by 4, the rule the pack uses
+# in §2.4), not a tokenizer's count. The bigger gain is not the size: the model now makes one
+# decision ("cancel this order, for this reason") instead of planning three HTTP requests.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 3. JSON Schema, built from a Python signature
+#
+# Function calling describes a tool's arguments with JSON Schema [24]: which fields exist,
+# what type each has, which must be present and which values are allowed.
+# `T.schema_from_function` reads a function's type hints and its docstring and writes that
+# schema for you, in the shape the toolkit uses everywhere (the MCP shape: `name`,
+# `description`, `inputSchema`).
+
+# %%
+MADE_UP_CELSIUS = {"Paris": 21, "Rome": 21, "Oslo": 9}  # made-up numbers, not real weather
+
+
+def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> dict:
+    """Get the current weather for a city.
+
+    Args:
+        city: city name, such as Paris
+        unit: temperature unit
+    """
+    if city not in MADE_UP_CELSIUS:
+        raise T.ToolError(f"No weather for {city!r}. Known cities: {', '.join(MADE_UP_CELSIUS)}.")
+    celsius = MADE_UP_CELSIUS[city]
+    return {"city": city, "temp": celsius if unit == "celsius" else round(celsius * 9 / 5 + 32), "unit": unit}
+
+
+weather_tool = T.schema_from_function(get_weather)
+print(json.dumps(weather_tool, indent=1))
+
+# %% [markdown] slideshow={"slide_type": "fragment"}
+# Three keywords carry most of the weight:
+#
+# * `enum` turns a free string into a short menu (`celsius` or `fahrenheit`);
+# * `required` lists what a call must contain (`city`; `unit` has a default, so it may be left out);
+# * `"additionalProperties": false` means a field the model invented is an error, not something
+#   to ignore quietly.
+#
+# The descriptions are the part the model reads most carefully, which is why notebook 07 spends
+# a whole section on them.
+#
+# Each Python type hint becomes one JSON Schema type. The next cell shows the whole mapping on
+# one made-up function, then what happens when a parameter has no type hint at all.
+
+# %%
+def mapping_tour(count: int, ratio: float, label: str, dry_run: bool, tags: list[str],
+                 extra: dict, level: Literal[1, 2, 3], note: Optional[str] = None) -> None:
+    """Show how each Python type hint becomes JSON Schema."""
+
+
+for name, spec in T.schema_from_function(mapping_tour)["inputSchema"]["properties"].items():
+    print(f"{name:8} -> {spec}")
+print("required:", T.schema_from_function(mapping_tour)["inputSchema"]["required"])
+
+
+def no_hint(city, days: int = 1):
+    """A tool whose author forgot a type hint."""
+
+
+try:
+    T.schema_from_function(no_hint)
+except TypeError as err:
+    print("\nTypeError:", err)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 4. Checking a call, and repairing only what is obvious
+#
+# A schema is only useful if the harness holds every call up against it before the tool runs.
+# `T.validate_args` lists every problem it finds; an empty list means the call is valid.
+# `T.repair_args` then makes the small fixes whose meaning is not in doubt (the letter case of
+# an enum value, a number sent as a string, a misspelled parameter name) and writes down each
+# change. It never fills in a value the caller did not send.
+#
+# Below, six calls a careless model might write (typed by hand, not produced by a model).
+
+# %%
+schema = weather_tool["inputSchema"]
+bad_calls = [
+    {"city": "Paris", "unit": "Celsius"},
+    {"town": "Paris"},
+    {"city": 5},
+    {"citty": "Rome"},
+    {"city": "Rome", "unit": "kelvin"},
+    {"city": "Oslo", "unit": "fahrenheit", "days": "two"},
+]
+for args in bad_calls:
+    fixed, notes = T.repair_args(args, schema)
+    still = T.validate_args(fixed, schema)
+    print(f"{json.dumps(args)}\n   problems: {T.validate_args(args, schema)}\n"
+          f"   repaired: {json.dumps(fixed)}  notes: {notes}\n   after repair: {still or 'valid'}\n")
+
+# %% [markdown]
+# Two calls stay broken after repair, and that is the point. `{"town": "Paris"}` loses its
+# unknown key and is then missing `city`: repair could guess that a town is a city, but a guess
+# about meaning is exactly what it must not make. `"kelvin"` is not a spelling slip of either
+# allowed unit, so it is left for the model to fix.
+#
+# What does the model get back when a call stays invalid? The registry runs the same checks and
+# answers with text that names each problem and shows what it expected:
+
+# %%
+registry = T.ToolRegistry()
+registry.add(get_weather)
+result = registry.run("get_weather", {"city": "Rome", "unit": "kelvin"})
+print(result.kind, "|", result.content)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 5. Function calling in two vendors' APIs
+#
+# With function calling, your request to the model carries a list of tool definitions. When the
+# model wants a tool, its reply holds a tool name and a JSON object of arguments instead of (or
+# next to) text. Your code runs the tool and sends the result back in the next request. OpenAI
+# and Anthropic both work this way, under different names. The pack's comparison, in short:
+#
+# | | OpenAI [23] | Anthropic [22] |
+# |---|---|---|
+# | defining a tool | an entry in `tools` holding a function schema, its arguments under `parameters`; add `strict: true` if you want it | an entry with `name`, `description` and `input_schema` |
+# | the reply that wants a tool | carries `tool_calls` (in the Responses API: `function_call` items) | holds `tool_use` blocks, and its `stop_reason` says `"tool_use"` |
+# | returning the result | a message with role `tool` and the matching call id (Responses API: a `function_call_output` with that `call_id`) | a `tool_result` block that points at its `tool_use` |
+# | forcing or narrowing the pick | `tool_choice`: `auto`, `required`, a specific function, or a restricted set | `tool_choice`, with similar options |
+# | several calls in one turn | allowed unless you pass `parallel_tool_calls=false` | allowed unless you set `disable_parallel_tool_use` |
+#
+# Both offer a strict mode that forces the model's output to fit your schema [22] [23]. That
+# removes broken JSON and most type errors; it says nothing about whether the values are the
+# ones the user meant (Exercise 2). **These APIs change often and support different subsets
+# of JSON Schema: check the current documentation before relying on any detail above.**
+#
+# For the toolkit, a model's call is a plain dict, whatever vendor it came from:
+
+# %%
+print(T.call("call_1", "get_weather", city="Oslo", unit="fahrenheit"))
+print(registry.run("get_weather", {"city": "Oslo", "unit": "fahrenheit"}).content)
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# An open alternative exists too: the Gorilla team's OpenFunctions model, a 7B model meant to
+# stand in for vendor function calling. Its blog post (13 November 2023) reports 87.39% on a
+# 116-pair test set the authors built with GPT-3.5 [27]. That is a small, self-made test
+# reported by the builders, so read it as a demonstration rather than a comparison.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Exercise 1: one tool, three shapes
+#
+# 1. Write a tool of your own with at least one `Literal` parameter and one list parameter, and
+#    print its schema (the starter has an example you may replace).
+# 2. Write `to_openai(tool, strict=False)`: it takes a definition in the toolkit's MCP shape and
+#    returns an OpenAI function tool: `{"type": "function", "function": {"name", "description",
+#    "parameters"}}`, with `"strict": true` next to `parameters` only when `strict=True`. (The
+#    Responses API puts those keys at the top level instead of under `"function"`; the check
+#    accepts either nesting.)
+# 3. Write `to_anthropic(tool)`: it returns `{"name", "description", "input_schema"}`.
+#
+# The input may carry MCP-only keys such as `annotations` or `title`; neither vendor shape has a
+# place for them. Do not change the dict you are given. The check runs both functions on four
+# tools you have not seen.
+
+# %% tags=["starter"]
+def my_tool(size: Literal["small", "medium", "large"], toppings: list[str], note: str = "") -> str:
+    """Order one pizza. (An example: replace it with a tool of your own.)
+
+    Args:
+        size: pizza size
+        toppings: toppings, in the order they go on
+        note: anything the kitchen should know
+    """
+    return f"{size} pizza with {', '.join(toppings) or 'nothing'}"
+
+
+my_schema = T.schema_from_function(my_tool)
+print(json.dumps(my_schema, indent=1))
+
+
+def to_openai(tool: dict, strict: bool = False) -> dict:
+    """Turn an MCP-shaped tool definition into an OpenAI function tool."""
+    raise NotImplementedError("Exercise 1: build the OpenAI function tool")
+
+
+def to_anthropic(tool: dict) -> dict:
+    """Turn an MCP-shaped tool definition into an Anthropic tool."""
+    raise NotImplementedError("Exercise 1: build the Anthropic tool")
+
+
+# %% tags=["solution"]
+def to_openai(tool: dict, strict: bool = False) -> dict:
+    """Turn an MCP-shaped tool definition into an OpenAI function tool."""
+    function = {"name": tool["name"], "description": tool["description"],
+                "parameters": copy.deepcopy(tool["inputSchema"])}
+    if strict:
+        function["strict"] = True
+    return {"type": "function", "function": function}
+
+
+def to_anthropic(tool: dict) -> dict:
+    """Turn an MCP-shaped tool definition into an Anthropic tool."""
+    return {"name": tool["name"], "description": tool["description"],
+            "input_schema": copy.deepcopy(tool["inputSchema"])}
+
+
+# %% tags=["check"]
+ex01.check(to_openai, to_anthropic)
+
+# %% [markdown]
+# Once both converters pass, this cell puts the three shapes of your tool next to each other
+# (the weather tool's MCP form includes its annotations, which only MCP has a slot for).
+
+# %%
+def side_by_side(shapes: dict) -> HTML:
+    cols = "".join(f"<div><b>{html.escape(title)}</b><pre style='font-size:11px'>"
+                   f"{html.escape(json.dumps(shape, indent=1))}</pre></div>" for title, shape in shapes.items())
+    return HTML(f"<div style='display:grid;grid-template-columns:repeat({len(shapes)},1fr);gap:12px'>{cols}</div>")
+
+
+mcp_shape = T.Tool("get_weather", weather_tool["description"], get_weather, weather_tool["inputSchema"]).to_mcp()
+try:
+    shapes = {"MCP (toolkit)": mcp_shape, "OpenAI, strict [23]": to_openai(mcp_shape, strict=True),
+              "Anthropic [22]": to_anthropic(mcp_shape)}
+except NotImplementedError:
+    shapes = {"MCP (toolkit)": mcp_shape}
+    print("Finish Exercise 1 to see the two vendor shapes here.")
+side_by_side(shapes)
+
+# %% [markdown]
+# **Question.** Apart from `inputSchema` becoming `parameters` or `input_schema`, what changed
+# between the three shapes? What did you have to drop, and where does that information have to
+# live instead?
+
+# %% [markdown] tags=["solution"]
+# *A model answer.* The OpenAI definition gains a wrapper (`"type": "function"`, and in Chat
+# Completions a nested `"function"` object), so the tool list can hold other kinds of tool; the
+# Anthropic one stays flat. `strict` is an OpenAI switch with no twin in the definition itself.
+# The MCP `annotations` (read-only, destructive, open world) have no slot in either vendor
+# shape: once a tool goes to a vendor API, those facts must stay in your own harness, where the
+# permission gate (notebook 11) reads them. The schema itself passes through untouched, but
+# which JSON Schema keywords each vendor accepts, especially in strict mode, is vendor specific
+# and changes over time [22] [23], so a converter for real use also has to check the schema
+# against the current docs.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Exercise 2: valid but wrong
+#
+# Strict mode and `validate_args` both answer one question: does the call fit the schema? They
+# cannot answer a second one: is it the call the user wanted? Anthropic's documentation also
+# warns that a model may fill in a required value by guessing rather than asking [22].
+#
+# The request and the call a careful model would make are below. Write `valid_but_wrong()`: it
+# returns the arguments of a `get_weather` call that **passes** `validate_args` and still does
+# not answer the request. The check validates your call against its own copy of the schema,
+# fills in defaults, compares values the way the scorer does in notebook 09 (ignoring letter
+# case, so `"oslo"` is not a different city), and runs the tool on it.
+
+# %% tags=["starter"]
+print("user:", ex02.REQUEST)
+print("intended call: get_weather", ex02.INTENDED)
+
+
+def valid_but_wrong() -> dict:
+    """Arguments for get_weather that pass validation but do not answer the request."""
+    raise NotImplementedError("Exercise 2: return schema-valid arguments that miss the request")
+
+
+# %% tags=["solution"]
+def valid_but_wrong() -> dict:
+    """Arguments for get_weather that pass validation but do not answer the request."""
+    # `unit` is optional, so leaving it out is valid; the default answers in Celsius,
+    # and the user asked for Fahrenheit.
+    return {"city": "Oslo"}
+
+
+# %% tags=["check"]
+ex02.check(valid_but_wrong)
+
+# %% [markdown]
+# **Question.** Why can no schema reject your call? What could catch it?
+
+# %% [markdown] tags=["solution"]
+# *A model answer.* A schema describes the set of calls that are well formed; "Oslo in Celsius"
+# and "Oslo in Fahrenheit" are both in that set, and which one is right depends on the user's
+# sentence, which the schema never sees. Making `unit` required would force the model to choose,
+# but not to choose correctly. What can catch it works on the meaning, not the shape: a test set
+# of requests with gold calls scored by AST matching (notebook 09), a check of the final state or
+# answer against the request, a tool design that echoes its interpretation back ("9 °C in Oslo")
+# so the model or the user can notice, and for changes that matter, a person confirming the call
+# before it runs (notebook 11).
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## For discussion
+#
+# *(From the pack's discussion questions, in our words.)* A colleague argues that because every
+# tool has a JSON Schema, the agent's tool calls are safe. Using your answer to Exercise 2, and
+# the three failure groups of Figure 8 (notebook 12), name three things that go wrong with a
+# call that the schema happily accepts.
+#
+# ## What to take away
+#
+# * A tool's description is written for a reader that rereads it on every request; wrap REST
+#   endpoints into a few intent-level actions before you show them to a model.
+# * A JSON Schema with `enum`, `required` and `"additionalProperties": false` stops malformed
+#   calls; validation should name every problem, and repair should fix only slips whose meaning
+#   is plain.
+# * The vendor formats carry the same schema in different wrappers, and they keep changing.
+# * Valid is not the same as right. Notebook 06 takes the same tool definitions onto the wire
+#   with the Model Context Protocol.

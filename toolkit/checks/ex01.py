@@ -1,0 +1,180 @@
+"""Exercise 1 (notebook 05, pack §2.5): one tool, three shapes.
+
+The student writes two converters from the toolkit's MCP-shaped definition
+(``name``, ``description``, ``inputSchema``, maybe ``annotations``) to the two vendor shapes
+the pack compares: OpenAI's function tool with ``parameters`` and an optional ``strict``
+flag [23], and Anthropic's tool with ``input_schema`` [22]. OpenAI's Chat Completions API
+nests the function under ``"function"``; its Responses API puts the same keys at the top
+level. Both nestings are accepted here, since the vendors' shapes keep moving.
+
+The check runs both converters on tools the student has not seen and says, per rule, which
+passed and what to change.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Callable, Literal, Optional
+
+from ..schema import schema_from_function
+from . import Checker, CheckResult, NotDone, StudentError, not_done
+
+__all__ = ["check", "hidden_tools", "probe_parts"]
+
+TITLE = "Exercise 1: MCP shape to OpenAI and Anthropic shapes"
+MCP_ONLY = ("inputSchema", "annotations", "title", "outputSchema")
+
+
+def probe_parts(c: Checker, parts: dict[str, tuple[Callable, tuple]]) -> tuple[list[str], bool]:
+    """Call each named part of a student's answer once with sample arguments.
+
+    Returns ``(names that are still stubs, every part is a stub)``. A part that is still a
+    stub is recorded as a failed item, so a half-done answer never reads as all passed.
+    Other exceptions are left for the real checks to report.
+    """
+    stubs = []
+    for name, (fn, args) in parts.items():
+        try:
+            c.call(fn, *args)
+        except NotDone:
+            stubs.append(name)
+        except StudentError:
+            pass
+    if len(stubs) == len(parts):
+        return stubs, True
+    for name in stubs:
+        c.expect(False, f"{name} is written",
+                 "it still raises NotImplementedError; replace the stub with your code")
+    return stubs, False
+
+
+def hidden_tools() -> list[dict]:
+    """The tools the check converts: MCP-shaped definitions the notebook does not show."""
+
+    def find_trains(origin: str, destination: str, date: str, max_changes: int = 2,
+                    classes: Optional[list[Literal["first", "second"]]] = None) -> list:
+        """Find train connections between two stations on one day.
+
+        Args:
+            origin: departure station, such as Lyon
+            destination: arrival station
+            date: travel day as YYYY-MM-DD
+            max_changes: most changes of train the traveller accepts
+            classes: seat classes to include
+        """
+        return []
+
+    def set_thermostat(room: Literal["kitchen", "hall", "study"], celsius: float,
+                       hold: bool = False) -> str:
+        """Set the target temperature of one room.
+
+        Args:
+            room: which room
+            celsius: target temperature in degrees Celsius
+            hold: keep this target until changed by hand
+        """
+        return "ok"
+
+    def list_alarms() -> list:
+        """List every alarm that is set."""
+        return []
+
+    tools = [schema_from_function(f) for f in (find_trains, set_thermostat, list_alarms)]
+    tools[1]["annotations"] = {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}
+    tools[1]["title"] = "Thermostat"
+    tools.append({"name": "tag_photos", "description": "Attach tags to photos.",
+                  "inputSchema": {"type": "object",
+                                  "properties": {"photo_ids": {"type": "array", "items": {"type": "integer"}},
+                                                 "tags": {"type": "array", "items": {"type": "string"}}},
+                                  "required": ["photo_ids", "tags"], "additionalProperties": False},
+                  "annotations": {"readOnlyHint": False}})
+    return tools
+
+
+def _openai_function(out) -> dict:
+    """The object that holds name/description/parameters, in either OpenAI nesting."""
+    assert isinstance(out, dict), f"to_openai returned {type(out).__name__}, not a dict"
+    assert out.get("type") == "function", (
+        f"the tool needs \"type\": \"function\" at its top level; yours has {out.get('type')!r}")
+    inner = out.get("function", out)
+    assert isinstance(inner, dict), "\"function\" should hold an object with name, description and parameters"
+    return inner
+
+
+def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
+    """Run both converters on hidden tools; print what passed and what to try next."""
+    c = Checker(TITLE)
+    tools = hidden_tools()
+    sample = copy.deepcopy(tools[0])
+    _, all_stubs = probe_parts(c, {"to_openai": (to_openai, (sample,)),
+                                   "to_anthropic": (to_anthropic, (copy.deepcopy(sample),))})
+    if all_stubs:
+        return not_done(TITLE)
+    n = len(tools)
+
+    def openai_shape():
+        for tool in tools:
+            fn = _openai_function(c.call(to_openai, copy.deepcopy(tool)))
+            for key in ("name", "description"):
+                assert fn.get(key) == tool[key], (
+                    f"for tool {tool['name']!r}, {key!r} should be {tool[key]!r}, got {fn.get(key)!r}")
+            assert "parameters" in fn, (
+                f"for tool {tool['name']!r} there is no \"parameters\": OpenAI calls the input schema that")
+            assert fn["parameters"] == tool["inputSchema"], (
+                f"for tool {tool['name']!r}, \"parameters\" should be the inputSchema unchanged")
+
+    def openai_strict():
+        for tool in tools:
+            on = _openai_function(c.call(to_openai, copy.deepcopy(tool), strict=True))
+            assert on.get("strict") is True, (
+                f"to_openai(tool, strict=True) should set \"strict\": true next to \"parameters\" "
+                f"(tool {tool['name']!r} got {on.get('strict')!r})")
+            off = _openai_function(c.call(to_openai, copy.deepcopy(tool)))
+            assert off.get("strict", False) is False, (
+                "without strict=True, leave \"strict\" out (or false): strict mode is opt-in")
+
+    def openai_clean():
+        for tool in tools:
+            out = c.call(to_openai, copy.deepcopy(tool))
+            fn = _openai_function(out)
+            extra = [k for k in MCP_ONLY if k in fn or k in out]
+            assert not extra, (f"for tool {tool['name']!r} the result still has {', '.join(extra)}; "
+                               "these are MCP fields with no place in the OpenAI definition")
+
+    def anthropic_shape():
+        for tool in tools:
+            out = c.call(to_anthropic, copy.deepcopy(tool))
+            assert isinstance(out, dict), f"to_anthropic returned {type(out).__name__}, not a dict"
+            assert "input_schema" in out, (
+                f"for tool {tool['name']!r} there is no \"input_schema\" (snake case, at the top level)")
+            assert out["input_schema"] == tool["inputSchema"], (
+                f"for tool {tool['name']!r}, \"input_schema\" should be the inputSchema unchanged")
+            for key in ("name", "description"):
+                assert out.get(key) == tool[key], (
+                    f"for tool {tool['name']!r}, {key!r} should be {tool[key]!r}, got {out.get(key)!r}")
+
+    def anthropic_clean():
+        for tool in tools:
+            out = c.call(to_anthropic, copy.deepcopy(tool))
+            assert isinstance(out, dict), f"to_anthropic returned {type(out).__name__}, not a dict"
+            extra = sorted(set(out) - {"name", "description", "input_schema"})
+            assert not extra, (f"for tool {tool['name']!r} the result also has {', '.join(extra)}; "
+                               "keep only name, description and input_schema")
+
+    def input_untouched():
+        for label, fn in (("to_openai", to_openai), ("to_anthropic", to_anthropic)):
+            for tool in tools:
+                given = copy.deepcopy(tool)
+                c.call(fn, given)
+                assert given == tool, (f"{label} changed the tool it was given ({tool['name']!r}); "
+                                       "build a new dict instead of editing the one you were given")
+
+    c.run(f"to_openai gives a function tool with name, description and parameters ({n} hidden tools)",
+          openai_shape)
+    c.run("to_openai sets \"strict\": true only when asked", openai_strict)
+    c.run("to_openai leaves out MCP-only keys (inputSchema, annotations, title)", openai_clean)
+    c.run(f"to_anthropic gives name, description and input_schema ({n} hidden tools)", anthropic_shape)
+    c.run("to_anthropic leaves out MCP-only keys", anthropic_clean)
+    c.run("neither converter changes the tool it was given", input_untouched)
+    return c.done(next_step="Now answer the question below: what changed besides a key name?")
+

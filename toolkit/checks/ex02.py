@@ -1,0 +1,76 @@
+"""Exercise 2 (notebook 05, pack §2.5): a call that is valid and still wrong.
+
+The student writes the arguments of one ``get_weather`` call for a user's request that pass
+:func:`~toolkit.schema.validate_args` yet do not do what the user asked. The check validates
+them against its own copy of the schema, fills in defaults the way the tool would, compares
+with the intended call the way the scorer compares values (:func:`~toolkit.scoring.values_equal`),
+and runs the call to show that the tool answers without complaint.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Callable, Literal
+
+from ..demo_tools import make_weather_registry
+from ..schema import schema_from_function, validate_args
+from ..scoring import values_equal
+from . import Checker, CheckResult, NotDone, not_done
+
+__all__ = ["check", "REQUEST", "INTENDED", "weather_schema", "with_defaults"]
+
+TITLE = "Exercise 2: valid but wrong"
+REQUEST = "I'm packing for Oslo. How warm is it there, in Fahrenheit?"
+INTENDED = {"city": "Oslo", "unit": "fahrenheit"}
+
+
+def weather_schema() -> dict:
+    """The check's own copy of the ``get_weather`` definition (what the harness validates)."""
+
+    def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> dict:
+        """Get the current weather for a city.
+
+        Args:
+            city: city name, such as Paris
+            unit: temperature unit
+        """
+
+    return schema_from_function(get_weather)
+
+
+def with_defaults(args: dict, input_schema: dict) -> dict:
+    """``args`` plus the schema's default for every property the call left out."""
+    out = dict(args)
+    for name, spec in input_schema.get("properties", {}).items():
+        if name not in out and isinstance(spec, dict) and "default" in spec:
+            out[name] = spec["default"]
+    return out
+
+
+def check(valid_but_wrong: Callable[[], dict]) -> CheckResult:
+    """``valid_but_wrong()`` returns the arguments of a schema-valid, wrong call."""
+    c = Checker(TITLE)
+    try:
+        args = c.call(valid_but_wrong)
+    except NotDone:
+        return not_done(TITLE)
+    except Exception as exc:  # StudentError: one sentence, no traceback
+        c.expect(False, "valid_but_wrong() returns the arguments of one call", str(exc))
+        return c.done()
+    schema = weather_schema()["inputSchema"]
+    if not c.expect(isinstance(args, dict), "valid_but_wrong() returns the arguments as a dict",
+                    f"it returned {type(args).__name__}; return something like {{\"city\": ...}}"):
+        return c.done()
+    errors = validate_args(copy.deepcopy(args), schema)
+    c.expect(not errors, "the call passes validate_args, so a harness would run it",
+             "validate_args says: " + "; ".join(errors) + ". The exercise wants a call the schema accepts")
+    filled, intended = with_defaults(args, schema), with_defaults(INTENDED, schema)
+    same = set(filled) == set(intended) and all(values_equal(filled[k], intended[k]) for k in intended)
+    c.expect(not same, "it does not do what the user asked (defaults filled in, values compared as the scorer does)",
+             f"with defaults filled in, {filled} is the intended call {intended}; change a value the "
+             "user cares about, or leave out one they asked for")
+    answer = ""
+    if not errors and not same:
+        answer = make_weather_registry().run("get_weather", args, repair=False).content
+    return c.done(next_step=f"The tool ran your call and answered {answer!r}; nothing in the schema "
+                            "noticed. Now write why no schema can catch this, and what could.")

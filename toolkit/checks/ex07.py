@@ -1,0 +1,126 @@
+"""Exercise 7 (notebook 06, pack §2.6): output schemas and a client that checks them.
+
+A tool may declare an ``outputSchema``; its results then carry ``structuredContent``, a JSON
+object that should match it, and the spec says clients should check that it does [3]. The
+toolkit's server does not publish output schemas, so :class:`OutputSchemaServer` adds them to
+``tools/list`` without touching the core. The student writes the schema for the weather tool
+and ``check_structured(result, output_schema)``, a client-side check that uses
+:func:`~toolkit.schema.validate_args` as its JSON Schema checker.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Callable
+
+from ..demo_tools import make_weather_registry
+from ..mcp import InMemoryTransport, MCPClient, MCPServer
+from ..schema import validate_args
+from . import Checker, CheckResult, StudentError, not_done
+from .ex01 import probe_parts
+
+__all__ = ["OutputSchemaServer", "check", "weather_results", "REFERENCE_SCHEMA"]
+
+TITLE = "Exercise 7: output schemas"
+
+# The check's own schema for get_weather's structured result (used on the hidden results).
+REFERENCE_SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "temp": {"type": "number"},
+                   "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+    "required": ["city", "temp", "unit"],
+}
+
+
+class OutputSchemaServer(MCPServer):
+    """An :class:`~toolkit.mcp.server.MCPServer` that also lists an ``outputSchema`` for the
+    tools named in ``output_schemas`` (a dict from tool name to JSON Schema)."""
+
+    def __init__(self, registry, output_schemas: dict, **options) -> None:
+        super().__init__(registry, **options)
+        self.output_schemas = dict(output_schemas)
+
+    def _tools_list(self, params: dict) -> dict:
+        result = super()._tools_list(params)
+        for tool in result["tools"]:
+            if tool["name"] in self.output_schemas:
+                tool["outputSchema"] = copy.deepcopy(self.output_schemas[tool["name"]])
+        return result
+
+
+def weather_results(calls=(("Oslo", "celsius"), ("Cairo", "fahrenheit"), ("Lima", "celsius"))) -> list[dict]:
+    """Real ``tools/call`` results of the weather tool, taken through an in-memory session."""
+    client = MCPClient(InMemoryTransport(MCPServer(make_weather_registry())))
+    client.initialize()
+    return [client.call_tool("get_weather", {"city": city, "unit": unit}) for city, unit in calls]
+
+
+def _result(structured=None, is_error=False, text=None) -> dict:
+    out = {"content": [{"type": "text", "text": text if text is not None else json.dumps(structured)}],
+           "isError": is_error}
+    if structured is not None:
+        out["structuredContent"] = structured
+    return out
+
+
+def check(weather_output_schema: Callable[[], dict], check_structured: Callable[[dict, dict], list]) -> CheckResult:
+    """Check the student's schema on real and broken results, and their client-side check on
+    hidden results."""
+    c = Checker(TITLE)
+    good = weather_results()
+    _, all_stubs = probe_parts(c, {"weather_output_schema": (weather_output_schema, ()),
+                                   "check_structured": (check_structured, (copy.deepcopy(good[0]), REFERENCE_SCHEMA))})
+    if all_stubs:
+        return not_done(TITLE)
+
+    def schema():
+        s = c.call(weather_output_schema)
+        if not isinstance(s, dict) or s.get("type") != "object":
+            raise AssertionError('the output schema should be a JSON Schema object: {"type": "object", ...}')
+        return s
+
+    def accepts_real():
+        s = schema()
+        for r in good:
+            errors = validate_args(copy.deepcopy(r["structuredContent"]), s)
+            assert not errors, (f"your schema rejects a real result {r['structuredContent']}: "
+                                + "; ".join(errors))
+
+    def rejects_broken():
+        s = schema()
+        for broken, why in (({"city": "Oslo", "unit": "celsius"}, "temp is missing; list the fields in \"required\""),
+                            ({"city": "Oslo", "temp": "9 C", "unit": "celsius"},
+                             "temp is a string; give temp a numeric \"type\""),
+                            ({"temp": 9, "unit": "celsius"}, "city is missing; list it in \"required\"")):
+            assert validate_args(copy.deepcopy(broken), s), f"your schema accepts {broken}, but {why}"
+
+    cases = [
+        ("a result that matches", _result(good[0]["structuredContent"]), REFERENCE_SCHEMA, False),
+        ("temp sent as text", _result({"city": "Lima", "temp": "17 C", "unit": "celsius"}), REFERENCE_SCHEMA, True),
+        ("a field missing", _result({"city": "Lima", "unit": "celsius"}), REFERENCE_SCHEMA, True),
+        ("no structuredContent at all", _result(text="17 degrees in Lima"), REFERENCE_SCHEMA, True),
+        ("structuredContent that is a list", {**_result(text="[17]"), "structuredContent": [17]},
+         REFERENCE_SCHEMA, True),
+        ("an isError result (nothing structured to check)", _result(is_error=True, text="No weather for 'Atlantis'."),
+         REFERENCE_SCHEMA, False),
+        ("a tool with no outputSchema", _result(text="plain text"), None, False),
+    ]
+
+    def client_check(label, result, out_schema, should_flag):
+        def body():
+            problems = c.call(check_structured, copy.deepcopy(result), copy.deepcopy(out_schema))
+            if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
+                raise AssertionError(f"check_structured should return a list of strings, got {problems!r}")
+            if should_flag:
+                assert problems, f"it returned [] for {label}; that result breaks the declared schema"
+            else:
+                assert not problems, f"it flagged {label}: {problems}; this result is fine"
+        return body
+
+    c.run("your outputSchema accepts the weather tool's real results", accepts_real)
+    c.run("your outputSchema rejects results with a field missing or mistyped", rejects_broken)
+    for label, result, out_schema, should_flag in cases:
+        verb = "flags" if should_flag else "accepts"
+        c.run(f"check_structured {verb} {label}", client_check(label, result, out_schema, should_flag))
+    return c.done(next_step="Now say what the client should do when the check fails.")
