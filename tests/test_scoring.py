@@ -169,12 +169,13 @@ def test_exact_string_match_is_brittle_where_ast_is_not():
 # ---- real benchmark data -------------------------------------------------------------------
 
 def _perfect_output(case):
+    declared = {f["name"]: f["parameters"]["properties"] for f in case["function"]}
     calls = []
     for g in gold_calls(case):
         kwargs = {}
         for param, options in g["args"].items():
             value = next((o for o in options if o != ""), None)
-            if value is None:
+            if value is None or param not in declared[g["name"]]:
                 continue
             kwargs[param] = _first_choice(value)
         calls.append((g["name"], kwargs))
@@ -204,6 +205,18 @@ def test_bfcl_slice_gold_answers_pass_and_mutations_fail():
         renamed = _perfect_output(case).replace(golds[0]["name"] + "(", "made_up_tool(", 1)
         assert T.classify(case, renamed) == "hallucinated_function", case["id"]
         assert T.classify(case, "") == "missed_call"
+
+
+def test_an_argument_the_schema_does_not_declare_fails_even_if_gold_lists_it():
+    """BFCL checks arguments against the function's schema too (parallel_multiple_26's gold
+    lists a 'type' argument that bank.calculate_balance does not declare)."""
+    case = next(c for c in load_bfcl("parallel_multiple") if c["id"] == "parallel_multiple_26")
+    ok = "[bank.get_transaction_history(account='00125648', days=7), bank.calculate_balance(account='00125648')]"
+    assert T.classify(case, ok) == "pass"
+    extra = ok.replace("account='00125648')]", "account='00125648', type='credit')]")
+    assert T.classify(case, extra) == "wrong_arguments"
+    missing_required = "[bank.get_transaction_history(account='00125648'), bank.calculate_balance(account='00125648')]"
+    assert T.classify(case, missing_required) == "wrong_arguments"
 
 
 def test_bfcl_optional_parameters_may_be_left_out():

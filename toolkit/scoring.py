@@ -22,6 +22,8 @@ Where these rules differ from BFCL's own checker (``bfcl_eval``'s ``ast_checker`
 Where BFCL's semantics are followed:
 
 * ``""`` among a parameter's acceptable values makes it optional; an extra parameter fails.
+  When the function schemas are known, an argument the schema does not declare, or a missing
+  required one, also fails, whatever the gold answer lists.
 * A dict-typed parameter's gold value may be BFCL's nested form ``{key: [acceptable values]}``
   (and a list of such dicts, matched in order); keys are checked one by one, with ``""`` again
   marking optional keys.
@@ -38,7 +40,7 @@ from typing import Any, Iterable, Mapping
 
 __all__ = [
     "parse_calls", "values_equal", "call_matches", "calls_match", "classify",
-    "evaluate_calls", "exact_string_match", "format_calls", "load_bfcl", "gold_calls", "case_category", "known_names",
+    "evaluate_calls", "exact_string_match", "format_calls", "load_bfcl", "gold_calls", "function_schemas", "case_category", "known_names",
     "FAILURE_TYPES", "FUNCS", "BFCL_CASES", "BFCL_OUTPUTS",
 ]
 
@@ -297,6 +299,27 @@ def known_names(functions: Any) -> set:
     return names
 
 
+def function_schemas(functions: Any) -> dict:
+    """``{name: parameters schema}`` for the functions whose schemas are known (BFCL's
+    ``parameters`` or MCP's ``inputSchema``); names given without a schema are left out."""
+    items = functions.values() if isinstance(functions, Mapping) else (functions or [])
+    out = {}
+    for f in items:
+        if isinstance(f, Mapping) and "name" in f:
+            schema = f.get("parameters") or f.get("inputSchema")
+            if isinstance(schema, Mapping):
+                out[f["name"]] = schema
+    return out
+
+
+def _fits_declared(kwargs: dict, schema: Mapping | None) -> bool:
+    """Every argument is a declared parameter and every required one is given (as BFCL checks)."""
+    if schema is None:
+        return True
+    props = schema.get("properties") or {}
+    return all(k in props for k in kwargs) and all(r in kwargs for r in schema.get("required") or [])
+
+
 def classify(case: Mapping, output: Any, known_functions: Any = None) -> str:
     """``"pass"`` or the first failure that applies, in this order: ``format_error``,
     ``should_abstain`` (no call was right, calls were made), ``missed_call``,
@@ -304,7 +327,8 @@ def classify(case: Mapping, output: Any, known_functions: Any = None) -> str:
     ``wrong_call_count``, ``wrong_function``, ``wrong_arguments``.
 
     ``known_functions`` defaults to the case's own function list (``function`` in BFCL files,
-    ``functions`` here).
+    ``functions`` here). When it carries schemas, an argument the function does not declare,
+    or a missing required one, is ``wrong_arguments`` even if the gold answer would allow it.
     """
     gold = gold_calls(case)
     try:
@@ -324,6 +348,9 @@ def classify(case: Mapping, output: Any, known_functions: Any = None) -> str:
         return "wrong_call_count"
     if Counter(name for name, _ in calls) != Counter(g["name"] for g in gold):
         return "wrong_function"
+    schemas = function_schemas(known_functions)
+    if any(not _fits_declared(kwargs, schemas.get(name)) for name, kwargs in calls):
+        return "wrong_arguments"
     if not calls_match(calls, gold):
         return "wrong_arguments"
     return "pass"
