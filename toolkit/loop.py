@@ -1,9 +1,9 @@
 """The function-calling loop: the harness between a model and its tools.
 
 Pack §2.2 (Figure 1: the model only asks; the harness checks, runs and answers) and §2.8
-(parallel calls, timeouts, retries with back-off, step limits). Messages follow the OpenAI
-shape the pack uses: an assistant message with ``tool_calls``, then one ``tool`` message per
-call, in call order.
+(parallel calls, timeouts, retries with back-off, step limits). The conversation is kept in
+the OpenAI style: each turn that asks for tools adds the assistant's ``tool_calls`` and then
+the answers, one ``tool`` message for each call, in the order the calls were made.
 """
 
 from __future__ import annotations
