@@ -1,0 +1,495 @@
+# %% [markdown] slideshow={"slide_type": "slide"}
+# # 06 · The Model Context Protocol
+#
+# *Pack §2.6. Exercises 6 and 7.*
+#
+# Function calling (notebook 05) ties a tool to one application and one vendor's format. The
+# Model Context Protocol (MCP) moves the tool into a separate program, a **server**, that any
+# application speaking MCP can connect to [3]. This notebook follows the pack and pins
+# everything to revision **2025-06-18** of the specification; newer revisions exist (the pack's
+# reference list names 2026-07-28 as the latest on 28 October 2026), so read the current one
+# before you build on a detail.
+#
+# Plan: the roles; the JSON-RPC messages; a whole session, message by message, first inside
+# this process and then with a real child process; the two ways a call can fail; then you talk
+# to the server yourself (Exercise 6) and make a client check a tool's structured output
+# (Exercise 7).
+
+# %%
+import json
+import random
+
+import toolkit as T
+from toolkit.checks import ex06, ex07
+from toolkit.demo_tools import make_weather_registry
+from toolkit.figures import show as show_figure
+
+random.seed(0)  # nothing below is random; the seed is set so that stays true if that changes
+
+
+def show_wire(log, width=160):
+    """Print a transport log: -> what the client sent, <- what came back (long lines cut)."""
+    for arrow, msg in log:
+        text = json.dumps(msg)
+        print(arrow, text if len(text) <= width else text[:width] + " …")
+
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 1. Who talks to whom
+#
+# Our own arithmetic, to see why a protocol helps: if 3 applications each want 4 services
+# (chat, code hosting, a database, a calendar), writing every pair by hand means 3 × 4 = 12
+# integrations. If each service ships one MCP server and each application one MCP client,
+# it is 3 + 4 = 7 pieces, and a fifth service costs one server, not three integrations.
+#
+# The specification names three roles [3] (Figure 5, panel A):
+#
+# * the **host** is the program the user runs; it holds the model, the user interface and the
+#   right to say yes or no;
+# * a **client** lives inside the host and keeps exactly one connection to one server;
+# * a **server** offers tools (and other things this course does not use).
+#
+# The host stays in charge: a server is not meant to see the whole conversation, nor what other
+# servers are doing [3]. In this notebook, the notebook itself plays the host, `T.MCPClient` is
+# the client, and `T.MCPServer` wraps a `ToolRegistry` as the server.
+
+# %%
+show_figure(5)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 2. The messages are JSON-RPC 2.0
+#
+# Every MCP message is a JSON-RPC 2.0 object [26], and there are three kinds [3]:
+#
+# | kind | has | gets |
+# |---|---|---|
+# | request | `method`, `params`, and an `id` | exactly one response with that `id` |
+# | response | the request's `id`, and **either** `result` **or** `error` | nothing |
+# | notification | `method`, `params`, and **no** `id` | nothing, ever |
+#
+# MCP narrows JSON-RPC in one place that matters below: an `id` must be a string or an integer,
+# never null, and a client must not use the same id twice in a session [3]. Revision
+# 2025-06-18 also dropped JSON-RPC batches (several messages in one JSON array) [3].
+#
+# The server's `handle` method takes one parsed message and returns the reply, or `None` for a
+# notification. Here it is fed messages directly, with no client in between, to show the rules:
+
+# %%
+env = T.RetailEnv(policy_in_tool=True)  # get_order and cancel_order over four made-up orders
+bare = T.MCPServer(env.registry, name="shop", title="Toy Shop")
+
+probes = {
+    "tools/list before the handshake": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    "ping (allowed at any time)": {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+    "a notification": {"jsonrpc": "2.0", "method": "notifications/progress"},
+    "an id of null": {"jsonrpc": "2.0", "id": None, "method": "ping"},
+    "a batch": [{"jsonrpc": "2.0", "id": 3, "method": "ping"}],
+    "a method nobody offers": {"jsonrpc": "2.0", "id": 4, "method": "resources/list"},
+}
+for label, msg in probes.items():
+    print(f"{label:34} -> {json.dumps(bare.handle(msg))}")
+
+# %% [markdown]
+# Until the handshake is done, the server refuses every request except `ping` and `initialize`
+# with −32600 *Server not initialized*, even one for a method it does not have. The
+# notification got no reply at all (`null` above), as JSON-RPC requires. Section 3 shows what
+# an unknown method gets once the session is open.
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# **Quiz.** Which rule does MCP set for the `id` of a request [3] [26]?
+#
+# 1. Any value, null included, and the same id may be sent again for each new request.
+# 2. It is always the number 1.
+# 3. A string or an integer, never null, and never reused within one session.
+# 4. Requests carry no id; only notifications do.
+#
+# <details><summary>Answer</summary>
+#
+# 3. The table above shows why 4 is backwards: the id is what ties a response to its request,
+# and a notification is exactly the message that has none.
+# </details>
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 3. A session in memory, message by message
+#
+# `T.InMemoryTransport` hands each message straight to the server, but still turns it into
+# JSON text and back on both sides, so what you see is what would cross a wire. Its `log`
+# records every message: `->` from the client, `<-` from the server.
+#
+# **Step 1, the handshake.** The client says which protocol version it wants, what it can do,
+# and who it is. The server answers with a version it supports (the same one, if it can), its
+# own capabilities and name, and optionally instructions for the model. Then the client sends
+# the notification `notifications/initialized`, and only after that does ordinary traffic
+# begin [3].
+
+# %%
+server = T.MCPServer(env.registry, name="shop", title="Toy Shop",
+                     instructions="Look an order up before you cancel it.")
+wire = T.InMemoryTransport(server)
+client = T.MCPClient(wire)
+
+hello = client.initialize()
+show_wire(wire.log)
+print("\nserver.initialized:", server.initialized, "| server.ready:", server.ready)
+print("version agreed:", client.protocol_version, "| server says:", hello["instructions"])
+
+# %% [markdown]
+# **Step 2, listing the tools.** Each entry has a `name`, a `description` and an `inputSchema`,
+# and may have a `title`, an `outputSchema` (Exercise 7) and `annotations` [3]. The annotations
+# are hints (read-only? destructive? does it reach the open world?) that a client must treat as
+# untrusted unless it trusts the server; when one is missing, the spec assumes the worst: the
+# tool may change and destroy things and touch the outside world [3].
+
+# %%
+mark = len(wire.log)
+tools = client.list_tools()
+show_wire(wire.log[mark:])
+for tool in tools:
+    print(f"\n{tool['name']}: {tool['description']}\n   annotations: {tool['annotations']}")
+
+# %% [markdown]
+# A long list may come in pages: the reply then carries `nextCursor`, and the client sends it
+# back as `cursor` to get the next page [3]. `MCPClient.list_tools` follows the cursors until
+# there are none left. With a page size of one:
+
+# %%
+paged_wire = T.InMemoryTransport(T.MCPServer(env.registry, page_size=1))
+paged = T.MCPClient(paged_wire)
+paged.initialize()
+mark = len(paged_wire.log)
+print("tools:", [t["name"] for t in paged.list_tools()])
+show_wire(paged_wire.log[mark:], width=120)
+
+# %% [markdown]
+# **Step 3, calling a tool.** `tools/call` carries the tool's name and its arguments. The
+# result holds a `content` list of typed items (text here) and the flag `isError`. When the
+# tool returned an object, the toolkit's server also sends it as `structuredContent`, and puts
+# the same JSON in a text block, as the spec asks for older clients [3].
+
+# %%
+mark = len(wire.log)
+looked_up = client.call_tool("get_order", {"order_id": "A1"})
+show_wire(wire.log[mark:])
+print("\nstructuredContent:", looked_up["structuredContent"], "| isError:", looked_up["isError"])
+try:
+    client._request("resources/list")  # a method this server does not offer, now that the session is open
+except T.MCPError as err:
+    print("resources/list after the handshake ->", err)
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# **Quiz.** Under revision 2025-06-18, how does a session start [3]?
+#
+# 1. The client asks for `tools/list`, then sends `initialize`, then the server sends `initialized`.
+# 2. The client sends `initialize`; the server answers with its version and capabilities; the
+#    client sends the notification `notifications/initialized`; then requests such as
+#    `tools/list` may follow.
+# 3. The server opens with `tools/call` and the client replies with its tools.
+# 4. There is no handshake; the transport fixes the version.
+#
+# <details><summary>Answer</summary>
+#
+# 2, which is exactly the log printed in Step 1. Section 2 showed what the toolkit's server
+# does with a request that arrives before the handshake.
+# </details>
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 4. Two ways to fail
+#
+# MCP keeps two kinds of failure apart [3]:
+#
+# * a **protocol error** is a JSON-RPC `error` in place of a result, with an integer code (such
+#   as −32602, *invalid params*); the host usually deals with it;
+# * a **tool execution error** is an ordinary result with `isError: true` and an explanation in
+#   `content`; because it is content, the model reads it and can change its plan.
+#
+# The spec's own examples blur the line for bad arguments. The pack, and this toolkit, choose
+# one reading and say so: a call that breaks the tool's schema is a protocol error (−32602); a
+# failure inside the tool is `isError`. Another server may choose the other way. The shop here
+# refuses to cancel an order that has shipped, inside the tool (the rule of exercise 11).
+
+# %%
+attempts = [
+    ("get_order", {"order_id": "B1"}),
+    ("refund_order", {"order_id": "A1"}),   # no such tool here
+    ("cancel_order", {"order_id": 7}),      # breaks the schema: an integer, not a string
+    ("cancel_order", {"order_id": "A2"}),   # valid call; the tool says no
+]
+for name, args in attempts:
+    try:
+        result = client.call_tool(name, args)
+        print(f"{name}({args})\n   result, isError={result['isError']}: {result['content'][0]['text']}\n")
+    except T.MCPError as err:
+        print(f"{name}({args})\n   protocol error {err}\n")
+
+# %% [markdown]
+# What does the **model** get to read? `T.mcp_to_registry` turns the server's tools into a local
+# registry, so the agent loop of notebook 02 can use them. The host side now knows every tool's
+# schema from `tools/list`, so it can catch a bad argument or an unknown name itself, before
+# anything crosses the wire. Whichever side catches the problem, the model reads a sentence it
+# can act on.
+
+# %%
+remote_tools = T.mcp_to_registry(client)
+mark = len(wire.log)
+for name, args in [("cancel_order", {"order_id": "A2"}), ("cancel_order", {"order_id": 7}),
+                   ("refund_order", {"order_id": "A1"})]:
+    seen = remote_tools.run(name, args, repair=False)
+    print(f"{seen.kind:13} {seen.content}")
+print("\nmessages that crossed the wire:", len(wire.log) - mark, "(one tools/call and its reply)")
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# **Quiz.** Case X: the model asks for a tool name the server does not have. Case Y: the tool
+# runs, but the outside service it depends on is down. Which pairing fits revision 2025-06-18 [3]?
+#
+# 1. X is a JSON-RPC protocol error (for instance −32602); Y is a normal result with `isError: true`
+#    and a message in `content`.
+# 2. Both are JSON-RPC errors with one shared code.
+# 3. X is an `isError` result; Y is a protocol error.
+# 4. Neither is reported: the server hides failures from the model.
+#
+# <details><summary>Answer</summary>
+#
+# 1. The cell above shows X (`refund_order`) as protocol error −32602 and the shipped order as
+# an `isError` result; a failed upstream service is the same kind of failure as that refusal.
+# </details>
+#
+# **For discussion.** *(Pack discussion question 7, in our words.)* For an unknown tool name,
+# should the model see the failure, or only the host? And for "that order has already shipped"?
+# Argue for where you would draw the line, and what the model should be able to do next in
+# each case.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 5. The same session over a real child process
+#
+# With the **stdio** transport, the client starts the server as a child process and they
+# exchange messages over the child's standard input and output: one JSON message per line, no
+# newline inside a message. The server may log to standard error, but its standard output
+# carries MCP messages and nothing else [3].
+#
+# `T.StdioTransport()` starts `python -m toolkit serve`, a server with two tools, `echo` and
+# `add`. The client code is the same as above; only the transport changed.
+
+# %%
+with T.StdioTransport() as child:
+    remote = T.MCPClient(child)
+    remote.initialize()
+    print("server:", remote.server_info)
+    print("tools:", [t["name"] for t in remote.list_tools()])
+    print("add(2, 3) ->", remote.call_tool("add", {"a": 2, "b": 3}))
+    # The agent loop from notebook 02, with a scripted (mock) model, over the remote tools:
+    mock = T.ScriptedModel([{"tool_calls": [T.call("c1", "add", a=40, b=2)]}, {"content": "40 + 2 = 42"}])
+    run = T.run_agent(mock, T.mcp_to_registry(remote), "What is 40 + 2?")
+    tool_said = [m["content"] for m in run.messages if m["role"] == "tool"]
+    print("(mock) model's answer:", run.final, "| the tool said:", tool_said)
+    print("lines the child wrote to stderr:", len(child.stderr_lines))
+print("child exit code after close():", child.proc.returncode)
+print()
+show_wire(child.log[:4])
+
+# %% [markdown]
+# Closing the transport is how a stdio session ends: the client closes the child's input, the
+# child sees end of file and exits (the exit code 0 above), and the client would terminate it
+# if it did not [3].
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Exercise 6: talk to the server by hand
+#
+# Write the six raw lines a client would send, as strings, in this order:
+#
+# 1. an `initialize` request;
+# 2. the `notifications/initialized` notification;
+# 3. a `tools/list` request;
+# 4. any request whose `id` is `null`;
+# 5. a JSON array (a batch);
+# 6. a line that is not JSON at all.
+#
+# The check cell sends your lines to a fresh `python -m toolkit serve` through
+# `T.StdioTransport().send_line`, prints each reply, and then checks them in another fresh
+# process. (You can also do this in a terminal: run `python -m toolkit serve` and paste the
+# lines; end with Ctrl-D.) Afterwards, answer the question below the check.
+
+# %% tags=["starter"]
+def hand_typed_lines() -> list[str]:
+    """Six raw lines for the stdio server, in the order given above."""
+    raise NotImplementedError("Exercise 6: return the six lines as strings")
+
+
+# %% tags=["solution"]
+def hand_typed_lines() -> list[str]:
+    """Six raw lines for the stdio server, in the order given above."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "by-hand", "version": "0.0.1"}}}
+    return [
+        json.dumps(init),
+        '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}',
+        '{"jsonrpc": "2.0", "id": null, "method": "ping"}',
+        '[{"jsonrpc": "2.0", "id": 3, "method": "ping"}]',
+        "hello, server",
+    ]
+
+
+# %% tags=["check"]
+ex06.talk(hand_typed_lines)
+ex06.check(hand_typed_lines)
+
+# %% [markdown]
+# **Question.** For each of the six replies, name the rule in the MCP specification [3] or the
+# JSON-RPC 2.0 specification [26] that makes the server answer the way it did.
+
+# %% [markdown] tags=["solution"]
+# *A model answer.*
+#
+# 1. **initialize → result.** MCP's lifecycle: the server answers with the version it will speak
+#    (the client's, when supported), its capabilities and its `serverInfo` [3].
+# 2. **notifications/initialized → nothing.** JSON-RPC: a message without an id is a notification,
+#    and the server must not reply to it [26]; MCP's lifecycle uses this one to open normal
+#    operation [3].
+# 3. **tools/list → result with the same id.** A response carries its request's id and exactly
+#    one of `result` or `error` [26] [3].
+# 4. **id null → −32600, id null.** MCP forbids a null id [3]; the request is therefore invalid,
+#    and JSON-RPC's code for an invalid request is −32600. Because no usable id can be read, the
+#    error's id is null [26].
+# 5. **a JSON array → −32600.** JSON-RPC 2.0 allows batches [26], but MCP's 2025-06-18 changelog
+#    removed batching [3], so this server treats an array as an invalid request.
+# 6. **not JSON → −32700, id null.** JSON-RPC's *Parse error* for text that is not valid JSON;
+#    the id is null because nothing could be read [26]. The server keeps going afterwards: one
+#    bad line does not end the session.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Exercise 7: output schemas
+#
+# A tool may publish an `outputSchema` in `tools/list`. Its results should then carry
+# `structuredContent` that fits that schema, and the spec says clients should check that they
+# do [3]. The toolkit's server does not publish output schemas itself; for this exercise,
+# `ex07.OutputSchemaServer` is a small subclass that adds them.
+#
+# 1. Write `weather_output_schema()`: the JSON Schema of what `get_weather` returns, an object
+#    with `city` (text), `temp` (a number) and `unit` (`celsius` or `fahrenheit`), all required.
+# 2. Write `check_structured(result, output_schema)`: given a `tools/call` result and the tool's
+#    `outputSchema` (or `None` when it has none), return a list of problems, empty when all is
+#    well. Use `T.validate_args(value, schema)` as your JSON Schema checker. Think about a result
+#    without `structuredContent`, and about an `isError` result.
+#
+# Then answer: what should the client do when the check fails?
+
+# %% tags=["starter"]
+def weather_output_schema() -> dict:
+    """The JSON Schema of get_weather's structured result."""
+    raise NotImplementedError("Exercise 7: write the output schema")
+
+
+def check_structured(result: dict, output_schema: dict | None) -> list[str]:
+    """Problems with a tools/call result's structuredContent; [] when there are none."""
+    raise NotImplementedError("Exercise 7: check structuredContent against the output schema")
+
+
+# %% tags=["solution"]
+def weather_output_schema() -> dict:
+    """The JSON Schema of get_weather's structured result."""
+    return {"type": "object",
+            "properties": {"city": {"type": "string"}, "temp": {"type": "number"},
+                           "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+            "required": ["city", "temp", "unit"]}
+
+
+def check_structured(result: dict, output_schema: dict | None) -> list[str]:
+    """Problems with a tools/call result's structuredContent; [] when there are none."""
+    if output_schema is None or result.get("isError"):
+        return []  # nothing was promised, or the tool failed and says so in its content
+    if "structuredContent" not in result:
+        return ["the tool declares an outputSchema but its result has no structuredContent"]
+    return [f"structuredContent: {p}" for p in T.validate_args(result["structuredContent"], output_schema)]
+
+
+# %% tags=["check"]
+ex07.check(weather_output_schema, check_structured)
+
+# %% [markdown]
+# When both parts pass, this cell runs them on the wire: a server that lists your schema, one
+# good call, and one call to a broken copy of the tool that sends the temperature as text.
+
+# %%
+def broken_weather(city: str) -> dict:
+    """Get the current weather for a city (a broken copy: temp comes back as text)."""
+    return {"city": city, "temp": "9 C", "unit": "celsius"}
+
+
+try:
+    schemas = {"get_weather": weather_output_schema()}
+except NotImplementedError:
+    schemas = {}
+    print("Finish Exercise 7 to see your schema and your check at work here.")
+if schemas:
+    registry7 = make_weather_registry()
+    registry7.add(broken_weather)
+    client7 = T.MCPClient(T.InMemoryTransport(ex07.OutputSchemaServer(
+        registry7, {"get_weather": schemas["get_weather"], "broken_weather": schemas["get_weather"]})))
+    client7.initialize()
+    declared = {t["name"]: t.get("outputSchema") for t in client7.list_tools()}
+    print("tools with an outputSchema:", [name for name, s in declared.items() if s])
+    for name in ("get_weather", "broken_weather"):
+        result = client7.call_tool(name, {"city": "Oslo"})
+        print(f"{name}: {result['structuredContent']} -> problems: {check_structured(result, declared[name])}")
+
+# %% [markdown]
+# **Question.** Your check found a problem. What should the client do with that result, and
+# what should it not do?
+
+# %% [markdown] tags=["solution"]
+# *A model answer.* Treat it as a failed call, not as data. Code that reads `structuredContent`
+# was promised a shape; passing a value that breaks the promise on to it moves the bug somewhere
+# harder to find. So the client (1) does not hand the structured value to anything that trusts
+# it, (2) reports a tool error in its place, naming the field that was wrong, so the model can
+# decide to retry, use the text block, or tell the user, (3) logs the server, the tool and the
+# bad value, since a server that breaks its own schema needs fixing by its maintainers, and
+# (4) keeps the session alive: one bad result is not a reason to disconnect. It should not
+# silently coerce the value ("9 C" to 9), for the same reason repair must not guess (notebook 05).
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 6. Other transports, authorization and safety
+#
+# **Streamable HTTP** is the spec's second transport: the server exposes one HTTP endpoint
+# that accepts POST and GET, and may stream replies as Server-Sent Events; sessions have ids and
+# requests carry a protocol-version header. The spec asks servers to check the `Origin` header
+# and, when running locally, to listen on localhost only [3]. Authorization is defined for the
+# HTTP transports: the 2025-06-18 changelog treats an MCP server as an OAuth resource server and
+# adds Resource Indicators; a stdio server takes its credentials from its environment [3].
+#
+# **Safety.** The tools page of the spec puts duties on both sides [3]. Servers validate inputs,
+# control access, rate limit and clean their outputs. Clients ask for confirmation before
+# sensitive operations, show the inputs of a call before making it, check results, use timeouts
+# and keep logs, and a person should always be able to refuse a tool call. Notebook 11 builds a
+# small version of that last rule, the permission gate, driven by the annotations you saw in
+# Step 2.
+#
+# **For discussion.** *(Pack discussion question 6, in our words.)* One MCP server can plug into
+# many hosts [3]. When a host puts a server's tool descriptions into the model's prompt, what is
+# it trusting? Before installing a server someone else wrote, what would you look at?
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Reading the specification alongside
+#
+# The specification [3] is documentation, not a paper: read the pages that match what you just
+# ran, with this notebook open next to it.
+#
+# | spec page (2025-06-18) | where it shows up here |
+# |---|---|
+# | architecture | section 1, the three roles |
+# | base protocol | section 2, message kinds and ids; Exercise 6 |
+# | lifecycle | section 3, Step 1; Exercise 6 |
+# | server features → tools | section 3, Steps 2–3; section 4; Exercise 7 |
+# | transports | section 5 (stdio); section 6 (Streamable HTTP) |
+# | authorization | section 6 |
+# | schema reference, changelog | the exact field names; batching removed (Exercise 6, line 5) |
+#
+# ## What to take away
+#
+# * MCP puts a tool behind a server that any MCP host can use; the host keeps control.
+# * Every message is JSON-RPC 2.0; ids are strings or integers, never null, never reused.
+# * A session is initialize → `notifications/initialized` → `tools/list` / `tools/call`, and
+#   ends when the transport closes.
+# * A protocol error is for the host; an `isError` result is for the model.
+# * The same client code ran in memory and against a real child process; only the transport
+#   changed.
