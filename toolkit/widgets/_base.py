@@ -99,7 +99,7 @@ class LiveFigure:
             self.canvas.restore_region(background)
         renderer = self.canvas.get_renderer()
         for a in self.moving:
-            if a.get_visible() and (a.axes is not None or a.figure is not None):
+            if a.get_visible() and (a.axes is None or a.axes.get_visible()):
                 a.draw(renderer)
         self.png = self._encode()
         return self.png

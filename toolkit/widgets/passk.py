@@ -193,6 +193,9 @@ class PassKExplorer(LiveView):
                               self.summary, self.table])
         self._mock_controls = (self.p_skip_check, self.p_typo, self.trials, self.seed, self.policy_in_tool)
         self._build_figure()
+        # draw the τ-bench background now, so the first switch of source is as fast as any
+        self.title.set_text(_title(SOURCE_TAU, len(load_taubench()["successes"])))
+        self.figure.render(key=self.title.get_text())
         self.watch(self.source, *self._mock_controls)
         self.refresh()
 
@@ -230,10 +233,7 @@ class PassKExplorer(LiveView):
     def draw(self, state: PassKState) -> None:
         self.hat_line.set_data(state.ks, state.pass_hat)
         self.at_line.set_data(state.ks, state.pass_at)
-        if state.source == SOURCE_MOCK:
-            title = f"pass^k and pass@k: mock retail agent, {len(state.task_ids)} tasks"
-        else:
-            title = f"pass^k and pass@k: gpt-4o on τ-airline, {len(state.task_ids)} tasks [5]"
+        title = _title(state.source, len(state.task_ids))
         self.title.set_text(title)
         self.image.value = self.figure.render(key=title)
         self.summary.value = (f"<div style='font-size:14px;margin:4px 0'><b>{esc(settings_line(state))}</b>"
@@ -242,6 +242,12 @@ class PassKExplorer(LiveView):
         disabled = state.source != SOURCE_MOCK
         for c in self._mock_controls:
             c.disabled = disabled
+
+
+def _title(source: str, tasks: int) -> str:
+    if source == SOURCE_MOCK:
+        return f"pass^k and pass@k: mock retail agent, {tasks} tasks"
+    return f"pass^k and pass@k: gpt-4o on τ-airline, {tasks} tasks [5]"
 
 
 def passk_explorer(**settings) -> PassKExplorer:
