@@ -148,8 +148,8 @@ for tool in tools:
     print(f"\n{tool['name']}: {tool['description']}\n   annotations: {tool['annotations']}")
 
 # %% [markdown]
-# A long list may come in pages: the reply then carries `nextCursor`, and the client sends it
-# back as `cursor` to get the next page [3]. `MCPClient.list_tools` follows the cursors until
+# A long list can be split into pages. The server then adds a `nextCursor` string to its reply,
+# and passing that string as `cursor` in the following request fetches the next page [3]. `MCPClient.list_tools` follows the cursors until
 # there are none left. With a page size of one:
 
 # %%
@@ -180,9 +180,9 @@ except T.MCPError as err:
 # **Quiz.** Under revision 2025-06-18, how does a session start [3]?
 #
 # 1. The client asks for `tools/list`, then sends `initialize`, then the server sends `initialized`.
-# 2. The client sends `initialize`; the server answers with its version and capabilities; the
-#    client sends the notification `notifications/initialized`; then requests such as
-#    `tools/list` may follow.
+# 2. `initialize` goes from client to server; the server replies with the version it picked and
+#    what it can do; the client then announces `notifications/initialized`; ordinary requests
+#    like `tools/list` come after that.
 # 3. The server opens with `tools/call` and the client replies with its tools.
 # 4. There is no handshake; the transport fixes the version.
 #
@@ -203,8 +203,8 @@ except T.MCPError as err:
 #   `content`; because it is content, the model reads it and can change its plan.
 #
 # The spec's own examples blur the line for bad arguments. The pack, and this toolkit, choose
-# one reading and say so: a call that breaks the tool's schema is a protocol error (−32602); a
-# failure inside the tool is `isError`. Another server may choose the other way. The shop here
+# one reading and say so: arguments that do not fit the schema get a −32602 protocol error,
+# and a failure inside the tool comes back as `isError`. Another server may choose the other way. The shop here
 # refuses to cancel an order that has shipped, inside the tool (the rule of exercise 11).
 
 # %%
@@ -238,10 +238,10 @@ for name, args in [("cancel_order", {"order_id": "A2"}), ("cancel_order", {"orde
 print("\nmessages that crossed the wire:", len(wire.log) - mark, "(one tools/call and its reply)")
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# **Quiz.** Case X: the model asks for a tool name the server does not have. Case Y: the tool
-# runs, but the outside service it depends on is down. Which pairing fits revision 2025-06-18 [3]?
+# **Quiz.** Situation X: the model names a tool this server has never had. Situation Y: the tool
+# starts, but an outside service it relies on is unavailable. Which pairing fits revision 2025-06-18 [3]?
 #
-# 1. X is a JSON-RPC protocol error (for instance −32602); Y is a normal result with `isError: true`
+# 1. X is a JSON-RPC protocol error (for instance −32602), and Y is a normal result with `isError: true`
 #    and a message in `content`.
 # 2. Both are JSON-RPC errors with one shared code.
 # 3. X is an `isError` result; Y is a protocol error.
@@ -453,9 +453,10 @@ if schemas:
 # **Streamable HTTP** is the spec's second transport: the server exposes one HTTP endpoint
 # that accepts POST and GET, and may stream replies as Server-Sent Events; sessions have ids and
 # requests carry a protocol-version header. The spec asks servers to check the `Origin` header
-# and, when running locally, to listen on localhost only [3]. Authorization is defined for the
-# HTTP transports: the 2025-06-18 changelog treats an MCP server as an OAuth resource server and
-# adds Resource Indicators; a stdio server takes its credentials from its environment [3].
+# and, when running locally, to listen on localhost only [3]. The spec's authorization rules
+# apply to the HTTP transports; in revision 2025-06-18 the changelog makes an MCP server an
+# OAuth resource server and brings in Resource Indicators. A stdio server reads its
+# credentials from its environment instead [3].
 #
 # **Safety.** The tools page of the spec puts duties on both sides [3]. Servers validate inputs,
 # control access, rate limit and clean their outputs. Clients ask for confirmation before
