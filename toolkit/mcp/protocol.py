@@ -10,16 +10,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+# The pack pins 2025-06-18; the revisions the toolkit speaks, and what differs between them,
+# live in revisions.py.
+from .revisions import PROTOCOL_VERSION, SUPPORTED_VERSIONS
+
 __all__ = [
     "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "PARSE_ERROR", "INVALID_REQUEST",
     "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "CONNECTION_CLOSED",
-    "MCPError", "encode_line", "decode_line", "error_response", "result_response",
-    "valid_id", "is_response",
+    "UNSUPPORTED_PROTOCOL_VERSION", "MCPError", "encode_line", "decode_line", "error_response",
+    "result_response", "valid_id", "is_response",
 ]
-
-PROTOCOL_VERSION = "2025-06-18"
-# Revisions the toolkit speaks, oldest first. The pack pins 2025-06-18.
-SUPPORTED_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18")
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -27,6 +27,9 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 CONNECTION_CLOSED = -32000  # the same code the official SDK uses when a transport closes
+# Defined by revision 2026-07-28 (basic/versioning): the request names a protocol version the
+# server does not implement; ``data`` lists the ones it does (``supported``, ``requested``).
+UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 
 class MCPError(Exception):

@@ -1,9 +1,12 @@
 """A small MCP server: the lifecycle, tools/list with paging, tools/call, and the stdio loop.
 
-Pack §2.6. The server wraps a :class:`~toolkit.registry.ToolRegistry`. It follows revision
-2025-06-18 and this reading of the two kinds of error: an unknown tool or arguments that
-break the schema are protocol errors (-32602, handled by the host); a failure inside the tool
-is a normal result with ``isError: true``, which the model reads and can act on.
+Pack §2.6. The server wraps a :class:`~toolkit.registry.ToolRegistry` and speaks the four
+revisions that open with ``initialize`` (see :mod:`toolkit.mcp.revisions`); 2025-06-18, the
+pack's, is the default. Under 2025-06-18 it follows the pack's reading of the two kinds of
+error: an unknown tool or arguments that break the schema are protocol errors (-32602,
+handled by the host); a failure inside the tool is a normal result with ``isError: true``,
+which the model reads and can act on. From 2025-11-25 (SEP-1303) schema-breaking arguments
+move to the second kind; an unknown tool stays the first.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from typing import Any, Callable, Iterable
 from ..registry import ToolRegistry
 from ..schema import validate_args
 from .protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-                       PROTOCOL_VERSION, SUPPORTED_VERSIONS, MCPError, decode_line,
+                       SUPPORTED_VERSIONS, UNSUPPORTED_PROTOCOL_VERSION, MCPError, decode_line,
                        encode_line, error_response, is_response, result_response, valid_id)
+from .revisions import (META_VERSION_KEY, accepts_batches, negotiate,
+                        schema_errors_are_tool_results)
 
 __all__ = ["MCPServer", "serve_lines", "serve_stdio"]
 
@@ -41,12 +46,21 @@ def _decode_cursor(cursor: Any) -> int:
     return int(number)
 
 
+def _meta_version(params: dict) -> str | None:
+    """The protocol version a 2026-07-28 request names in ``params._meta``, if any."""
+    meta = params.get("_meta")
+    value = meta.get(META_VERSION_KEY) if isinstance(meta, dict) else None
+    return value if isinstance(value, str) else None
+
+
 class MCPServer:
     """Answers MCP messages for the tools in ``registry``.
 
     :meth:`handle` takes one parsed message and returns the reply (a dict), or None for a
     notification. It never raises: malformed input gets a JSON-RPC error, and an unexpected
-    fault inside a handler becomes -32603 with the request's id.
+    fault inside a handler becomes -32603 with the request's id. In a session that
+    negotiated 2025-03-26, the one revision with JSON-RPC batches, a batch (a JSON array)
+    gets a list of replies, or None when it held only notifications.
     """
 
     SUPPORTED = SUPPORTED_VERSIONS
@@ -66,11 +80,34 @@ class MCPServer:
 
     # -- entry point -------------------------------------------------------------------------
 
-    def handle(self, msg: Any) -> dict | None:
+    def handle(self, msg: Any) -> dict | list | None:
         if isinstance(msg, list):
+            if self.initialized and accepts_batches(self.protocol_version):
+                return self._batch(msg)
             return error_response(None, INVALID_REQUEST,
                                   "Invalid Request: batches (JSON arrays) are not supported; "
-                                  "revision 2025-06-18 removed JSON-RPC batching")
+                                  "revision 2025-06-18 removed JSON-RPC batching (only a session "
+                                  "that negotiated 2025-03-26 may send them)")
+        return self._message(msg)
+
+    def _batch(self, batch: list) -> list | dict | None:
+        """Each member handled on its own, replies in order (2025-03-26 only)."""
+        if not batch:
+            return error_response(None, INVALID_REQUEST, "Invalid Request: an empty batch")
+        replies = []
+        for item in batch:
+            if isinstance(item, list):
+                reply = error_response(None, INVALID_REQUEST, "Invalid Request: a batch cannot hold a batch")
+            elif isinstance(item, dict) and item.get("method") == "initialize" and "id" in item:
+                reply = error_response(item["id"], INVALID_REQUEST,
+                                       "Invalid Request: initialize must not be part of a batch")
+            else:
+                reply = self._message(item)
+            if reply is not None:
+                replies.append(reply)
+        return replies or None
+
+    def _message(self, msg: Any) -> dict | None:
         if not isinstance(msg, dict):
             return error_response(None, INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
         if is_response(msg):
@@ -109,13 +146,30 @@ class MCPServer:
             return {}
         if method == "initialize":
             return self._initialize(params)
+        if method == "server/discover":
+            raise self._unsupported(_meta_version(params))
         if not self.initialized:
+            asked = _meta_version(params)
+            if asked is not None and asked not in self.SUPPORTED:
+                raise self._unsupported(asked)  # a stateless-era request, not a forgotten handshake
             raise MCPError(INVALID_REQUEST, "Server not initialized")
         if method == "tools/list":
             return self._tools_list(params)
         if method == "tools/call":
             return self._tools_call(params)
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    def _unsupported(self, requested: str | None) -> MCPError:
+        """The error revision 2026-07-28 defines for a version the server does not implement
+        (code -32022, ``data.supported`` and ``data.requested``). Its supported list holds only
+        handshake revisions, which tells a client that speaks both eras to send initialize."""
+        data: dict = {"supported": list(self.SUPPORTED)}
+        if requested is not None:
+            data["requested"] = requested
+        return MCPError(UNSUPPORTED_PROTOCOL_VERSION,
+                        "Unsupported protocol version: this server speaks only the revisions that "
+                        "begin with initialize (" + ", ".join(self.SUPPORTED) + "); send initialize",
+                        data)
 
     def _initialize(self, params: dict) -> dict:
         missing = [k for k in ("protocolVersion", "capabilities", "clientInfo") if k not in params]
@@ -126,7 +180,7 @@ class MCPServer:
                 or not isinstance(params["clientInfo"], dict):
             raise MCPError(INVALID_PARAMS, "Invalid params: protocolVersion must be a string, "
                                            "capabilities and clientInfo objects")
-        version = asked if asked in self.SUPPORTED else PROTOCOL_VERSION
+        version = negotiate(asked)
         self.protocol_version = version
         self.initialized = True
         result = {
@@ -165,8 +219,10 @@ class MCPServer:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}",
                            {"available": self.registry.names()})
         errors = validate_args(args, tool.input_schema)
-        if errors:
+        if errors and not schema_errors_are_tool_results(self.protocol_version):
             raise MCPError(INVALID_PARAMS, f"Invalid arguments for tool {name!r}: " + "; ".join(errors))
+        # From 2025-11-25 the registry's own answer to bad arguments (kind invalid_args, text
+        # that names each error and the expected parameters) goes back as an isError result.
         result = self.registry.run(name, args, repair=False)
         out: dict = {"content": [{"type": "text", "text": result.content}], "isError": not result.ok}
         if result.ok and isinstance(result.data, dict):
@@ -174,36 +230,51 @@ class MCPServer:
         return out
 
 
-def serve_lines(server: MCPServer, lines: Iterable[str | bytes], write: Callable[[str], Any]) -> None:
+def serve_lines(server: MCPServer, lines: Iterable[str | bytes], write: Callable[[str], Any],
+                trace: Callable[[str, str], Any] | None = None) -> None:
     """The stdio loop: one message per line in, one reply per request out.
 
     Blank lines are skipped; a line that is not JSON gets a -32700 reply with id null;
-    notifications get nothing. ``write`` receives each reply as one encoded line.
+    notifications get nothing. ``write`` receives each reply as one encoded line. ``trace``,
+    if given, sees the wire: ``("->", line)`` for each line read and ``("<-", line)`` for each
+    line written.
     """
     for line in lines:
         if not line.strip():
             continue
+        if trace is not None:
+            trace("->", _printable(line))
         try:
             msg = decode_line(line)
         except MCPError as exc:
-            write(encode_line(error_response(None, exc.code, exc.message)))
-            continue
-        reply = server.handle(msg)
-        if reply is None:
-            continue
-        try:
-            text = encode_line(reply)
-        except (ValueError, TypeError, RecursionError):
-            text = encode_line(error_response(reply.get("id"), INTERNAL_ERROR,
-                                              "Internal error: the reply could not be encoded as JSON"))
+            text = encode_line(error_response(None, exc.code, exc.message))
+        else:
+            reply = server.handle(msg)
+            if reply is None:
+                continue
+            try:
+                text = encode_line(reply)
+            except (ValueError, TypeError, RecursionError):
+                id_ = reply.get("id") if isinstance(reply, dict) else None
+                text = encode_line(error_response(id_, INTERNAL_ERROR,
+                                                  "Internal error: the reply could not be encoded as JSON"))
+        if trace is not None:
+            trace("<-", text.rstrip("\n"))
         write(text)
 
 
-def serve_stdio(server: MCPServer) -> None:
+def _printable(line: str | bytes) -> str:
+    text = line.decode("utf-8", "replace") if isinstance(line, (bytes, bytearray)) else line
+    return text.rstrip("\r\n")
+
+
+def serve_stdio(server: MCPServer, trace: bool = False) -> None:
     """Run ``server`` on this process's stdin and stdout until stdin closes.
 
     Standard output carries only MCP messages, so anything else that prints (a tool calling
-    ``print``, say) is sent to standard error instead.
+    ``print``, say) is sent to standard error instead. With ``trace``, every line read and
+    written is echoed to standard error as ``-> line`` or ``<- line`` (the wire log that
+    ``python -m toolkit serve --trace`` shows).
     """
     out = sys.stdout.buffer
     sys.stdout = sys.stderr
@@ -212,4 +283,8 @@ def serve_stdio(server: MCPServer) -> None:
         out.write(text.encode("ascii"))
         out.flush()
 
-    serve_lines(server, sys.stdin.buffer, write)
+    def echo(arrow: str, text: str) -> None:
+        sys.stderr.write(f"{arrow} {text}\n")
+        sys.stderr.flush()
+
+    serve_lines(server, sys.stdin.buffer, write, trace=echo if trace else None)

@@ -1,0 +1,118 @@
+"""MCP revisions: which ones this toolkit speaks, and what changes between them (pack §2.6).
+
+The pack pins revision 2025-06-18 and asks students to check the newer ones (assignment
+Part D). The server agrees to any of the four revisions that open with an ``initialize``
+handshake and switches the few behaviours that differ on the version it negotiated. Each
+switch is one small function below, named after the rule, with the changelog entry it comes
+from, so a reader can see the whole difference in one place.
+
+Sources (read for this module):
+
+- 2025-03-26 basic protocol: implementations "MUST support receiving JSON-RPC batches".
+- 2025-06-18 changelog, item 1: "Remove support for JSON-RPC batching"; item 8: HTTP clients
+  send the negotiated version in an ``MCP-Protocol-Version`` header.
+- 2025-11-25 changelog, minor change 4 (SEP-1303): "input validation errors should be
+  returned as Tool Execution Errors rather than Protocol Errors to enable model
+  self-correction". Its tools page still lists "Unknown tools" under protocol errors.
+- 2026-07-28 changelog, items 2 and 3: no handshake; every request carries its version in
+  ``_meta``; servers implement ``server/discover``; a version the server does not implement
+  gets ``UnsupportedProtocolVersionError`` (code -32022, ``data.supported`` and
+  ``data.requested``; basic/versioning).
+
+What the toolkit does not do: it does not serve the stateless 2026-07-28 revision. A request
+in that revision's shape gets -32022 naming the handshake revisions, so a client that speaks
+both eras (the official Python SDK's default client does) falls back to ``initialize``, and a
+client that speaks only the new era fails at once with a reason instead of hanging.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "STATELESS_VERSIONS", "KNOWN_VERSIONS",
+    "META_VERSION_KEY", "at_least", "negotiate", "accepts_batches",
+    "schema_errors_are_tool_results", "revision_notes",
+]
+
+# The pack's revision: what the toolkit's client asks for and what the server offers when a
+# client asks for a version it does not know. (The spec says this counter-offer SHOULD be the
+# server's latest; the course keeps the pack's revision so a default session matches the text.)
+PROTOCOL_VERSION = "2025-06-18"
+
+# Revisions that open with initialize / notifications/initialized, oldest first.
+SUPPORTED_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+# Revisions without a handshake. Known, so they can be named in errors, but not served.
+STATELESS_VERSIONS = ("2026-07-28",)
+
+KNOWN_VERSIONS = SUPPORTED_VERSIONS + STATELESS_VERSIONS
+
+# Where a 2026-07-28 request carries its protocol version.
+META_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+
+def at_least(version: str | None, minimum: str) -> bool:
+    """True when ``version`` is a known revision no older than ``minimum``.
+
+    Revisions are compared by their place in :data:`KNOWN_VERSIONS`, not as strings, and an
+    unknown version is never "at least" anything: the cautious answer for a peer we cannot
+    place.
+    """
+    if minimum not in KNOWN_VERSIONS:
+        raise ValueError(f"{minimum!r} is not a revision this toolkit knows: {', '.join(KNOWN_VERSIONS)}")
+    if version not in KNOWN_VERSIONS:
+        return False
+    return KNOWN_VERSIONS.index(version) >= KNOWN_VERSIONS.index(minimum)
+
+
+def negotiate(asked: str) -> str:
+    """The server's side of version negotiation: the client's version if we speak it,
+    else the pack's 2025-06-18 (the client then decides whether it can go on)."""
+    return asked if asked in SUPPORTED_VERSIONS else PROTOCOL_VERSION
+
+
+def accepts_batches(version: str | None) -> bool:
+    """JSON-RPC batches (a JSON array of messages) are part of exactly one revision.
+
+    2025-03-26 required servers to receive them; 2025-06-18 removed them again. Before
+    initialize (no version yet) the default revision's rule applies: no batches.
+    """
+    return version == "2025-03-26"
+
+
+def schema_errors_are_tool_results(version: str | None) -> bool:
+    """Arguments that break a tool's input schema: protocol error or tool result?
+
+    Up to 2025-06-18 the pack's reading holds: a JSON-RPC error -32602, which the host sees
+    and the model usually does not. From 2025-11-25 (SEP-1303) the server answers with a
+    normal result marked ``isError: true`` whose text says what to fix, so the model can
+    read it and try again. An unknown tool stays a protocol error in every revision.
+    """
+    return at_least(version, "2025-11-25")
+
+
+def revision_notes() -> list[dict]:
+    """One row per revision: whether the toolkit serves it and what differs for a tools
+    server like ours. For the notebook's table (pack §2.6, assignment Part D)."""
+    return [dict(row) for row in _NOTES]
+
+
+_NOTES = (
+    {"version": "2024-11-05", "served": True,
+     "for this server": "initialize handshake; stdio; no tool annotations yet "
+                        "(newer fields we send are ignored by older clients)"},
+    {"version": "2025-03-26", "served": True,
+     "for this server": "tool annotations; Streamable HTTP replaces HTTP+SSE; "
+                        "servers MUST accept JSON-RPC batches (we do, in this revision only)"},
+    {"version": "2025-06-18", "served": True,
+     "for this server": "the pack's revision: batching removed; structuredContent; "
+                        "title in serverInfo; MCP-Protocol-Version header over HTTP; "
+                        "schema-breaking arguments -> protocol error -32602"},
+    {"version": "2025-11-25", "served": True,
+     "for this server": "SEP-1303: schema-breaking arguments -> result with isError: true, "
+                        "so the model can correct itself; unknown tool still -32602; "
+                        "403 for a bad Origin over HTTP"},
+    {"version": "2026-07-28", "served": False,
+     "for this server": "stateless: no initialize, version in every request's _meta, "
+                        "server/discover; we answer such requests with -32022 and the "
+                        "handshake revisions we speak"},
+)

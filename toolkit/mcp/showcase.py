@@ -1,0 +1,262 @@
+"""Ready-made sessions for notebook 06: real clients against the toolkit's server (pack §2.6).
+
+Each function here runs one short session and returns what a lesson prints: the negotiated
+version, the tools, what each call gave back, and the wire log. Two of them drive the
+*official* MCP Python SDK (the ``mcp`` package, a test and lab dependency of this course,
+never a dependency of ``toolkit`` itself): it is imported only when they run, and a missing
+SDK gives a message that says how to install it.
+
+The SDK's functions are async; these helpers run them on a worker thread with their own
+event loop, so they work the same from a script and from a Jupyter cell (where a loop is
+already running). Every session has a time limit.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .client import MCPClient, result_text
+from .protocol import MCPError, encode_line
+from .server import MCPServer
+from .transports import InMemoryTransport
+
+__all__ = ["SDKSession", "sdk_stdio_session", "sdk_http_session", "bad_argument_by_revision",
+           "stateless_probe", "official_sdk_version"]
+
+SDK_PIN = "mcp==2.3.0"
+DEFAULT_CALLS = (("add", {"a": 2, "b": 3}), ("add", {"a": "two", "b": 3}), ("nope", {}))
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class SDKSession:
+    """What one session with the official SDK client showed."""
+
+    transport: str
+    client_mode: str
+    protocol_version: str
+    server_info: dict
+    tools: list[str]
+    calls: list[dict]
+    wire: list[tuple[str, Any]] = field(default_factory=list)
+
+    def show_wire(self, width: int = 150) -> None:
+        """Print the wire log, one message per line, cut to ``width`` characters."""
+        for arrow, message in self.wire:
+            text = message if isinstance(message, str) else json.dumps(message, separators=(",", ":"))
+            print(f"{arrow} {text if len(text) <= width else text[:width - 3] + '...'}")
+
+    def summary(self) -> str:
+        lines = [f"official MCP SDK client ({self.client_mode}) over {self.transport}",
+                 f"negotiated protocol version: {self.protocol_version}",
+                 f"server: {self.server_info.get('name')} {self.server_info.get('version')}",
+                 f"tools: {', '.join(self.tools)}"]
+        for call in self.calls:
+            lines.append(f"{call['tool']}({json.dumps(call['arguments'])}) -> {call['kind']}: {call['text']}")
+        return "\n".join(lines)
+
+
+def _require_sdk():
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise ModuleNotFoundError(
+            "This cell needs the official MCP Python SDK, the `mcp` package. It is installed "
+            f"with the course's lab and test extras (`make lab`); by hand: pip install '{SDK_PIN}'."
+        ) from None
+
+
+def official_sdk_version() -> str:
+    """The installed version of the official SDK (raises the same helpful error if absent)."""
+    _require_sdk()
+    from importlib.metadata import version
+    return version("mcp")
+
+
+def _run_async(make_coro: Callable[[], Any], timeout: float) -> Any:
+    """Run an async function to completion on a fresh event loop in a worker thread."""
+    import anyio
+
+    async def bounded():
+        with anyio.fail_after(timeout):
+            return await make_coro()
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, bounded).result()
+
+
+async def _drive(session, calls, high_level: bool) -> tuple[list[str], list[dict]]:
+    """List every tool (following cursors) and make each call, recording what came back."""
+    from mcp.shared.exceptions import MCPError as SDKError
+    names, cursor = [], None
+    while True:
+        if high_level:
+            page = await session.list_tools(cursor=cursor)
+        else:
+            from mcp.types import PaginatedRequestParams
+            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+        names += [tool.name for tool in page.tools]
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    outcomes = []
+    for tool, arguments in calls:
+        try:
+            result = await session.call_tool(tool, arguments)
+        except SDKError as exc:
+            outcomes.append({"tool": tool, "arguments": arguments, "kind": f"protocol error {exc.error.code}",
+                             "text": exc.error.message})
+            continue
+        text = "\n".join(getattr(block, "text", "") for block in result.content)
+        outcomes.append({"tool": tool, "arguments": arguments,
+                         "kind": "tool error (isError: true)" if result.is_error else "result", "text": text})
+    return names, outcomes
+
+
+def _server_command(extra: list[str]) -> list[str]:
+    return ["-m", "toolkit", "serve", "--trace", *extra]
+
+
+def _child_env() -> dict:
+    """The SDK starts children with a trimmed environment; make sure ``toolkit`` imports."""
+    from mcp.client.stdio import get_default_environment
+    env = get_default_environment()
+    env["PYTHONPATH"] = str(_REPO_ROOT)
+    return env
+
+
+def sdk_stdio_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_level: bool = False,
+                      timeout: float = 30.0) -> SDKSession:
+    """Start ``python -m toolkit serve --trace`` and drive it with the official SDK's client.
+
+    ``high_level=False`` uses ``ClientSession`` over ``stdio_client`` (initialize, then
+    requests); ``high_level=True`` uses the SDK's ``Client`` in its default mode, which first
+    probes ``server/discover`` (revision 2026-07-28) and falls back to initialize when the
+    server answers -32022. The wire log comes from the server's own trace on stderr.
+    """
+    _require_sdk()
+    from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+
+    extra = ["--page-size", str(page_size)] if page_size else []
+    params = StdioServerParameters(command=sys.executable, args=_server_command(extra),
+                                   env=_child_env(), cwd=str(_REPO_ROOT))
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
+        async def low():
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    init = await session.initialize()
+                    names, outcomes = await _drive(session, calls, high_level=False)
+                    return init.protocol_version, init.server_info.model_dump(exclude_none=True), names, outcomes
+
+        async def high():
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                names, outcomes = await _drive(client, calls, high_level=True)
+                info = client.server_info.model_dump(exclude_none=True) if client.server_info else {}
+                return client.protocol_version, info, names, outcomes
+
+        # errlog must be a real file: the SDK hands it to the child process as its stderr.
+        version, info, names, outcomes = _run_async(high if high_level else low, timeout)
+        errlog.seek(0)
+        wire = _parse_trace(errlog.read())
+    return SDKSession("stdio", "Client, default mode" if high_level else "ClientSession",
+                      version, info, names, outcomes, wire)
+
+
+def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_level: bool = False,
+                     timeout: float = 30.0) -> SDKSession:
+    """Start the toolkit's Streamable HTTP server on a free port and drive it with the SDK.
+
+    Uses ``streamable_http_client`` + ``ClientSession``, or the SDK's ``Client`` in its
+    default mode with ``high_level=True``. The server runs in a thread and stops afterwards.
+    """
+    _require_sdk()
+    from mcp import Client, ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    from ..demo_tools import make_server_registry
+    from .http_server import StreamableHTTPServer
+
+    wire: list[tuple[str, Any]] = []
+
+    def trace(arrow: str, text: str) -> None:
+        wire.append((arrow, text))
+
+    with StreamableHTTPServer(lambda: MCPServer(make_server_registry(), page_size=page_size),
+                              port=0, trace=trace) as app:
+        async def low():
+            async with streamable_http_client(app.url) as (read, write):
+                async with ClientSession(read, write) as session:
+                    init = await session.initialize()
+                    names, outcomes = await _drive(session, calls, high_level=False)
+                    return init.protocol_version, init.server_info.model_dump(exclude_none=True), names, outcomes
+
+        async def high():
+            async with Client(app.url) as client:
+                names, outcomes = await _drive(client, calls, high_level=True)
+                info = client.server_info.model_dump(exclude_none=True) if client.server_info else {}
+                return client.protocol_version, info, names, outcomes
+
+        version, info, names, outcomes = _run_async(high if high_level else low, timeout)
+    return SDKSession(f"Streamable HTTP ({app.url})", "Client, default mode" if high_level else "ClientSession",
+                      version, info, names, outcomes, wire)
+
+
+def _parse_trace(text: str) -> list[tuple[str, Any]]:
+    """``-> line`` / ``<- line`` pairs from ``serve --trace``, JSON decoded where possible."""
+    wire = []
+    for line in text.splitlines():
+        arrow, _, rest = line.partition(" ")
+        if arrow not in ("->", "<-"):
+            continue
+        try:
+            wire.append((arrow, json.loads(rest)))
+        except ValueError:
+            wire.append((arrow, rest))
+    return wire
+
+
+def bad_argument_by_revision(arguments: dict | None = None, tool: str = "add",
+                             versions=("2025-06-18", "2025-11-25")) -> list[dict]:
+    """The same schema-breaking call under each revision, with the toolkit's own client.
+
+    Under 2025-06-18 it is a protocol error (-32602); from 2025-11-25 (SEP-1303) it is a
+    result with ``isError: true`` that the model can read. No SDK needed.
+    """
+    from ..demo_tools import make_server_registry
+
+    arguments = {"a": "two", "b": 3} if arguments is None else arguments
+    rows = []
+    for version in versions:
+        transport = InMemoryTransport(MCPServer(make_server_registry()))
+        client = MCPClient(transport)
+        client.initialize(version)
+        try:
+            result = client.call_tool(tool, arguments)
+        except MCPError as exc:
+            rows.append({"version": version, "kind": f"protocol error {exc.code}", "text": exc.message})
+        else:
+            kind = "tool result, isError: true" if result.get("isError") else "tool result"
+            rows.append({"version": version, "kind": kind, "text": result_text(result)})
+        rows[-1]["reply"] = transport.log[-1][1]
+    return rows
+
+
+def stateless_probe(version: str = "2026-07-28") -> dict:
+    """What a client of the stateless revision gets from the toolkit's server.
+
+    It sends ``server/discover`` with its version in ``_meta``, as that revision says; the
+    server answers with error -32022 and the versions it does speak. Returns the request and
+    the reply as they would cross the wire.
+    """
+    request = {"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+               "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": version,
+                                    "io.modelcontextprotocol/clientCapabilities": {}}}}
+    from ..demo_tools import make_server_registry
+    reply = MCPServer(make_server_registry()).handle(request)
+    return {"request": json.loads(encode_line(request)), "reply": json.loads(encode_line(reply))}
