@@ -1,0 +1,187 @@
+"""Exercise 8 (notebook 04, pack §2.4): pick better.
+
+The student writes eight queries for the 48-tool catalog in words the descriptions do not use,
+measures recall@1, @3 and @5 with BM25, and repairs the misses twice: once by rewriting tool
+descriptions (``make_catalog(descriptions=...)``) and once with a synonym table that adds words
+to a query before the search (the recall explorer's rule,
+:func:`toolkit.widgets.recall.expand_query`). The check validates the queries, checks that each
+fix raises recall on them without lowering it on the pack's own eight queries, and reports how
+both fixes do on held-out queries the student has not seen, which is the evidence for the
+question "which fix generalizes?".
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Callable
+
+from ..catalog import CATALOG_QUERIES, make_catalog
+from ..selection import ToolIndex, selection_recall, tokenize, tool_text
+from ..widgets.recall import expand_query
+from . import Checker, CheckResult, StudentError, not_done
+from .ex01 import probe_parts
+
+__all__ = ["check", "recall_row", "HELD_OUT", "KS", "MAX_SHARED", "shared_share"]
+
+TITLE = "Exercise 8: pick better"
+KS = (1, 3, 5)
+MAX_SHARED = 0.5  # at most this share of a query's words may come from its tool's own text
+N_QUERIES = 8
+
+# Requests in everyday words, with the tool we judge right for each. The student never sees
+# them; they show whether a fix carries over to queries it was not written for.
+HELD_OUT = [
+    ("Is it going to snow in Denver on Saturday?", "weather_search"),
+    ("Book me a seat on the morning plane to Boston", "flights_create"),
+    ("Move my dentist appointment to Thursday", "calendar_update"),
+    ("Get rid of the newsletter mail I got yesterday", "email_delete"),
+    ("Give me the gist of how Tesla shares did this month", "stocks_summarize"),
+    ("Reserve a double room in Kyoto for three nights", "hotels_create"),
+    ("Put on some jazz by Miles Davis", "music_search"),
+    ("How should I bake sourdough bread?", "recipes_search"),
+    ("Drop the 3 pm meeting from my schedule", "calendar_delete"),
+    ("Push my return trip by plane to Sunday", "flights_update"),
+]
+
+
+def recall_row(pairs, descriptions=None, synonyms=None) -> tuple[float, ...]:
+    """recall@1, @3, @5 of BM25 for ``pairs``, with optional description edits and synonyms."""
+    index = ToolIndex(make_catalog(descriptions=descriptions or None))
+    if synonyms:
+        pairs = [(expand_query(q, synonyms), g) for q, g in pairs]
+    return tuple(selection_recall(index, pairs, k) for k in KS)
+
+
+def shared_share(query: str, tool_name: str, tools_by_name: dict) -> float:
+    """The share of the query's words that also occur in the tool's name, description or
+    parameter names (the text BM25 indexes)."""
+    words = set(tokenize(query))
+    if not words:
+        return 1.0
+    return len(words & set(tokenize(tool_text(tools_by_name[tool_name])))) / len(words)
+
+
+def _fmt(row) -> str:
+    return ", ".join(f"@{k} {r:.2f}" for k, r in zip(KS, row))
+
+
+def _better(new, old) -> bool:
+    return all(n >= o for n, o in zip(new, old)) and any(n > o for n, o in zip(new, old))
+
+
+def _pairs(c: Checker, fn: Callable) -> list[tuple[str, str]]:
+    pairs = c.call(fn)
+    if not isinstance(pairs, (list, tuple)) or not all(
+            isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs):
+        raise StudentError("my_queries() should return a list of (query, tool name) pairs of strings")
+    return [(q.strip(), g.strip()) for q, g in pairs]
+
+
+def _str_dict(c: Checker, fn: Callable, what: str) -> dict:
+    out = c.call(fn)
+    if not isinstance(out, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in out.items()):
+        raise StudentError(f"{what}() should return a dict of strings to strings")
+    if not out:
+        raise StudentError(f"{what}() returned an empty dict; add at least one entry")
+    return out
+
+
+def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Callable) -> CheckResult:
+    """Validate the queries, then measure both fixes on them, on the pack's queries and on
+    held-out ones."""
+    c = Checker(TITLE)
+    _, all_stubs = probe_parts(c, {"my_queries": (my_queries, ()),
+                                   "better_descriptions": (better_descriptions, ()),
+                                   "synonym_table": (synonym_table, ())})
+    if all_stubs:
+        return not_done(TITLE)
+    tools = {t.name: t for t in make_catalog()}
+    names = set(tools)
+    state: dict = {}
+
+    def queries_valid():
+        pairs = _pairs(c, my_queries)
+        assert len(pairs) == N_QUERIES, f"write exactly {N_QUERIES} queries; you have {len(pairs)}"
+        for q, g in pairs:
+            if g not in names:
+                close = difflib.get_close_matches(g, sorted(names), n=1)
+                raise AssertionError(f"there is no tool {g!r} in the catalog"
+                                     + (f"; did you mean {close[0]!r}?" if close else ""))
+        texts = [" ".join(tokenize(q)) for q, _ in pairs]
+        assert len(set(texts)) == len(texts), "two of your queries are the same; make all eight different"
+        pack = {" ".join(tokenize(q)) for q, _ in CATALOG_QUERIES}
+        copied = [q for q, t in zip([q for q, _ in pairs], texts) if t in pack]
+        assert not copied, f"{copied[0]!r} is one of the pack's own queries; write new ones"
+        state["pairs"] = pairs
+
+    def queries_reworded():
+        pairs = state.get("pairs")
+        assert pairs, "fix the queries first (the line above)"
+        worst = max(pairs, key=lambda p: shared_share(p[0], p[1], tools))
+        share = shared_share(worst[0], worst[1], tools)
+        common = sorted(set(tokenize(worst[0])) & set(tokenize(tool_text(tools[worst[1]]))))
+        assert share <= MAX_SHARED, (
+            f"{share:.0%} of the words of {worst[0]!r} come from {worst[1]}'s own text ({', '.join(common)}); "
+            "say it the way a user would, with words the description does not use")
+
+    def has_a_miss():
+        pairs = state.get("pairs")
+        assert pairs, "fix the queries first"
+        state["base"] = base = recall_row(pairs)
+        assert base[0] < 1.0, (f"BM25 already ranks every right tool first ({_fmt(base)}), so there is "
+                               "nothing to fix; write queries whose words differ more from the descriptions")
+        return True
+
+    def fix_works(fn, what, kind):
+        def body():
+            base = state.get("base")
+            assert base is not None, "fix the queries first"
+            table = _str_dict(c, fn, what)
+            if kind == "descriptions":
+                unknown = [n for n in table if n not in names]
+                assert not unknown, f"there is no tool {unknown[0]!r}; keys are tool names such as flights_search"
+                pasted = [q for q, _ in state["pairs"] if any(q.lower() in d.lower() for d in table.values())]
+                assert not pasted, (f"a description contains your query {pasted[0]!r} word for word; "
+                                    "describe the tool, do not paste the test into it")
+                new = recall_row(state["pairs"], descriptions=table)
+                pack_new = recall_row(CATALOG_QUERIES, descriptions=table)
+            else:
+                new = recall_row(state["pairs"], synonyms=table)
+                pack_new = recall_row(CATALOG_QUERIES, synonyms=table)
+            state[kind] = table
+            assert _better(new, base), (f"recall on your queries went from {_fmt(base)} to {_fmt(new)}; "
+                                        "a fix must raise at least one and lower none. Look at which "
+                                        "queries still miss and which words they lack")
+            pack_base = recall_row(CATALOG_QUERIES)
+            assert all(n >= o for n, o in zip(pack_new, pack_base)), (
+                f"on the pack's eight queries recall fell from {_fmt(pack_base)} to {_fmt(pack_new)}; "
+                "a fix that breaks other queries is not a fix")
+            state[kind + "_row"] = new
+        return body
+
+    c.run(f"my_queries() gives {N_QUERIES} new (query, tool) pairs, each naming a real tool", queries_valid)
+    c.run(f"each query shares at most {MAX_SHARED:.0%} of its words with its tool's name and description",
+          queries_reworded)
+    c.run("the unchanged catalog misses at least one of them at k=1 (something to fix)", has_a_miss)
+    c.run("better_descriptions() raises recall on your queries and keeps the pack's",
+          fix_works(better_descriptions, "better_descriptions", "descriptions"))
+    c.run("synonym_table() raises recall on your queries and keeps the pack's",
+          fix_works(synonym_table, "synonym_table", "synonyms"))
+
+    summary = ""
+    if "base" in state:
+        summary = f"Your queries, recall {_fmt(state['base'])} unchanged"
+        for kind in ("descriptions", "synonyms"):
+            if kind + "_row" in state:
+                summary += f"; with your {kind} {_fmt(state[kind + '_row'])}"
+        held = [f"unchanged {_fmt(recall_row(HELD_OUT))}"]
+        for kind in ("descriptions", "synonyms"):
+            if kind in state:
+                held.append(f"with your {kind} {_fmt(recall_row(HELD_OUT, **{kind: state[kind]}))}")
+        summary += (f". On {len(HELD_OUT)} held-out queries you have not seen: " + "; ".join(held)
+                    + ". Use these numbers to answer: which fix generalizes?")
+    result = c.done(next_step="")
+    if summary:
+        print(summary)
+        result.lines.append(summary)
+    return result
