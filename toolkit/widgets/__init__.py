@@ -33,6 +33,7 @@ _LAZY = {
     "wire_html": "transcript", "transcript_text": "transcript", "wire_text": "transcript",
     "quiz": "quiz", "Quiz": "quiz", "load_quiz": "quiz", "grade": "quiz",
     "InputError": "_base", "OKABE_ITO": "_base",
+    "toolformer_explorer": "toolformer",  # the Toolformer filter view (toolkit/widgets/toolformer.py)
 }
 
 __all__ = sorted(_LAZY)

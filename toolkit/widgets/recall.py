@@ -251,6 +251,7 @@ class RecallExplorer(LiveView):
                                    placeholder=f"look up {ARROW} find   (words added to any query containing the phrase)",
                                    **area)
         self.use_synonyms = W.Checkbox(value=True, description="apply the synonym table", indent=False)
+        self.use_descriptions = W.Checkbox(value=True, description="apply the description edits", indent=False)
         self.descriptions = W.Textarea(value=descriptions, rows=3,
                                        placeholder="flights_search: Look up airline flights between two airports.",
                                        **area)
@@ -271,7 +272,8 @@ class RecallExplorer(LiveView):
         editors = W.VBox([
             label(f"Queries: one 'query {ARROW} right tool' per line"), self.queries,
             W.HBox([label("Synonym table"), self.use_synonyms]), self.synonyms,
-            label("Description edits: 'tool_name: new text' per line"), self.descriptions,
+            W.HBox([label("Description edits: 'tool_name: new text' per line"), self.use_descriptions]),
+            self.descriptions,
             W.HBox([self.describe, self.copy_button]), self.current,
         ], layout=W.Layout(width="100%"))
         self.widget = W.VBox([editors, W.HBox([self.k1, self.b, self.k]), self.message_box,
@@ -279,13 +281,13 @@ class RecallExplorer(LiveView):
         self._build_figure()
         self._show_description()
         self.watch(self.queries, self.synonyms, self.use_synonyms, self.descriptions,
-                   self.k1, self.b, self.k)
+                   self.use_descriptions, self.k1, self.b, self.k)
         self.refresh()
 
     def compute(self) -> RecallState:
         return recall_state(self.queries.value, self.k.value, self.k1.value, self.b.value,
                             self.synonyms.value if self.use_synonyms.value else "",
-                            self.descriptions.value)
+                            self.descriptions.value if self.use_descriptions.value else "")
 
     def _current_descriptions(self) -> dict:
         try:
