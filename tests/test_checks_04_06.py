@@ -1,0 +1,302 @@
+"""The exercise checks of notebooks 04–06 (exercises 1, 2, 6, 7, 8).
+
+For each check: the notebook's own solution passes; the notebook's own starter stub gives
+"not done yet"; wrong answers fail with a sentence that says what to change; and nothing a
+student writes makes a check raise. Starter and solution code are read from the notebooks'
+jupytext sources, so the tests follow the cells students actually get.
+"""
+
+import copy
+import json
+from pathlib import Path
+
+import jupytext
+import pytest
+
+import toolkit as T
+from toolkit.checks import ex01, ex02, ex06, ex07, ex08
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def cell_namespace(stem: str, tag: str) -> dict:
+    """Run the notebook's first code cell, then its cells tagged ``tag``; return the names defined."""
+    nb = jupytext.read(NOTEBOOKS / f"{stem}.py")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    namespace: dict = {}
+    exec(code[0].source, namespace)  # the imports and setup every later cell relies on
+    for cell in code:
+        if tag in cell.metadata.get("tags", []):
+            exec(cell.source, namespace)
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def nb05_solution():
+    return cell_namespace("05_schemas_and_function_calling", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb05_starter():
+    return cell_namespace("05_schemas_and_function_calling", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb06_solution():
+    return cell_namespace("06_model_context_protocol", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb06_starter():
+    return cell_namespace("06_model_context_protocol", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb04_solution():
+    return cell_namespace("04_thousands_of_tools", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb04_starter():
+    return cell_namespace("04_thousands_of_tools", "starter")
+
+
+def failed_lines(result):
+    return [line for line in result.lines if line.lstrip().startswith("✗")]
+
+
+def assert_fails_with_sentence(result, *fragments):
+    """The check ran, did not pass, and some ✗ line explains itself and names each fragment."""
+    assert result.status == "checked" and not result.ok, result.text
+    bad = failed_lines(result)
+    assert bad and all(": " in line for line in bad), result.text
+    for fragment in fragments:
+        assert any(fragment in line for line in bad), f"{fragment!r} not in:\n{result.text}"
+
+
+def assert_not_done(result, capsys):
+    assert result.status == "not done" and not result.ok
+    assert "not done yet" in capsys.readouterr().out
+
+
+def boom(*args, **kwargs):
+    raise KeyError("oops")
+
+
+# ---------------------------------------------------------------------------------- exercise 1
+
+def test_ex01_solution_passes(nb05_solution):
+    assert ex01.check(nb05_solution["to_openai"], nb05_solution["to_anthropic"]).ok
+
+
+def test_ex01_starter_is_not_done(nb05_starter, capsys):
+    assert_not_done(ex01.check(nb05_starter["to_openai"], nb05_starter["to_anthropic"]), capsys)
+
+
+def test_ex01_half_done_is_not_reported_as_passed(nb05_solution, nb05_starter):
+    result = ex01.check(nb05_solution["to_openai"], nb05_starter["to_anthropic"])
+    assert_fails_with_sentence(result, "to_anthropic is written")
+
+
+def test_ex01_wrong_shapes_fail(nb05_solution):
+    to_openai, to_anthropic = nb05_solution["to_openai"], nb05_solution["to_anthropic"]
+
+    def keeps_mcp_keys(tool):
+        out = copy.deepcopy(tool)
+        out["input_schema"] = out.pop("inputSchema")
+        return out
+
+    assert_fails_with_sentence(ex01.check(to_openai, keeps_mcp_keys), "annotations")
+
+    def no_wrapper(tool, strict=False):
+        return {"name": tool["name"], "description": tool["description"], "parameters": tool["inputSchema"]}
+
+    assert_fails_with_sentence(ex01.check(no_wrapper, to_anthropic), '"type": "function"')
+
+    def always_strict(tool, strict=False):
+        return to_openai(tool, strict=True)
+
+    assert_fails_with_sentence(ex01.check(always_strict, to_anthropic), "strict mode is opt-in")
+
+    def mutates(tool):
+        tool["input_schema"] = tool.pop("inputSchema")
+        tool.pop("annotations", None)
+        tool.pop("title", None)
+        return tool
+
+    assert_fails_with_sentence(ex01.check(to_openai, mutates), "changed the tool it was given")
+
+
+def test_ex01_never_raises():
+    result = ex01.check(boom, lambda tool: None)
+    assert_fails_with_sentence(result, "KeyError", "not a dict")
+    assert_fails_with_sentence(ex01.check("not a function", boom), "expected a function")
+
+
+# ---------------------------------------------------------------------------------- exercise 2
+
+def test_ex02_solution_passes(nb05_solution):
+    assert ex02.check(nb05_solution["valid_but_wrong"]).ok
+
+
+def test_ex02_starter_is_not_done(nb05_starter, capsys):
+    assert_not_done(ex02.check(nb05_starter["valid_but_wrong"]), capsys)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    ({"city": "Oslo", "unit": "fahrenheit"}, "is the intended call"),
+    ({"city": "oslo", "unit": "fahrenheit"}, "is the intended call"),  # same city, other case
+    ({"city": "Oslo", "unit": "kelvin"}, "validate_args says"),
+    ({"town": "Oslo"}, "missing required parameter 'city'"),
+    (["Oslo"], "returned list"),
+])
+def test_ex02_wrong_answers_fail(args, fragment):
+    assert_fails_with_sentence(ex02.check(lambda: copy.deepcopy(args)), fragment)
+
+
+def test_ex02_other_valid_wrong_calls_pass():
+    assert ex02.check(lambda: {"city": "Rome", "unit": "fahrenheit"}).ok
+    assert ex02.check(lambda: {"city": "Oslo", "unit": "celsius"}).ok
+
+
+def test_ex02_never_raises():
+    assert_fails_with_sentence(ex02.check(boom), "KeyError")
+
+
+# ---------------------------------------------------------------------------------- exercise 6
+
+def test_ex06_solution_passes(nb06_solution, capsys):
+    assert ex06.check(nb06_solution["hand_typed_lines"]).ok
+    ex06.talk(nb06_solution["hand_typed_lines"])
+    shown = capsys.readouterr().out
+    assert "-32700" in shown and "(no reply)" in shown
+
+
+def test_ex06_starter_is_not_done(nb06_starter, capsys):
+    assert_not_done(ex06.check(nb06_starter["hand_typed_lines"]), capsys)
+    ex06.talk(nb06_starter["hand_typed_lines"])
+    assert "still the starter stub" in capsys.readouterr().out
+
+
+def test_ex06_wrong_lines_fail(nb06_solution):
+    good = nb06_solution["hand_typed_lines"]()
+    wrong = list(good)
+    wrong[1] = '{"jsonrpc": "2.0", "id": 9, "method": "notifications/initialized"}'
+    wrong[2] = good[2].replace('"id": 2', '"id": 1')
+    wrong[5] = '{"valid": "json"}'
+    result = ex06.check(lambda: wrong)
+    assert_fails_with_sentence(result, "remove the \"id\" key", "ids must not be reused", "valid JSON")
+    assert result.passed == 3  # lines 1, 4 and 5 are still right
+
+
+def test_ex06_bad_initialize_is_explained(nb06_solution):
+    lines = nb06_solution["hand_typed_lines"]()
+    lines[0] = '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}'
+    assert_fails_with_sentence(ex06.check(lambda: lines), "initialize needs params with protocolVersion")
+
+
+def test_ex06_wrong_count_and_never_raises():
+    assert_fails_with_sentence(ex06.check(lambda: ["{}"]), "should return 6 lines")
+    assert_fails_with_sentence(ex06.check(lambda: ["a\nb"] * 6), "newline inside it")
+    assert_fails_with_sentence(ex06.check(boom), "KeyError")
+
+
+# ---------------------------------------------------------------------------------- exercise 7
+
+def test_ex07_solution_passes(nb06_solution):
+    assert ex07.check(nb06_solution["weather_output_schema"], nb06_solution["check_structured"]).ok
+
+
+def test_ex07_starter_is_not_done(nb06_starter, capsys):
+    assert_not_done(ex07.check(nb06_starter["weather_output_schema"], nb06_starter["check_structured"]), capsys)
+
+
+def test_ex07_loose_schema_and_lazy_check_fail(nb06_solution):
+    loose = {"type": "object", "properties": {"city": {"type": "string"}}}
+    result = ex07.check(lambda: loose, lambda result, schema: [])
+    assert_fails_with_sentence(result, "temp is missing", "temp sent as text", "no structuredContent at all")
+
+
+def test_ex07_check_that_flags_error_results_fails(nb06_solution):
+    def too_strict(result, schema):
+        return T.validate_args(result.get("structuredContent"), schema or {})
+
+    result = ex07.check(nb06_solution["weather_output_schema"], too_strict)
+    assert_fails_with_sentence(result, "an isError result", "a tool with no outputSchema")
+
+
+def test_ex07_server_lists_output_schema_and_never_raises(nb06_solution):
+    schema = nb06_solution["weather_output_schema"]()
+    from toolkit.demo_tools import make_weather_registry
+    client = T.MCPClient(T.InMemoryTransport(ex07.OutputSchemaServer(make_weather_registry(), {"get_weather": schema})))
+    client.initialize()
+    listed = {t["name"]: t for t in client.list_tools()}
+    assert listed["get_weather"]["outputSchema"] == schema and "outputSchema" not in listed["flaky_rate"]
+    assert_fails_with_sentence(ex07.check(boom, lambda r, s: "not a list"), "KeyError", "list of strings")
+
+
+# ---------------------------------------------------------------------------------- exercise 8
+
+def test_ex08_solution_passes(nb04_solution, capsys):
+    result = ex08.check(nb04_solution["my_queries"], nb04_solution["better_descriptions"],
+                        nb04_solution["synonym_table"])
+    assert result.ok
+    assert "held-out queries" in capsys.readouterr().out
+
+
+def test_ex08_starter_is_not_done(nb04_starter, capsys):
+    s = nb04_starter
+    assert_not_done(ex08.check(s["my_queries"], s["better_descriptions"], s["synonym_table"]), capsys)
+
+
+def fixes(ns):
+    return ns["better_descriptions"], ns["synonym_table"]
+
+
+def test_ex08_bad_queries_fail(nb04_solution):
+    good = nb04_solution["my_queries"]()
+    cases = [
+        (good[:7], "write exactly 8 queries"),
+        (good[:7] + [("Where can I fly tonight?", "flights_book")], "no tool 'flights_book'"),
+        (good[:7] + [good[0]], "two of your queries are the same"),
+        (good[:7] + [T.CATALOG_QUERIES[0]], "one of the pack's own queries"),
+        (good[:7] + [("Find weather forecast for Oslo", "weather_search")], "come from weather_search's own text"),
+    ]
+    for pairs, fragment in cases:
+        assert_fails_with_sentence(ex08.check(lambda p=pairs: p, *fixes(nb04_solution)), fragment)
+
+
+def test_ex08_queries_that_already_hit_fail(nb04_solution):
+    easy = [("weather search for Paris tomorrow evening please", "weather_search"),
+            ("flights summarize my trips last year overall", "flights_summarize"),
+            ("hotels delete booking 55 at once now", "hotels_delete"),
+            ("calendar get entry 12 right away today", "calendar_get"),
+            ("email update draft 9 subject line tonight", "email_update"),
+            ("music create playlist called sunday morning mood", "music_create"),
+            ("stocks search ticker NVDA closing values daily", "stocks_search"),
+            ("recipes summarize pancake variants I saved earlier", "recipes_summarize")]
+    assert_fails_with_sentence(ex08.check(lambda: easy, *fixes(nb04_solution)), "nothing to fix")
+
+
+def test_ex08_bad_fixes_fail(nb04_solution):
+    queries, descriptions, synonyms = (nb04_solution[k] for k in ("my_queries", "better_descriptions", "synonym_table"))
+    pasted = {"weather_search": "Any chance of rain in Bergen tomorrow?"}
+    assert_fails_with_sentence(ex08.check(queries, lambda: pasted, synonyms), "word for word")
+    # replacing the old wording loses the pack's queries ("Find cooking recipes that match ...")
+    replaced = {"recipes_search": "Meal ideas for a dish, a diet or a dinner.",
+                "flights_create": "Book a seat on a plane."}
+    assert_fails_with_sentence(ex08.check(queries, lambda: replaced, synonyms), "on the pack's eight queries")
+    assert_fails_with_sentence(ex08.check(queries, descriptions, lambda: {"zebra": "giraffe"}),
+                               "recall on your queries went from")
+    assert_fails_with_sentence(ex08.check(queries, lambda: {"nope_tool": "x"}, synonyms), "no tool 'nope_tool'")
+
+
+def test_ex08_never_raises(nb04_solution):
+    result = ex08.check(boom, lambda: None, lambda: {1: 2})
+    assert_fails_with_sentence(result, "KeyError")
+    assert result.status == "checked"
+
+
+def test_ex08_recall_row_matches_the_pack():
+    assert ex08.recall_row(T.CATALOG_QUERIES) == (0.75, 0.75, 1.0)
+    assert ex08.recall_row([("Look up airline flights", "flights_search")], synonyms={"look up": "find"})[0] == 1.0
