@@ -28,10 +28,10 @@ _LAZY = {
     "passk_explorer": "passk", "PassKExplorer": "passk", "passk_state": "passk",
     "recall_explorer": "recall", "RecallExplorer": "recall", "recall_state": "recall",
     "scoring_panel": "scoring", "ScoringPanel": "scoring", "scoring_state": "scoring",
-    "gate_playground": "gate_playground", "GatePlayground": "gate_playground", "gate_run": "gate_playground",
-    "transcript": "transcript", "wire": "transcript", "transcript_html": "transcript",
-    "wire_html": "transcript", "transcript_text": "transcript", "wire_text": "transcript",
-    "quiz": "quiz", "Quiz": "quiz", "load_quiz": "quiz", "grade": "quiz",
+    "gate_playground": "gate_view", "GatePlayground": "gate_view", "gate_run": "gate_view",
+    "transcript": "transcript_view", "wire": "transcript_view", "transcript_html": "transcript_view",
+    "wire_html": "transcript_view", "transcript_text": "transcript_view", "wire_text": "transcript_view",
+    "quiz": "quiz_view", "Quiz": "quiz_view", "load_quiz": "quiz_view", "grade": "quiz_view",
     "InputError": "_base", "OKABE_ITO": "_base",
     "toolformer_explorer": "toolformer",  # the Toolformer filter view (toolkit/widgets/toolformer.py)
 }

@@ -28,7 +28,7 @@ from .. import exfiltration, injection
 from ..gate import PermissionGate
 from ..loop import AgentResult, run_agent
 from ._base import OKABE_ITO, InputError, LiveView, esc
-from .transcript import transcript_html
+from .transcript_view import transcript_html
 
 __all__ = ["SCENARIOS", "CONFIRM_ANSWERS", "GateState", "gate_run", "GatePlayground",
            "gate_playground", "NoTaintGate"]
