@@ -17,6 +17,7 @@ from .protocol import (CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, INVALI
 from .revisions import STATELESS_VERSIONS, revision_notes
 from .server import MCPServer, serve_lines, serve_stdio
 from .transports import InMemoryTransport, StdioTransport
+from . import showcase  # noqa: E402  (stdlib only at import; it loads the SDK when called)
 
 __all__ = [
     "MCPClient", "mcp_to_registry", "result_text", "MCPServer", "serve_lines", "serve_stdio",

@@ -34,6 +34,7 @@ the negotiated version belong to the session; a lock serialises the requests of 
 from __future__ import annotations
 
 import secrets
+import socket
 import sys
 import threading
 from collections import OrderedDict
@@ -89,7 +90,7 @@ class StreamableHTTPServer:
     # -- running -----------------------------------------------------------------------------
 
     def serve_forever(self) -> None:
-        self._httpd.serve_forever(poll_interval=0.2)
+        self._httpd.serve_forever(poll_interval=0.05)
 
     def start(self) -> "StreamableHTTPServer":
         self._thread = threading.Thread(target=self.serve_forever, name="mcp-http", daemon=True)
@@ -282,6 +283,10 @@ class _Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         self.timeout = self.server.app.read_timeout  # a client that stalls is cut off
         super().setup()
+        # Headers and body go out in two writes; without this, Nagle's algorithm and the
+        # client's delayed ACK hold every reply on a kept-alive connection for ~40 ms
+        # (measured: 44 ms median per tools/call before, see the report).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def do_POST(self) -> None:
         self._guarded(self.server.app.post)
@@ -299,6 +304,7 @@ class _Handler(BaseHTTPRequestHandler):
     do_PATCH = do_PUT
 
     def _guarded(self, action: Callable[["_Handler"], None]) -> None:
+        self._consumed = False  # set once the body has been read; see reply()
         try:
             action(self)
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
@@ -336,10 +342,13 @@ class _Handler(BaseHTTPRequestHandler):
         if len(body) < length:
             self.close_connection = True
             return None
+        self._consumed = True
         return body
 
     def reply(self, status: int, body: Any, headers: dict | None = None) -> None:
         data = encode_line(body).encode("ascii") if body is not None else b""
+        if not getattr(self, "_consumed", False) and self.headers.get("Content-Length", "0").strip() != "0":
+            self.close_connection = True  # an unread body would be taken for the next request
         app = self.server.app
         if app.trace:
             app.trace("<-", f"{status} {data.decode('ascii').strip()}".rstrip())

@@ -1,0 +1,229 @@
+"""Interop with the official MCP Python SDK (the ``mcp`` package, pinned in the test extra).
+
+Pack §2.6: a server written once should work with any client that speaks MCP. Here the
+SDK's clients drive ``python -m toolkit serve`` over stdio, and the toolkit's client drives a
+server built with the SDK (tests/servers/sdk_server.py). Every session runs under a time
+limit, and every child process is stopped by the context that started it.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import mcp.types as types
+import pytest
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp.client.stdio import get_default_environment
+from mcp.shared.exceptions import MCPError as SDKError
+
+import toolkit as T
+from toolkit.mcp import result_text, showcase
+
+ROOT = Path(__file__).resolve().parents[1]
+SDK_SERVER = ROOT / "tests" / "servers" / "sdk_server.py"
+LIMIT = 30  # seconds for one whole session, start-up included
+
+
+def toolkit_server(*options):
+    env = get_default_environment()  # the SDK passes a trimmed environment to children
+    env["PYTHONPATH"] = str(ROOT)
+    return StdioServerParameters(command=sys.executable, args=["-m", "toolkit", "serve", *options],
+                                 env=env, cwd=str(ROOT))
+
+
+def run(async_fn):
+    async def bounded():
+        with anyio.fail_after(LIMIT):
+            return await async_fn()
+    return anyio.run(bounded)
+
+
+def leaf_errors(exc):
+    """The SDK raises from inside task groups; find the MCP errors in the group."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in leaf_errors(sub)]
+    return [exc]
+
+
+# ---- the SDK's stdio client against `python -m toolkit serve` --------------------------------
+
+def test_sdk_client_session_lists_pages_calls_and_gets_both_kinds_of_error():
+    async def session():
+        async with stdio_client(toolkit_server("--page-size", "1")) as (read, write):
+            async with ClientSession(read, write) as s:
+                init = await s.initialize()
+                first = await s.list_tools()
+                second = await s.list_tools(params=types.PaginatedRequestParams(cursor=first.next_cursor))
+                ok = await s.call_tool("add", {"a": 2, "b": 3})
+                echo = await s.call_tool("echo", {"text": "héllo\nworld"})
+                bad = await s.call_tool("add", {"a": "two", "b": 3})
+                with pytest.raises(SDKError) as unknown:
+                    await s.call_tool("nope", {})
+                return init, first, second, ok, echo, bad, unknown.value
+
+    init, first, second, ok, echo, bad, unknown = run(session)
+    # The SDK asks for the newest handshake revision it knows; we speak it, so it is echoed.
+    assert init.protocol_version == types.version.LATEST_HANDSHAKE_VERSION == "2025-11-25"
+    assert (init.server_info.name, init.server_info.title) == ("toy-tools", "Toy Tools")
+    assert [t.name for t in first.tools] == ["echo"] and first.next_cursor
+    assert [t.name for t in second.tools] == ["add"] and second.next_cursor is None
+    assert second.tools[0].annotations.read_only_hint is True
+    assert (ok.is_error, ok.content[0].text) == (False, "5")
+    assert echo.content[0].text == "héllo\nworld"
+    # 2025-11-25 (SEP-1303): a schema-breaking call is a tool result the model can read ...
+    assert bad.is_error is True and "a: expected integer, got string ('two')" in bad.content[0].text
+    # ... and an unknown tool is still a protocol error.
+    assert unknown.error.code == -32602 and "Unknown tool: 'nope'" in unknown.error.message
+
+
+def test_sdk_session_pinned_to_the_pack_revision_gets_a_protocol_error_for_bad_arguments():
+    async def session():
+        async with stdio_client(toolkit_server()) as (read, write):
+            async with ClientSession(read, write) as s:
+                # ClientSession.initialize always offers the SDK's newest revision, so send the
+                # pack's revision by hand, the way the spec's handshake describes it.
+                result = await s.send_request(types.InitializeRequest(params=types.InitializeRequestParams(
+                    protocol_version="2025-06-18", capabilities=types.ClientCapabilities(),
+                    client_info=types.Implementation(name="pinned", version="1"))), types.InitializeResult)
+                s.adopt(result)
+                await s.send_notification(types.InitializedNotification())
+                with pytest.raises(SDKError) as bad:
+                    await s.call_tool("add", {"a": "two", "b": 3})
+                return result, bad.value
+
+    result, bad = run(session)
+    assert result.protocol_version == "2025-06-18"
+    assert bad.error.code == -32602
+    assert bad.error.message == "Invalid arguments for tool 'add': a: expected integer, got string ('two')"
+
+
+def test_sdk_high_level_client_in_default_mode_connects_and_works():
+    async def session():
+        async with Client(toolkit_server()) as client:
+            tools = await client.list_tools()
+            result = await client.call_tool("add", {"a": 20, "b": 22})
+            return client.mode, client.protocol_version, client.server_info.name, tools, result
+
+    mode, version, name, tools, result = run(session)
+    assert mode == "auto"  # the default: probe server/discover, fall back to initialize
+    assert (version, name) == ("2025-11-25", "toy-tools")
+    assert [t.name for t in tools.tools] == ["echo", "add"]
+    assert result.content[0].text == "42" and not result.is_error
+
+
+def test_sdk_default_client_falls_back_after_our_answer_to_server_discover():
+    report = showcase.sdk_stdio_session(high_level=True, page_size=1)
+    assert report.protocol_version == "2025-11-25" and report.tools == ["echo", "add"]
+    methods = [m.get("method") for arrow, m in report.wire if arrow == "->"]
+    assert methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
+    first_reply = report.wire[1][1]
+    assert first_reply["error"]["code"] == -32022
+    assert first_reply["error"]["data"]["supported"] == list(T.MCPServer.SUPPORTED)
+    assert [c["kind"] for c in report.calls] == ["result", "tool error (isError: true)", "protocol error -32602"]
+
+
+def test_a_client_pinned_to_the_stateless_revision_fails_with_the_error_that_revision_defines():
+    async def session():
+        async with Client(toolkit_server(), mode="2026-07-28") as client:
+            await client.list_tools()
+
+    with pytest.raises(BaseException) as caught:
+        run(session)
+    errors = [e for e in leaf_errors(caught.value) if isinstance(e, SDKError)]
+    assert errors, f"expected an MCP error, got {caught.value!r}"
+    assert errors[0].error.code == -32022
+    assert errors[0].error.data["supported"] == list(T.MCPServer.SUPPORTED)
+    assert errors[0].error.data["requested"] == "2026-07-28"
+
+
+def test_sdk_session_helper_for_the_notebook():
+    report = showcase.sdk_stdio_session()
+    assert report.client_mode == "ClientSession" and report.protocol_version == "2025-11-25"
+    assert report.calls[0] == {"tool": "add", "arguments": {"a": 2, "b": 3}, "kind": "result", "text": "5"}
+    arrows = [arrow for arrow, _ in report.wire]
+    assert arrows[:2] == ["->", "<-"] and report.wire[0][1]["method"] == "initialize"
+    assert "negotiated protocol version: 2025-11-25" in report.summary()
+
+
+def test_the_helpers_say_how_to_install_a_missing_sdk(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mcp", None)  # makes `import mcp` fail
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'mcp==2\.3\.0'"):
+        showcase.sdk_stdio_session()
+
+
+# ---- the toolkit's client against a server built with the SDK ---------------------------------
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_toolkit_client_against_an_sdk_server(version):
+    with T.StdioTransport([sys.executable, str(SDK_SERVER)], timeout=LIMIT) as transport:
+        client = T.MCPClient(transport)
+        assert client.initialize(version)["protocolVersion"] == version
+        assert client.server_info["name"] == "sdk-test-server"
+        assert client.instructions == "A server built with the official SDK."
+        assert [t["name"] for t in client.list_tools()] == ["add", "weather", "chatty"]
+        assert result_text(client.call_tool("add", {"a": 2, "b": 3})) == "5"
+        failed = client.call_tool("weather", {"city": "Rome"})
+        assert failed["isError"] is True and "try Paris" in result_text(failed)
+        assert client.ping() == {}
+
+
+def test_toolkit_client_skips_log_notifications_sent_before_the_reply():
+    with T.StdioTransport([sys.executable, str(SDK_SERVER)], timeout=LIMIT) as transport:
+        client = T.MCPClient(transport)
+        client.initialize()
+        start = len(transport.log)
+        result = client.call_tool("chatty", {"text": "hi"})
+        assert result_text(result) == "HI"
+        incoming = [m for arrow, m in transport.log[start:] if arrow == "<-"]
+        assert [m.get("method", "reply") for m in incoming] == [
+            "notifications/message", "notifications/message", "reply"]
+        assert incoming[0]["params"]["data"] == "starting on 'hi'"
+        assert client.call_tool("add", {"a": 1, "b": 1})["content"][0]["text"] == "2"  # still in step
+
+
+def test_sdk_server_tools_run_in_the_agent_loop_through_the_bridge():
+    with T.StdioTransport([sys.executable, str(SDK_SERVER)], timeout=LIMIT) as transport:
+        client = T.MCPClient(transport)
+        client.initialize()
+        registry = T.mcp_to_registry(client)
+        model = T.ScriptedModel([{"tool_calls": [T.call("c1", "add", a=19, b=23),
+                                                 T.call("c2", "weather", city="Rome")]},
+                                 {"content": "done"}])
+        outcome = T.run_agent(model, registry, "add and weather", parallel=False)
+        tool_messages = [m for m in outcome.messages if m["role"] == "tool"]
+        assert json.loads(tool_messages[0]["content"]) == {"result": 42}  # the SDK wraps an int
+        assert tool_messages[1]["is_error"] and "try Paris" in tool_messages[1]["content"]
+        assert outcome.final == "done"
+
+
+# ---- the serve command's options, as the helpers above use them -------------------------------
+
+def test_serve_trace_goes_to_stderr_and_stdout_stays_protocol_only():
+    lines = [json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                 "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+             json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})]
+    proc = subprocess.run([sys.executable, "-m", "toolkit", "serve", "--trace", "--page-size", "1"],
+                          input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=LIMIT, cwd=ROOT)
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["id"] for r in replies] == [1, 2]
+    assert len(replies[1]["result"]["tools"]) == 1 and "nextCursor" in replies[1]["result"]
+    traced = [line[:2] for line in proc.stderr.splitlines()]
+    assert traced == ["->", "<-", "->", "<-"]
+
+
+@pytest.mark.parametrize("argv", [["demo", "--http"], ["serve", "--page-size", "0"], ["serve", "--port", "70000"]])
+def test_serve_options_are_checked(argv):
+    proc = subprocess.run([sys.executable, "-m", "toolkit", *argv], capture_output=True, text=True,
+                          timeout=LIMIT, cwd=ROOT)
+    assert proc.returncode == 2 and "error:" in proc.stderr
+
+
+def test_importing_toolkit_loads_no_third_party_module():
+    code = ("import sys; before = set(sys.modules); import toolkit, toolkit.mcp; "
+            "names = {m.split('.')[0] for m in set(sys.modules) - before}; "
+            "print(sorted(n for n in names if n not in sys.stdlib_module_names and n != 'toolkit'))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=LIMIT, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
