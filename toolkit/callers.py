@@ -42,7 +42,8 @@ _COURSE = load_json("course_cases.json")
 
 def course_cases() -> tuple[dict, list[dict]]:
     """The course's 32 cases and their functions, as ``(functions, cases)``."""
-    return load_json("course_cases.json")["functions"], load_json("course_cases.json")["cases"]
+    data = load_json("course_cases.json")
+    return data["functions"], data["cases"]
 
 
 def scoring_cases(which: str = "all") -> tuple[dict, list[dict]]:

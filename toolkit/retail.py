@@ -157,6 +157,10 @@ class PolicyAgentModel:
             self.plan.append((mangle_id(order_id) if typo else order_id, skip))
         self.turn = 0
 
+    def signature(self) -> tuple:
+        """Everything the dice decided; equal signatures behave identically in a fresh world."""
+        return ("cancel", tuple(self.plan))
+
     def respond(self, messages: list, tools: list) -> dict:
         self.turn += 1
         if self.turn == 1 and self.plan:
@@ -189,6 +193,10 @@ class OrderedTaskAgent:
         typo = rng.random() < p_typo
         self.order_id = mangle_id(order_id) if typo else order_id
         self.turn = 0
+
+    def signature(self) -> tuple:
+        """Everything the dice decided; equal signatures behave identically in a fresh world."""
+        return ("ordered", self.hasty, self.order_id)
 
     def respond(self, messages: list, tools: list) -> dict:
         self.turn += 1
@@ -246,16 +254,38 @@ def run_retail_trial(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: f
 
 
 def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
-                    tasks: Sequence[dict] | None = None, policy_in_tool: bool = False) -> list[list[bool]]:
+                    tasks: Sequence[dict] | None = None, policy_in_tool: bool = False,
+                    memo: dict | None = None) -> list[list[bool]]:
     """Each trial's pass or fail, per task: ``[[True, False, ...], ...]``.
 
     Trial ``i`` of a task always uses the same random stream for a seed, so raising ``n``
     only adds trials at the end and never changes the earlier ones.
+
+    ``memo`` (a dict the caller keeps) makes repeated runs fast without changing a result.
+    The mock agent rolls all its dice when it is built, and a fresh world is the same every
+    time, so a trial's outcome depends only on the task, the policy switch and the agent's
+    rolled plan (its ``signature()``). With a memo, each distinct plan runs through the
+    harness once; later trials with the same plan reuse that outcome. A task has at most 64
+    plans, so the live pass^k explorer redraws in milliseconds.
     """
     tasks = RETAIL_TASKS if tasks is None else tasks
-    return [[run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo, policy_in_tool)
-             for i in range(n)]
-            for t in tasks]
+    if memo is None:
+        return [[run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo, policy_in_tool)
+                 for i in range(n)]
+                for t in tasks]
+    rows = []
+    for t in tasks:
+        task_key = (json.dumps(t, sort_keys=True), bool(policy_in_tool))
+        row = []
+        for i in range(n):
+            plan = make_retail_agent(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo).signature()
+            key = (task_key, plan)
+            if key not in memo:
+                memo[key] = run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo,
+                                             policy_in_tool)
+            row.append(memo[key])
+        rows.append(row)
+    return rows
 
 
 def run_retail_trials(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,

@@ -63,10 +63,16 @@ def passk_curves(successes: list, n: int) -> tuple[list, list, list]:
     return ks, [pass_hat_k(successes, n, k) for k in ks], [pass_at_k(successes, n, k) for k in ks]
 
 
+# Outcome per (task, policy switch, rolled plan); at most a few hundred entries for the five
+# tasks. See retail_outcomes: results are the same as running every trial.
+_PLAN_MEMO: dict = {}
+
+
 @functools.lru_cache(maxsize=512)
 def _mock_outcomes(p_skip_check: float, p_typo: float, n: int, seed: int,
                    policy_in_tool: bool) -> tuple:
-    rows = retail_outcomes(n, p_skip_check, p_typo, seed, RETAIL_TASKS_EXTENDED, policy_in_tool)
+    rows = retail_outcomes(n, p_skip_check, p_typo, seed, RETAIL_TASKS_EXTENDED, policy_in_tool,
+                           memo=_PLAN_MEMO)
     return tuple(tuple(r) for r in rows)
 
 

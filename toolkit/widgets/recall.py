@@ -150,8 +150,13 @@ class RecallState:
 
 
 @functools.lru_cache(maxsize=32)
+def _catalog(descriptions: tuple) -> tuple:
+    return tuple(make_catalog(descriptions=dict(descriptions)))
+
+
+@functools.lru_cache(maxsize=32)
 def _index(descriptions: tuple, k1: float, b: float) -> tuple:
-    tools = make_catalog(descriptions=dict(descriptions))
+    tools = _catalog(descriptions)
     return ToolIndex(tools, k1=k1, b=b), {t.name: t for t in tools}
 
 
@@ -297,7 +302,8 @@ class RecallExplorer(LiveView):
 
     def _show_description(self) -> None:
         name = self.describe.value
-        tools = {t.name: t for t in make_catalog(descriptions=self._current_descriptions())}
+        edits = tuple(sorted(self._current_descriptions().items()))
+        tools = {t.name: t for t in _catalog(edits)}
         self.current.value = f"<span style='font-size:13px'>now: <i>{esc(tools[name].description)}</i></span>"
 
     def _copy_description(self, _button=None) -> None:
@@ -306,7 +312,7 @@ class RecallExplorer(LiveView):
         edits = self._current_descriptions()
         if name in edits:
             return
-        description = next(t.description for t in make_catalog() if t.name == name)
+        description = next(t.description for t in _catalog(()) if t.name == name)
         text = self.descriptions.value.rstrip("\n")
         self.descriptions.value = (text + "\n" if text else "") + f"{name}: {description}"
 

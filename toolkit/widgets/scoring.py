@@ -68,10 +68,16 @@ class ScoringState:
         return next(c for c in self.callers if c.name == name_or_index)
 
 
+@functools.lru_cache(maxsize=None)
+def _case_list(case_set: str) -> tuple:
+    """The cases of one set, loaded once (the view never changes them)."""
+    return tuple(scoring_cases(case_set)[1])
+
+
 @functools.lru_cache(maxsize=256)
 def _score_one(kind: int, slip: float, seed: int, case_set: str) -> CallerScore:
     """One caller's replies and verdicts; cached, so moving one slider rescores one caller."""
-    _, cases = scoring_cases(case_set)
+    cases = _case_list(case_set)
     golds = [gold_text(c) for c in cases]
     caller = CALLER_TYPES[kind](slip, seed)
     replies = caller.answers(cases)
@@ -105,10 +111,9 @@ def scoring_state(slips=(0.3, 0.3, 0.3), seed: int = 0, case_set: str = "all") -
             raise InputError(f"each slip rate must be a number from 0 to 1, got {s!r}.")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InputError(f"the seed must be a whole number, got {seed!r}.")
-    try:
-        _, cases = scoring_cases(case_set)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
+    if case_set not in CASE_SETS.values():
+        raise InputError(f"case_set must be one of {', '.join(CASE_SETS.values())}, got {case_set!r}.")
+    cases = list(_case_list(case_set))
     categories = list(_categories_of(cases))
     scores = [_score_one(i, round(float(s), 6), seed, case_set) for i, s in enumerate(slips)]
     return ScoringState(case_set, cases, categories, scores, [gold_text(c) for c in cases],
@@ -205,8 +210,7 @@ class ScoringPanel(LiveView):
         # each drawn once now, so switching case sets later never pays for a full draw.
         self.panels: dict = {}
         for which in CASE_SETS.values():
-            _, cases = scoring_cases(which)
-            self._panel(_categories_of(cases))
+            self._panel(_categories_of(_case_list(which)))
         self.watch(*self.sliders, self.seed, self.case_set)
         self.refresh()
         for key in self.panels:
