@@ -27,7 +27,8 @@ import toolkit as T
 from toolkit.checks import ex01, ex02
 from toolkit.figures import show as show_figure
 
-random.seed(0)  # nothing below is random; the seed is set so that stays true if that changes
+SEED = 0  # nothing here draws random numbers; seeded anyway, so that stays true
+random.seed(SEED)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. Three ways to describe a tool
@@ -294,8 +295,11 @@ def to_anthropic(tool: dict) -> dict:
 ex01.check(to_openai, to_anthropic)
 
 # %% [markdown]
-# Once both converters pass, this cell puts the three shapes of your tool next to each other
-# (the weather tool's MCP form includes its annotations, which only MCP has a slot for).
+# Once both converters pass, this cell puts the three shapes of the weather tool next to each
+# other (its MCP form includes the annotations, which only MCP has a slot for). The `strict`
+# flag is only the switch: OpenAI's documentation sets further conditions on a schema used in
+# strict mode, for example on how optional fields are written, and this converter does not
+# apply them [23].
 
 # %%
 def side_by_side(shapes: dict) -> HTML:

@@ -24,7 +24,8 @@ from toolkit.checks import ex06, ex07
 from toolkit.demo_tools import make_weather_registry
 from toolkit.figures import show as show_figure
 
-random.seed(0)  # nothing below is random; the seed is set so that stays true if that changes
+SEED = 0  # nothing here draws random numbers; seeded anyway, so that stays true
+random.seed(SEED)
 
 
 def show_wire(log, width=160):
@@ -252,7 +253,8 @@ print("\nmessages that crossed the wire:", len(wire.log) - mark, "(one tools/cal
 # 1. The cell above shows X (`refund_order`) as protocol error −32602 and the shipped order as
 # an `isError` result; a failed upstream service is the same kind of failure as that refusal.
 # </details>
-#
+
+# %% [markdown]
 # **For discussion.** *(Pack discussion question 7, in our words.)* For an unknown tool name,
 # should the model see the failure, or only the host? And for "that order has already shipped"?
 # Argue for where you would draw the line, and what the model should be able to do next in
