@@ -11,9 +11,9 @@ Sources (read for this module):
 - 2025-03-26 basic protocol: implementations "MUST support receiving JSON-RPC batches".
 - 2025-06-18 changelog, item 1: "Remove support for JSON-RPC batching"; item 8: HTTP clients
   send the negotiated version in an ``MCP-Protocol-Version`` header.
-- 2025-11-25 changelog, minor change 4 (SEP-1303): "input validation errors should be
-  returned as Tool Execution Errors rather than Protocol Errors to enable model
-  self-correction". Its tools page still lists "Unknown tools" under protocol errors.
+- 2025-11-25 changelog, minor change 4 (SEP-1303): input validation errors become tool
+  execution errors (``isError: true``), so that the model can correct its call. The same
+  revision's tools page still files unknown tools under protocol errors.
 - 2026-07-28 changelog, items 2 and 3: no handshake; every request carries its version in
   ``_meta``; servers implement ``server/discover``; a version the server does not implement
   gets ``UnsupportedProtocolVersionError`` (code -32022, ``data.supported`` and

@@ -203,7 +203,8 @@ def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_lev
                 return client.protocol_version, info, names, outcomes
 
         version, info, names, outcomes = _run_async(high if high_level else low, timeout)
-    return SDKSession(f"Streamable HTTP ({app.url})", "Client, default mode" if high_level else "ClientSession",
+    # The port changes from run to run, so the label leaves it out (notebook outputs stay stable).
+    return SDKSession("Streamable HTTP", "Client, default mode" if high_level else "ClientSession",
                       version, info, names, outcomes, wire)
 
 
