@@ -54,7 +54,12 @@ class MCPClient:
         self.transport.send(msg)
 
     def initialize(self, protocol_version: str = PROTOCOL_VERSION) -> dict:
-        """The handshake: initialize, check the version, then notifications/initialized."""
+        """The handshake: initialize, check the version, then notifications/initialized.
+
+        ``protocol_version`` is the revision to ask for: the pack's 2025-06-18 by default, or
+        any other in :attr:`SUPPORTED` (2024-11-05 to 2025-11-25). A server may answer with
+        another revision; the client goes on if it speaks that one too, else raises.
+        """
         result = self._request("initialize", {
             "protocolVersion": protocol_version,
             "capabilities": {},
