@@ -9,12 +9,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8888
 
-.PHONY: lab test demo serve venv clean help
+.PHONY: lab test demo serve venv clean help notebooks student
 
 help:
 	@echo "make lab    open the course in JupyterLab (sets up .venv on first run)"
 	@echo "make test   run every check (sets up .venv on first run)"
 	@echo "make demo   print the lab's demo;  make serve  run the stdio MCP server"
+	@echo "make notebooks [NB=03] [FORCE=1]   re-run notebooks from their .py and save outputs"
+	@echo "make student [FORCE=1]             write the student edition to build/student/"
 
 venv: $(STAMP)
 
@@ -31,8 +33,27 @@ $(STAMP): pyproject.toml
 lab: $(STAMP)
 	$(BIN)/jupyter lab --port=$(PORT) --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks
 
+# Three steps; any failure stops make. pytest's exit code 5 ("no tests collected") is a
+# failure too, so an empty notebooks/ cannot pass by accident.
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg
+
 test: $(STAMP)
+	$(BIN)/python scripts/check_sync.py
 	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(NBVAL) notebooks/[0-9][0-9]_*.ipynb
+
+# Re-run notebooks from their .py sources, one process each under NOTEBOOK_TIMEOUT seconds.
+# Refuses to overwrite a .ipynb edited in Jupyter without its .py (FORCE=1 overrides).
+NB ?=
+NOTEBOOK_TIMEOUT ?= 120
+FORCE_FLAG = $(if $(filter 1 yes true,$(FORCE)),--force,)
+
+notebooks: $(STAMP)
+	NOTEBOOK_TIMEOUT=$(NOTEBOOK_TIMEOUT) $(BIN)/python scripts/execute_notebooks.py $(FORCE_FLAG) $(NB)
+
+# The student edition: build/student/ without solutions; never touches notebooks/.
+student: $(STAMP)
+	$(BIN)/python scripts/make_student.py $(FORCE_FLAG)
 
 demo: $(STAMP)
 	$(BIN)/python -m toolkit demo

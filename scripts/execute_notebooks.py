@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbpipeline import (DEFAULT_TIMEOUT, NOTEBOOKS, PipelineError, build_one, execute_pair,  # noqa: E402
-                        pairs, plan, rel)
+from nbpipeline import (DEFAULT_TIMEOUT, NOTEBOOKS, PipelineError, execute_pair, pairs, plan,  # noqa: E402
+                        read_ipynb, rel, run_and_write)
 
 SLOW = 20.0  # seconds: the course's budget for one notebook
 
@@ -42,10 +42,11 @@ def main(argv):
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--timeout", type=float,
                         default=float(os.environ.get("NOTEBOOK_TIMEOUT") or DEFAULT_TIMEOUT))
-    parser.add_argument("--one", nargs=2, metavar=("PY", "IPYNB"), help=argparse.SUPPRESS)
+    parser.add_argument("--one", nargs=2, metavar=("JOB", "IPYNB"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.one:  # the child process: build exactly one notebook
-        build_one(Path(args.one[0]), Path(args.one[1]))
+    if args.one:  # the child process: run one prepared notebook, write the .ipynb
+        job, ipynb = Path(args.one[0]), Path(args.one[1])
+        run_and_write(read_ipynb(job), ipynb, ipynb.parent)
         return 0
     try:
         chosen = select(args.notebooks)

@@ -202,19 +202,35 @@ def execute_notebook(nb, cwd: Path, cell_timeout: int = CELL_TIMEOUT):
     return nb
 
 
-def build_one(py: Path, ipynb: Path) -> None:
-    """Read ``py``, run it, write ``ipynb`` with outputs (run in a child process)."""
-    import nbformat
-
+def prepare(py: Path):
+    """The notebook to run for ``py`` (stable cell ids, python3 kernel) and the canonical
+    text of its cells."""
     nb = read_py(py)
     canonical = py_text(nb)
     for i, cell in enumerate(nb.cells):
         cell["id"] = _cell_id(py.stem, i, cell.source)
-    execute_notebook(nb, py.parent)
     nb.metadata[BUILD_KEY] = {"source_sha256": text_hash(canonical)}
-    tmp = ipynb.with_suffix(".ipynb.tmp")
+    return nb, canonical
+
+
+def run_and_write(nb, ipynb: Path, cwd: Path) -> None:
+    """Execute ``nb`` and write it to ``ipynb`` (atomically: a failure leaves the old file)."""
+    import nbformat
+
+    execute_notebook(nb, cwd)
+    tmp = ipynb.with_name(ipynb.name + ".tmp")
     nbformat.write(nb, str(tmp))
     os.replace(tmp, ipynb)
+
+
+def build_one(py: Path, ipynb: Path) -> None:
+    """Read ``py``, run it, write ``ipynb`` with outputs, all in this process."""
+    nb, canonical = prepare(py)
+    run_and_write(nb, ipynb, py.parent)
+    _tidy_py(py, canonical)
+
+
+def _tidy_py(py: Path, canonical: str) -> None:
     if py.read_text(encoding="utf-8") != canonical:  # same cells, tidier layout
         py.write_text(canonical, encoding="utf-8")
         print(f"  note: rewrote {rel(py)} in jupytext's canonical layout (no cell changed)")
@@ -228,22 +244,29 @@ def child_env() -> dict:
 
 
 def execute_pair(py: Path, ipynb: Path, timeout: float = DEFAULT_TIMEOUT) -> float:
-    """Build one notebook in its own process under ``timeout`` seconds; returns the time."""
+    """Build one notebook: its cells are read here, run in a child process under ``timeout``
+    seconds, and the result replaces ``ipynb`` only if the run succeeded. Returns the time."""
+    import nbformat
+
     start = time.perf_counter()
+    nb, canonical = prepare(py)
+    job = ipynb.with_name(ipynb.name + ".job")
+    nbformat.write(nb, str(job))
     cmd = [sys.executable, str(Path(__file__).resolve().parent / "execute_notebooks.py"),
-           "--one", str(py), str(ipynb)]
+           "--one", str(job), str(ipynb)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=child_env(),
-                              cwd=str(ROOT))
+                              cwd=str(py.parent))
     except subprocess.TimeoutExpired:
         raise PipelineError(f"{rel(py)} did not finish within {timeout:g} s and was stopped; "
                             f"{ipynb.name} was left as it was. Look for a cell that waits or "
                             "loops, or raise the limit with NOTEBOOK_TIMEOUT=…") from None
+    finally:
+        job.unlink(missing_ok=True)
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-25:])
         raise PipelineError(f"{rel(py)} failed while running; {ipynb.name} was left as it was.\n{tail}")
-    if proc.stdout.strip():
-        print(proc.stdout.rstrip())
+    _tidy_py(py, canonical)
     return time.perf_counter() - start
 
 

@@ -1,0 +1,307 @@
+# %% [markdown] slideshow={"slide_type": "slide"}
+# # 02 · What a tool is, and the loop that runs it
+#
+# *Pack §2.2. No exercises; a drawing task at the end.*
+#
+# "The model called a tool" is a figure of speech. The model only writes a request. A program
+# of yours, the **harness**, reads that request, checks it, runs the tool and sends the result
+# back. This notebook shows the loop once when everything goes right, then breaks it six
+# times, once for each job the harness has, and watches the harness catch each failure.
+#
+# The models here are **mocks**: `T.ScriptedModel` replays replies written in advance, so
+# every run is the same and you can see exactly what the harness does with each one.
+
+# %%
+import json
+import time
+
+import toolkit as T
+from toolkit.demo_tools import make_weather_registry
+from toolkit.figures import show as show_figure
+from toolkit.widgets import transcript
+
+# Nothing below is random. The timing demos use sleeps several times longer than their time
+# limits, so their outcomes do not depend on how busy the machine is.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 1. A tool has three parts
+#
+# Wang and co-authors, surveying the field, settle on a simple definition: a tool is a program
+# outside the language model that the model makes use of [13]. In practice a tool you hand to a
+# model has:
+#
+# 1. **a name**, such as `get_weather`;
+# 2. **a description of its inputs**: a sentence on what it does and a JSON Schema for its
+#    arguments (notebook 05 builds these from type hints);
+# 3. **an implementation**: code that runs on your side.
+#
+# The model sees only the first two. Here is everything it is told about `get_weather`:
+
+# %%
+weather_tools = make_weather_registry()
+print(json.dumps(weather_tools.get("get_weather").schema(), indent=1))
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 2. The loop
+#
+# Figure 1 shows one turn of the loop. The model answers either with text (the run is over)
+# or with one or more tool calls. The harness runs each call and appends one result message
+# per call, tagged with the call's id. Then it asks the model again.
+
+# %%
+show_figure(1)
+
+# %% [markdown]
+# The big vendors use the same shape with different field names. In OpenAI's API the
+# assistant message carries `tool_calls`, you answer each with a message holding the same
+# call id and the output, and one turn may contain several calls [23]. Anthropic's API uses
+# `tool_use` and `tool_result` blocks, with `stop_reason: "tool_use"` meaning the model is
+# waiting for results [22]. The toolkit follows the OpenAI-style shape.
+#
+# Anthropic's documentation also separates **client tools**, which run in your code, from
+# **server tools**, which the provider runs and loops over for you [22]. This course is about
+# client tools: their schema, errors and safety are yours.
+#
+# A run where nothing goes wrong (mock model):
+
+# %%
+model = T.ScriptedModel([
+    {"tool_calls": [T.call("c1", "get_weather", city="Paris"),
+                    T.call("c2", "get_weather", city="Oslo")]},
+    {"content": "Paris is at 21 °C and Oslo at 9 °C."},
+])
+happy = T.run_agent(model, make_weather_registry(), "Is it warmer in Paris or Oslo?")
+transcript(happy, "The happy path (scripted mock)")
+
+# %% [markdown]
+# Two model turns, two tool calls, and the model never touched the weather data: it wrote two
+# requests and then read two answers.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 3. The harness's six jobs
+#
+# Much of what goes wrong in a tool-using system goes wrong in the code around the model.
+# Before and after every call, a careful harness:
+#
+# | # | job | in `T.run_agent` |
+# |---|---|---|
+# | 1 | checks the arguments against the schema and explains any mismatch | `ToolRegistry.run` validates (and repairs small slips) |
+# | 2 | checks that this call is allowed now, for this user | `gate=T.PermissionGate(...)` |
+# | 3 | runs the call under a time limit | `call_timeout=` seconds |
+# | 4 | retries only when a retry is safe | `max_retries=`, and only for read-only tools after a timeout |
+# | 5 | caps how much of a result reaches the model | `max_result_chars=` |
+# | 6 | caps the number of steps | `max_steps=` |
+#
+# Each subsection below provokes one failure and shows what the harness did about it.
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Job 1: check the arguments
+#
+# The mock forgets the required `city`. The harness does not run the tool; it answers with
+# what was wrong and what the tool expects, and the mock's second attempt succeeds.
+
+# %%
+model = T.ScriptedModel([
+    {"tool_calls": [T.call("c1", "get_weather", unit="celsius")]},
+    {"tool_calls": [T.call("c2", "get_weather", city="Rome", unit="celsius")]},
+    {"content": "It is 21 °C in Rome."},
+])
+job1 = T.run_agent(model, make_weather_registry(), "How warm is it in Rome?")
+transcript(job1, "Job 1: a call that breaks the schema (scripted mock)")
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Job 2: is this call allowed now?
+#
+# The retail world of notebook 10 has a policy: only pending orders may be cancelled. Order
+# `A2` has shipped. A careless mock asks to cancel it anyway. With no gate the cancel goes
+# through; with a gate that requires a person to confirm each state-changing call, it stops.
+# (The mock person below approves only orders that are still pending.)
+
+# %%
+def careless_cancel():
+    return T.ScriptedModel([{"tool_calls": [T.call("c1", "cancel_order", order_id="A2")]},
+                            {"content": "Order A2 is cancelled."}])
+
+
+open_env = T.RetailEnv()
+T.run_agent(careless_cancel(), open_env.registry, "Cancel A2.", system=T.POLICY)
+print("no gate:    A2 is now", open_env.db["A2"])
+
+gated_env = T.RetailEnv()
+
+
+def person_says_yes(call):
+    """(mock) The person asked to confirm: agrees only to cancelling a pending order."""
+    return gated_env.db.get(call["arguments"].get("order_id")) == "pending"
+
+
+gate = T.PermissionGate(allow=["get_order", "cancel_order"], confirm=person_says_yes)
+job2 = T.run_agent(careless_cancel(), gated_env.registry, "Cancel A2.", system=T.POLICY, gate=gate)
+print("with gate:  A2 is now", gated_env.db["A2"], "| gate log:", gate.log)
+transcript(job2, "Job 2: a state-changing call stopped by the gate (scripted mock)")
+
+# %% [markdown]
+# The gate did not read the policy text or the model's words. It looked at what the tool can
+# do (it changes state) and asked for a yes. Notebook 11 builds on this.
+#
+# Also note the mock's final words: "Order A2 is cancelled." It was scripted to say that no
+# matter what happened. A real model can do the same, which is why the harness, not the
+# model's reply, is the record of what ran.
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Job 3: a time limit on every call
+#
+# Here `slow_lookup` hangs for 30 seconds; the limit is 0.1 s. The harness stops waiting and
+# the run carries on with the other call's result. (`slow_lookup` only reads, so the harness
+# also retries it twice; job 4 is about when that is safe.)
+
+# %%
+model = T.ScriptedModel([
+    {"tool_calls": [T.call("c1", "slow_lookup", key="1999 rates"),
+                    T.call("c2", "get_weather", city="Lima")]},
+    {"content": "The archive did not answer; Lima is at 17 °C."},
+])
+start = time.perf_counter()
+job3 = T.run_agent(model, make_weather_registry(slow_seconds=30), "Old rates, and Lima's weather.",
+                   call_timeout=0.1)
+print("finished in under 5 s, though the archive alone takes 30 s:", time.perf_counter() - start < 5)
+transcript(job3, "Job 3: a slow tool cut off by the time limit (scripted mock)")
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Job 4: retry only when it is safe
+#
+# `flaky_rate` answers "busy" the first time and works the second: a retry is free and
+# helps. `charge_card` is slow *and changes state*: after a timeout nobody knows whether the
+# charge went through, so a retry could charge twice. The harness retries the first and not
+# the second.
+
+# %%
+registry = make_weather_registry()
+charges = []
+
+
+def charge_card(amount: float) -> str:
+    """Charge the customer's card (slow today).
+
+    Args:
+        amount: the amount in euros
+    """
+    time.sleep(0.3)
+    charges.append(amount)
+    return f"charged {amount} EUR"
+
+
+registry.add(charge_card, read_only=False)
+waits = []
+model = T.ScriptedModel([
+    {"tool_calls": [T.call("c1", "flaky_rate", currency="EUR"),
+                    T.call("c2", "charge_card", amount=40.0)]},
+    {"content": "The rate is 1.08. The payment timed out; I will check before trying again."},
+])
+job4 = T.run_agent(model, registry, "EUR rate, then charge 40 EUR.", call_timeout=0.1,
+                   sleep=waits.append)
+time.sleep(0.6)  # let the abandoned charge finish in the background
+print("back-off waits the harness asked for:", waits)
+print("charges that actually happened:", charges)
+transcript(job4, "Job 4: one safe retry, one refused retry (scripted mock)")
+
+# %% [markdown]
+# The charge happened once even though the call "timed out": the work carried on after the
+# harness stopped waiting. Retrying it would have charged 80 EUR. Tools that change state
+# need an idempotency key, or a status check before any retry (pack §2.8, notebook 08).
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Job 5: cap the size of a result
+#
+# `read_log` returns 50,000 characters. Without a cap all of it lands in the model's context
+# on every later turn; with `max_result_chars=400` the model gets the start and a visible
+# marker saying how much was cut.
+
+# %%
+registry = T.ToolRegistry()
+
+
+def read_log(service: str) -> str:
+    """Return a service's full log.
+
+    Args:
+        service: the service name, such as billing
+    """
+    return "".join(f"{service} line {i}: ok\n" for i in range(2500))[:50_000]
+
+
+registry.add(read_log)
+
+
+def one_log_call():
+    return T.ScriptedModel([{"tool_calls": [T.call("c1", "read_log", service="billing")]},
+                            {"content": "The log looks healthy."}])
+
+
+uncapped = T.run_agent(one_log_call(), registry, "Is billing healthy?")
+capped = T.run_agent(one_log_call(), registry, "Is billing healthy?", max_result_chars=400)
+print("characters the model reads without a cap:", len(uncapped.messages[2]["content"]))
+print("characters the model reads with the cap: ", len(capped.messages[2]["content"]))
+print("end of the capped result:", capped.messages[2]["content"][-60:])
+print("events:", capped.events)
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Job 6: cap the number of steps
+#
+# A mock that never stops asking would loop forever. `max_steps` ends the run and says so.
+
+# %%
+runaway = T.ScriptedModel([{"tool_calls": [T.call(f"r{i}", "get_weather", city="Paris")]}
+                           for i in range(100)])
+job6 = T.run_agent(runaway, make_weather_registry(), "Keep an eye on Paris.", max_steps=3)
+print(f"stop reason: {job6.stop_reason}; final answer: {job6.final}; "
+      f"model turns: {job6.steps}; tool calls: {job6.calls}")
+print("events:", job6.events)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 4. The six jobs at a glance
+#
+# Each run above, reduced to what the harness reported (this table is printed from the runs,
+# not typed in):
+
+# %%
+def kinds(run):
+    return [r.kind for _, r in run.results]
+
+
+evidence = [
+    ("1 check arguments", "invalid_args" in kinds(job1) and job1.final is not None),
+    ("2 permission", "blocked" in kinds(job2) and gated_env.db["A2"] == "shipped"),
+    ("3 time limit", "timeout" in kinds(job3) and "ok" in kinds(job3)),
+    ("4 safe retries", "retry 1/2 for flaky_rate (transient)" in job4.events
+     and not any("charge_card" in e for e in job4.events) and charges == [40.0]),
+    ("5 result size", any(e.startswith("truncated read_log") for e in capped.events)),
+    ("6 step limit", job6.stop_reason == "max_steps"),
+]
+for job, caught in evidence:
+    print(f"{job:<18} failure provoked and caught: {caught}")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 5. Check your understanding
+#
+# Draw the loop from memory for a model that makes **two** calls in one turn, one of which
+# fails. Mark which boxes are the model and which are your code, and where each of the six
+# jobs happens.
+#
+# <details><summary>Show a sketch</summary>
+#
+# ```
+# user ──► MODEL ──(tool_calls: c1, c2)──► HARNESS (your code)
+#            ▲                               │ 1 validate c1, c2 against the schemas
+#            │                               │ 2 gate: allowed now? for this user?
+#            │                               │ 3 run each with a time limit (in parallel)
+#            │                               │ 4 retry c2 only if it is safe
+#            │                               │ 5 cap each result's size
+#            └──(tool c1: result, tool c2: error)─┘
+#                 6 count the turn; stop at max_steps
+# ```
+#
+# Only the box labelled MODEL is the model. Everything else, including the error text the model
+# reads for c2, is code you wrote and can test.
+#
+# </details>

@@ -1,0 +1,259 @@
+# %% [markdown] slideshow={"slide_type": "slide"}
+# # 03 · How a model learns to call tools
+#
+# *Pack §2.3. No coding exercises; discussion questions 1–2 and quiz questions 1–2 at the end.*
+#
+# Notebook 02 assumed a model that already knows when to ask for a tool. Where does that
+# skill come from? This notebook lines up four answers and then rebuilds the middle of the
+# most surprising one, Toolformer [1], at toy scale: you train a tiny language model here,
+# let it propose calculator calls in its own training text, and keep only the calls that make
+# the text after them easier to predict. A slider then lets you move the filter's threshold
+# τ_f and compare what survives with the counts the paper reports.
+
+# %%
+import toolkit as T
+from toolkit.figures import show as show_figure
+from toolkit.toolformer import (TinyLM, best_per_text, explain_call, format_explanation,
+                                format_threshold_table, make_corpus, run_filter, threshold_table,
+                                tokenize)
+from toolkit.widgets.toolformer import toolformer_explorer
+
+SEED = 0              # corpus seed for training; the filtered texts use SEED + 2, held-out SEED + 1
+TRAIN_TEXTS = 2000
+FILTER_TEXTS = 400
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 1. Four ways to get tool calls into a model
+#
+# The approaches differ mainly in **who produces the examples** the model learns from.
+#
+# | Approach | Where the examples come from | What it is good at | Where it struggles |
+# |---|---|---|---|
+# | **Prompting**: ReAct [8], MRKL [9], HuggingGPT [11] | you write the tool list and a few demonstrations into the prompt | no training at all; swap tools by editing text | needs a capable model; long prompts; malformed calls |
+# | **Supervised traces**: TALM [10] and successors | people, or a stronger model, write correct call transcripts | even small models can learn it | traces are expensive and may not transfer to unseen tools |
+# | **Self-labelling**: Toolformer [1] | the model proposes calls in plain text and a loss test keeps the useful ones | no human labels | one call at a time; few examples survive; sensitive to wording |
+# | **Tool tokens**: ToolkenGPT [14] | a small training set per tool teaches one new token embedding | many tools on a frozen model | the embeddings only fit the model they were trained for |
+#
+# ReAct interleaves a written thought ("I need today's rate, so I'll look it up") with an
+# action and then reads the observation [8]. MRKL framed the idea as a system of neural models
+# plus discrete knowledge and reasoning modules [9]. HuggingGPT lets a language model plan a
+# task, pick a Hugging Face model for each step, run it and write up the result [11]. TALM
+# grows a small set of demonstrations by "self-play" [10]. ToolkenGPT gives each tool a token
+# of its own; when the model emits that token, it is prompted for the arguments [14].
+#
+# In practice today, most systems combine the first row with a model whose vendor trained it
+# to write well-formed calls: the "function calling" feature of model APIs (notebook 05).
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 2. Toolformer: the model labels its own data
+#
+# Toolformer asks whether a model can find out by itself which calls are worth making [1].
+# The recipe has four steps (Figure 2):
+#
+# 1. **Sample**: in plain text, find positions where the model thinks a call is likely, and
+#    sample candidate calls there.
+# 2. **Execute**: run every candidate and collect its result.
+# 3. **Filter**: compare the model's loss on the tokens *after* the position with and
+#    without the call. Keep the call only if the loss drops by at least τ_f, that is
+#    L⁻ − L⁺ ≥ τ_f.
+# 4. **Fine-tune** the model on the text with the kept calls written into it.
+#
+# Here L⁺ is the loss when the call *and its result* come first, and L⁻ is the smaller of
+# two losses: no call at all, and the call without its result. Taking the smaller one means a
+# call gets no credit just for repeating numbers that are already in the text. The loss is a
+# weighted sum over the next tokens with weights proportional to max(0, 1 − 0.2·t), so only
+# the next five tokens count and nearer ones count more [1].
+#
+# The paper did this with GPT-J (6.7 billion parameters) and five tools: question answering,
+# a calculator, Wikipedia search, machine translation and a calendar [1].
+
+# %%
+show_figure(2)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 3. A language model small enough to train here
+#
+# GPT-J will not fit in this notebook, so we build a toy with the one skill the filter
+# needs: predicting the next token, and doing it better when a useful number sits nearby.
+#
+# `TinyLM` (our own construction, not from the paper) predicts the next token from the one
+# before it. For words it uses counts of which word follows which. For numbers it mixes two
+# guesses: "a number I have seen often" and "a copy of a number that appeared earlier in this
+# text". How much weight the copy guess gets is *learned* from the training text with a few
+# rounds of EM. A tool call placed in front of the text adds its numbers, and its result, to
+# what can be copied.
+#
+# The corpus is made of template sentences, drawn with a fixed seed. About half contain a
+# small sum whose answer appears in the sentence, a fifth repeat a number, and the rest are
+# plain.
+
+# %%
+train_texts = make_corpus(TRAIN_TEXTS, seed=SEED)
+for text in train_texts[:6]:
+    print("  ", text)
+
+lm = TinyLM.train(train_texts)
+print()
+print(lm.describe())
+held_out = make_corpus(300, seed=SEED + 1)
+print(f"average loss on 300 held-out texts: {lm.mean_loss(held_out):.3f} nats per token")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 4. Scoring one candidate call by hand
+#
+# Take one sentence and put a calculator call right before the answer, at position 13.
+# The table lists each of the next tokens, its weight, and the model's loss (−ln P) under
+# the filter's three conditions.
+
+# %%
+sentence = "ben packed 23 boxes with 17 cups in each , so ben packed 391 cups ."
+print(list(enumerate(tokenize(sentence))))
+print()
+print("The right call, just before '391':")
+print(format_explanation(explain_call(lm, sentence, 13, "23 * 17")))
+
+# %% [markdown]
+# Only the token `391` changes: with the result in front, the model can copy it instead of
+# guessing a number it has hardly seen. Below, a wrong call at the same place, and the right
+# call made too early:
+
+# %%
+print("A wrong call at the same place:")
+print(format_explanation(explain_call(lm, sentence, 13, "23 + 17")))
+print()
+print("The right call, three tokens earlier (the answer now has a small weight):")
+print(format_explanation(explain_call(lm, sentence, 10, "23 * 17")))
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 5. Filtering every sampled call
+#
+# Our stand-in for step 1 is blunt: after the second number in a text, at every position, try
+# every `x op y` built from two earlier numbers with `+ - * /`. (The paper samples positions
+# and calls from the model itself [1]; brute force is simpler at this size.) Steps 2 and 3 run
+# each call on the calculator from notebook 01 and score it as above, in 400 fresh texts.
+
+# %%
+texts = make_corpus(FILTER_TEXTS, seed=SEED + 2)
+candidates = run_filter(lm, texts)
+print(f"{len(candidates):,} candidate calls in {len({c.text_id for c in candidates})} texts "
+      f"that have at least two numbers (of {len(texts)} texts)")
+print()
+print(format_threshold_table(threshold_table(candidates, taus=(0.5, 1.0, 2.0))))
+
+# %% [markdown]
+# The right-hand columns are the paper's Table 2 counts for the calculator: examples that keep
+# at least one call at each threshold [1]. The "share of first row" columns are our own
+# arithmetic.
+#
+# Both columns fall as τ_f rises; the paper's falls much faster. That is expected from how
+# the toy corpus was built: half of its texts contain a sum whose answer follows at once, so
+# many calls clear a threshold of 1.0. Do not read anything into the sizes: a few hundred
+# template sentences are not a web corpus.
+#
+# Which calls help most? Below are the least and the most useful calls that pass τ_f = 0.5,
+# with how often the result appeared in the training text.
+
+# %%
+best = sorted(best_per_text(candidates).values(), key=lambda c: (c.gain, c.text_id))
+useful = [c for c in best if c.gain >= 0.5]
+for c in useful[:3] + useful[-3:]:
+    print(f"L⁻ − L⁺ = {c.gain:4.2f}  result {c.result:>4} seen {lm.number_counts[c.result]:>3}× "
+          f"in training | {c.augmented()}")
+
+# %% [markdown]
+# A result the model already expects (a small number it met dozens of times in training, like
+# the 3 above) barely lowers the loss, so a strict filter drops those calls; a result it has
+# never seen lowers it a lot. The filter rewards calls that bring in information the model lacks, which is the
+# point, and it is also why a strict τ_f leaves so few examples.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 6. Move the threshold yourself
+#
+# Drag τ_f. The histogram shows each text's most useful call; grey is what the filter drops.
+# The table keeps the paper's counts [1] beside this toy's, and the two sentences show the
+# call that only just passes and the one that only just fails.
+
+# %%
+toolformer_explorer(candidates, tau=1.0)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 7. What came of it, and where it stops
+#
+# For its size, Toolformer did well on math word problems: the paper reports 40.4 on ASDiv,
+# 29.4 on SVAMP and 44.0 on MAWPS, against 14.0, 10.0 and 19.8 for the far larger GPT-3 [1].
+# The paper itself adds a caveat: its evaluation permitted a single API call per input, which
+# rules out a model that keeps calling tools in a loop [1].
+#
+# Limits the method carries:
+#
+# * **No chains.** Calls for each tool were sampled independently, so the training data never
+#   shows one tool's output feeding another tool's input [1].
+# * **Only what the loss can see.** A call is worth keeping only if its result shows up in the
+#   next few tokens. Our toy makes this visible: a call made a few tokens too early gets most
+#   of its gain weighted away.
+# * **Few examples, sensitive to wording.** A strict filter keeps little, and whether a call
+#   helps depends on how the surrounding sentence happens to be phrased.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Discussion
+#
+# **Question 1.** Toolformer judges a call only by whether it lowers the loss on the
+# following tokens [1]. Think of a tool whose benefit would never show up that way. How would
+# you decide which calls to that tool belong in the training data?
+
+# %% [markdown] tags=["solution"]
+# *One possible answer.* Any tool whose value is an effect rather than text: `send_email`,
+# `cancel_order`, `create_calendar_event`. The text after such a call ("Done, I've sent it")
+# is just as predictable without it, so the loss test sees nothing. The same goes for a
+# look-up whose result is used several sentences later, outside the five-token window. To
+# judge those calls you need a signal about outcomes: check the world's state after the call
+# (as τ-bench does with its database, notebook 10), ask a verifier or a person whether the
+# action matched the request, or learn from demonstrations of the right action instead of
+# from self-labelled text.
+
+# %% [markdown]
+# **Question 2.** The Toolformer paper lists "cannot use tools in a chain" among its limits
+# [1], yet today's agents chain calls routinely. What made the difference: a better model,
+# different training data, the harness around the model, or all three?
+
+# %% [markdown] tags=["solution"]
+# *One possible answer.* All three, each for a different part of the problem. The data:
+# vendors train on multi-step transcripts in which one call's result is the next call's
+# argument, which Toolformer's independent per-tool sampling never produced. The model: larger
+# instruction-tuned models can plan a few steps and read a result before deciding the next
+# call. The harness: a loop that runs a call, returns the result as a message and asks the
+# model again (notebook 02) turns chaining into a sequence of single decisions, with a step
+# cap and error messages to recover from mistakes. Without the loop even a good model cannot
+# chain; without the data and the model, the loop just repeats mistakes.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Quiz
+#
+# **Q1.** Which of Toolformer's sampled calls end up in its fine-tuning data [1]?
+#
+# - (a) every call that ran without an error
+# - (b) only calculator calls, since other tools' results cannot be checked
+# - (c) calls a human annotator approved
+# - (d) calls for which inserting the call and its result reduces the loss on the next tokens
+#   by at least τ_f
+#
+# <details><summary>Show the answer</summary>
+#
+# **(d).** That is the filter of step 3, the one you ran in section 5. Nothing in the method
+# needs a human label, and all five tools go through the same test.
+#
+# </details>
+#
+# **Q2.** Which limitation do the Toolformer authors state about their own method [1]?
+#
+# - (a) it cannot chain tools, because the calls for each tool were generated independently
+# - (b) it may call each tool only once in its lifetime
+# - (c) every training example needs a human author
+# - (d) it works with the calculator and nothing else
+#
+# <details><summary>Show the answer</summary>
+#
+# **(a).** (The "one call per input" rule in section 7 is a setting of the paper's
+# evaluation, not a limit on the model's lifetime.)
+#
+# </details>
