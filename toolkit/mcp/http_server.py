@@ -269,7 +269,9 @@ class StreamableHTTPServer:
 
 class _Listener(ThreadingHTTPServer):
     daemon_threads = True
-    allow_reuse_address = False
+    # Lets a stopped server be restarted on the same port at once; a port that another
+    # program is listening on is still refused (Linux and macOS).
+    allow_reuse_address = True
     app: StreamableHTTPServer
 
 
