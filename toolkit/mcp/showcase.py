@@ -46,9 +46,10 @@ class SDKSession:
     calls: list[dict]
     wire: list[tuple[str, Any]] = field(default_factory=list)
 
-    def show_wire(self, width: int = 150) -> None:
-        """Print the wire log, one message per line, cut to ``width`` characters."""
-        for arrow, message in self.wire:
+    def show_wire(self, width: int = 150, limit: int | None = None) -> None:
+        """Print the wire log (the first ``limit`` entries), one message per line, cut to
+        ``width`` characters."""
+        for arrow, message in self.wire[:limit]:
             text = message if isinstance(message, str) else json.dumps(message, separators=(",", ":"))
             print(f"{arrow} {text if len(text) <= width else text[:width - 3] + '...'}")
 
