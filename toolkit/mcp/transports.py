@@ -66,13 +66,16 @@ class StdioTransport:
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
         self._lines: queue.Queue = queue.Queue()
+        self._heard = threading.Event()  # set when the child has written its first line
         self._write_lock = threading.Lock()
         threading.Thread(target=self._pump_stdout, daemon=True).start()
         threading.Thread(target=self._pump_stderr, daemon=True).start()
 
     def _pump_stdout(self) -> None:
         for line in self.proc.stdout:
+            self._heard.set()
             self._lines.put(line)
+        self._heard.set()
         self._lines.put(None)  # end of stream
 
     def _pump_stderr(self) -> None:
@@ -126,7 +129,10 @@ class StdioTransport:
         """Write ``text`` exactly as given (plus a newline) and return the next message back,
         or None if nothing arrives within ``wait`` seconds (as for a notification).
 
-        For talking to a server by hand (exercise 6): malformed lines included.
+        For talking to a server by hand (exercise 6): malformed lines included. Until the
+        child has written anything at all, a line that expects an answer may wait up to
+        ``timeout`` instead: starting a Python child can take longer than ``wait`` on a busy
+        machine, and a slow start must not look like a missing reply.
         """
         data = (text if text.endswith("\n") else text + "\n").encode("utf-8", "surrogateescape")
         self.log.append(("->", {"raw": text}))
@@ -137,6 +143,8 @@ class StdioTransport:
             except (BrokenPipeError, ValueError, OSError):
                 raise MCPError(CONNECTION_CLOSED, "Connection closed: the server is not running"
                                + self._exit_note()) from None
+        if not self._heard.is_set() and _expects_answer(text):
+            wait = max(wait, self.timeout)
         try:
             line = self._lines.get(timeout=wait)
         except queue.Empty:
@@ -184,3 +192,12 @@ class StdioTransport:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _expects_answer(text: str) -> bool:
+    """False for a JSON object without an id (a notification or a response: no reply due)."""
+    try:
+        msg = json.loads(text)
+    except ValueError:
+        return True  # a parse error is answered
+    return not (isinstance(msg, dict) and "id" not in msg)
