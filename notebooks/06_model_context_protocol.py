@@ -23,16 +23,10 @@ import toolkit as T
 from toolkit.checks import ex06, ex07
 from toolkit.demo_tools import make_weather_registry
 from toolkit.figures import show as show_figure
+from toolkit.widgets import wire
 
 SEED = 0  # nothing here draws random numbers; seeded anyway, so that stays true
 random.seed(SEED)
-
-
-def show_wire(log, width=160):
-    """Print a transport log: -> what the client sent, <- what came back (long lines cut)."""
-    for arrow, msg in log:
-        text = json.dumps(msg)
-        print(arrow, text if len(text) <= width else text[:width] + " …")
 
 
 # %% [markdown] slideshow={"slide_type": "slide"}
@@ -115,7 +109,8 @@ for label, msg in probes.items():
 #
 # `T.InMemoryTransport` hands each message straight to the server, but still turns it into
 # JSON text and back on both sides, so what you see is what would cross a wire. Its `log`
-# records every message: `->` from the client, `<-` from the server.
+# records every message: `->` from the client, `<-` from the server. `wire(log)` draws that log
+# as arrows, each message as pretty JSON.
 #
 # **Step 1, the handshake.** The client says which protocol version it wants, what it can do,
 # and who it is. The server answers with a version it supports (the same one, if it can), its
@@ -126,13 +121,13 @@ for label, msg in probes.items():
 # %%
 server = T.MCPServer(env.registry, name="shop", title="Toy Shop",
                      instructions="Look an order up before you cancel it.")
-wire = T.InMemoryTransport(server)
-client = T.MCPClient(wire)
+link = T.InMemoryTransport(server)
+client = T.MCPClient(link)
 
 hello = client.initialize()
-show_wire(wire.log)
-print("\nserver.initialized:", server.initialized, "| server.ready:", server.ready)
+print("server.initialized:", server.initialized, "| server.ready:", server.ready)
 print("version agreed:", client.protocol_version, "| server says:", hello["instructions"])
+wire(link.log, title="Step 1: the handshake")
 
 # %% [markdown]
 # **Step 2, listing the tools.** Each entry has a `name`, a `description` and an `inputSchema`,
@@ -142,24 +137,24 @@ print("version agreed:", client.protocol_version, "| server says:", hello["instr
 # tool may change and destroy things and touch the outside world [3].
 
 # %%
-mark = len(wire.log)
+mark = len(link.log)
 tools = client.list_tools()
-show_wire(wire.log[mark:])
 for tool in tools:
-    print(f"\n{tool['name']}: {tool['description']}\n   annotations: {tool['annotations']}")
+    print(f"{tool['name']}: {tool['description']}\n   annotations: {tool['annotations']}")
+wire(link.log[mark:], title="Step 2: tools/list")
 
 # %% [markdown]
 # A long list can be split into pages. The server then adds a `nextCursor` string to its reply,
-# and passing that string as `cursor` in the following request fetches the next page [3]. `MCPClient.list_tools` follows the cursors until
-# there are none left. With a page size of one:
+# and passing that string as `cursor` in the following request fetches the next page [3].
+# `MCPClient.list_tools` follows the cursors until there are none left. With a page size of one:
 
 # %%
-paged_wire = T.InMemoryTransport(T.MCPServer(env.registry, page_size=1))
-paged = T.MCPClient(paged_wire)
+paged_link = T.InMemoryTransport(T.MCPServer(env.registry, page_size=1))
+paged = T.MCPClient(paged_link)
 paged.initialize()
-mark = len(paged_wire.log)
+mark = len(paged_link.log)
 print("tools:", [t["name"] for t in paged.list_tools()])
-show_wire(paged_wire.log[mark:], width=120)
+wire(paged_link.log[mark:], title="tools/list, one tool per page")
 
 # %% [markdown]
 # **Step 3, calling a tool.** `tools/call` carries the tool's name and its arguments. The
@@ -168,14 +163,14 @@ show_wire(paged_wire.log[mark:], width=120)
 # the same JSON in a text block, as the spec asks for older clients [3].
 
 # %%
-mark = len(wire.log)
+mark = len(link.log)
 looked_up = client.call_tool("get_order", {"order_id": "A1"})
-show_wire(wire.log[mark:])
-print("\nstructuredContent:", looked_up["structuredContent"], "| isError:", looked_up["isError"])
+print("structuredContent:", looked_up["structuredContent"], "| isError:", looked_up["isError"])
 try:
     client._request("resources/list")  # a method this server does not offer, now that the session is open
 except T.MCPError as err:
     print("resources/list after the handshake ->", err)
+wire(link.log[mark:], title="Step 3: tools/call, then a method the server does not have")
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # **Quiz.** Under revision 2025-06-18, how does a session start [3]?
@@ -231,12 +226,12 @@ for name, args in attempts:
 
 # %%
 remote_tools = T.mcp_to_registry(client)
-mark = len(wire.log)
+mark = len(link.log)
 for name, args in [("cancel_order", {"order_id": "A2"}), ("cancel_order", {"order_id": 7}),
                    ("refund_order", {"order_id": "A1"})]:
     seen = remote_tools.run(name, args, repair=False)
     print(f"{seen.kind:13} {seen.content}")
-print("\nmessages that crossed the wire:", len(wire.log) - mark, "(one tools/call and its reply)")
+print("\nmessages that crossed the wire:", len(link.log) - mark, "(one tools/call and its reply)")
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # **Quiz.** Situation X: the model names a tool this server has never had. Situation Y: the tool
@@ -285,8 +280,7 @@ with T.StdioTransport() as child:
     print("(mock) model's answer:", run.final, "| the tool said:", tool_said)
     print("lines the child wrote to stderr:", len(child.stderr_lines))
 print("child exit code after close():", child.proc.returncode)
-print()
-show_wire(child.log[:4])
+wire(child.log[:4], title="the first four messages, over the child's stdin and stdout")
 
 # %% [markdown]
 # Closing the transport is how a stdio session ends: the client closes the child's input, the
