@@ -107,3 +107,26 @@ def test_make_retail_agent_picks_the_agent_by_task_kind():
     rng = random.Random(1)
     assert isinstance(make_retail_agent(_t5(), rng), OrderedTaskAgent)
     assert isinstance(make_retail_agent(T.RETAIL_TASKS[0], rng), retail.PolicyAgentModel)
+
+
+def test_the_plan_memo_gives_exactly_the_unmemoized_outcomes():
+    memo: dict = {}
+    for args in [(24, 0.3, 0.05, 0, False), (24, 0.7, 0.2, 3, True), (9, 1.0, 0.5, 1, False), (16, 0.0, 0.0, 2, True)]:
+        n, p_skip, p_typo, seed, in_tool = args
+        plain = retail_outcomes(n, p_skip, p_typo, seed, RETAIL_TASKS_EXTENDED, in_tool)
+        assert retail_outcomes(n, p_skip, p_typo, seed, RETAIL_TASKS_EXTENDED, in_tool, memo=memo) == plain
+    # far fewer harness runs than trials: a plan is everything the dice decided
+    assert 0 < len(memo) < sum(a[0] for a in [(24,), (24,), (9,), (16,)]) * len(RETAIL_TASKS_EXTENDED)
+
+
+def test_agents_with_equal_signatures_make_the_same_calls():
+    task = RETAIL_TASKS_EXTENDED[3]  # three orders
+    seen: dict = {}
+    for seed in range(40):
+        agent = make_retail_agent(task, random.Random(seed), 0.5, 0.3)
+        env = RetailEnv()
+        result = T.run_agent(agent, env.registry, task["instruction"], call_timeout=None, parallel=False)
+        calls = [(c["name"], c["arguments"]) for m in result.messages for c in m.get("tool_calls") or []]
+        fresh = make_retail_agent(task, random.Random(seed), 0.5, 0.3).signature()
+        assert seen.setdefault(fresh, calls) == calls
+    assert len(seen) > 3

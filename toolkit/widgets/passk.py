@@ -186,11 +186,11 @@ class PassKExplorer(LiveView):
                                   description="trials per task", **slider)
         self.seed = W.BoundedIntText(value=seed, min=0, max=10**6, description="seed",
                                      style={"description_width": "120px"}, layout=W.Layout(width="220px"))
-        self.policy_in_tool = W.Checkbox(value=policy_in_tool, indent=False,
+        self.policy_in_tool = W.Checkbox(value=policy_in_tool, indent=False, layout=W.Layout(width="auto"),
                                          description="policy in the tool (cancel_order refuses non-pending orders)")
         self.source = W.ToggleButtons(options=[SOURCE_MOCK, SOURCE_TAU], value=source,
                                       style={"button_width": "260px"})
-        self.image = W.Image(format="png", layout=W.Layout(width="900px"))
+        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width="900px", height="auto"))
         self.summary = W.HTML()
         self.table = W.HTML()
         mock_box = W.VBox([W.HBox([self.p_skip_check, self.p_typo]),

@@ -69,7 +69,8 @@ class Quiz(LiveView):
         blocks = []
         for i, q in enumerate(self.questions, start=1):
             radio = W.RadioButtons(options=[(text, j) for j, text in enumerate(q["options"])],
-                                   value=None, layout=W.Layout(width="auto"))
+                                   value=None, layout=W.Layout(width="auto", height="auto"))
+            radio.add_class("toolkit-quiz")
             note = W.HTML()
             radio.observe(self._changed, names="value")
             self.choices.append(radio)
@@ -80,7 +81,12 @@ class Quiz(LiveView):
         self.score = W.HTML()
         self.check.on_click(lambda _: self.check_answers())
         self.checked = False
-        self.widget = W.VBox(blocks + [W.HBox([self.check, self.score])])
+        # ipywidgets gives radio labels one fixed line; long options would overlap, so let them wrap
+        box = ".toolkit-quiz .widget-radio-box label"
+        style = W.HTML(f"<style>{box}{{display:flex!important;align-items:flex-start;height:auto!important;"
+                       "line-height:1.35!important;white-space:normal!important;font-size:14px!important;"
+                       f"margin:3px 0!important}}{box} input{{order:-1;flex:none;margin:3px 8px 0 0}}</style>")
+        self.widget = W.VBox([style] + blocks + [W.HBox([self.check, self.score])])
         self.refresh()
 
     def answers(self) -> list:

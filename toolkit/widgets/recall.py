@@ -255,8 +255,10 @@ class RecallExplorer(LiveView):
         self.synonyms = W.Textarea(value=synonyms, rows=3,
                                    placeholder=f"look up {ARROW} find   (words added to any query containing the phrase)",
                                    **area)
-        self.use_synonyms = W.Checkbox(value=True, description="apply the synonym table", indent=False)
-        self.use_descriptions = W.Checkbox(value=True, description="apply the description edits", indent=False)
+        self.use_synonyms = W.Checkbox(value=True, description="apply the synonym table", indent=False,
+                                       layout=W.Layout(width="auto"))
+        self.use_descriptions = W.Checkbox(value=True, description="apply the description edits", indent=False,
+                                           layout=W.Layout(width="auto"))
         self.descriptions = W.Textarea(value=descriptions, rows=3,
                                        placeholder="flights_search: Look up airline flights between two airports.",
                                        **area)
@@ -266,11 +268,12 @@ class RecallExplorer(LiveView):
         self.k = W.IntSlider(value=k, min=1, max=K_MAX, description="k", **slider)
         self.describe = W.Dropdown(options=_tool_names(), value="flights_search", description="tool",
                                    layout=W.Layout(width="300px"))
-        self.copy_button = W.Button(description="edit this description", icon="pencil")
+        self.copy_button = W.Button(description="edit this description", icon="pencil",
+                                    layout=W.Layout(width="auto"))
         self.current = W.HTML()
         self.copy_button.on_click(self._copy_description)
         self.describe.observe(lambda _: self._show_description(), names="value")
-        self.image = W.Image(format="png", layout=W.Layout(width="1000px"))
+        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width="1000px", height="auto"))
         self.summary = W.HTML()
         self.table = W.HTML()
         label = lambda text: W.HTML(f"<b>{text}</b>")  # noqa: E731

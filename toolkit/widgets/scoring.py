@@ -195,7 +195,7 @@ class ScoringPanel(LiveView):
         self.habits = W.HTML("<div style='font-size:13px'>" + "<br>".join(
             f"<b style='color:{col}'>■</b> <b>{esc(cls.name)}</b> (mock): {esc(cls.habit)}"
             for col, cls in zip(COLOURS, CALLER_TYPES)) + "</div>")
-        self.image = W.Image(format="png", layout=W.Layout(width="950px"))
+        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width="950px", height="auto"))
         self.accuracy = W.HTML()
         self.failures = W.HTML()
         self.agreement = W.HTML()
