@@ -7,7 +7,6 @@ jupytext sources, so the tests follow the cells students actually get.
 """
 
 import copy
-import json
 from pathlib import Path
 
 import jupytext
