@@ -153,7 +153,7 @@ class ToolRegistry:
     def unknown_tool_message(self, name: Any) -> str:
         names = self.names()
         text = f"Unknown tool {name!r}."
-        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6) if isinstance(name, str) else []
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.75) if isinstance(name, str) else []
         if close:
             text += f" Did you mean {close[0]!r}?"
         return text + f" Available tools: {', '.join(names) if names else '(none)'}."

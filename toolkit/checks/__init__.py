@@ -67,7 +67,7 @@ class Checker:
         self.title = title
         self.items: list[tuple[bool, str, str]] = []
         self._not_done: str | None = None
-        self._error: str | None = None
+        self._stubbed: list[int] = []  # indexes of items that met a stub
 
     def call(self, fn: Callable, *args, **kwargs) -> Any:
         """Call student code. Raises :class:`NotDone` for a stub and :class:`StudentError`
@@ -97,7 +97,9 @@ class Checker:
             ok = body()
         except NotDone:
             self._not_done = self._not_done or label
-            return False
+            self._stubbed.append(len(self.items))
+            return self.expect(False, label, "this part still raises NotImplementedError; "
+                                             "replace the stub with your code")
         except StudentError as exc:
             return self.expect(False, label, f"{exc}. {hint}".strip())
         except AssertionError as exc:
@@ -106,7 +108,8 @@ class Checker:
 
     def done(self, next_step: str = "") -> CheckResult:
         result = CheckResult(self.title)
-        if self._not_done is not None and not any(ok for ok, _, _ in self.items):
+        real = [item for i, item in enumerate(self.items) if i not in self._stubbed]
+        if self._not_done is not None and not any(ok for ok, _, _ in real):
             result.status = "not done"
             result.lines = [f"{self.title}: not done yet. Replace the `raise NotImplementedError` "
                             "in the exercise cell with your code, run it, then run this check again."]
