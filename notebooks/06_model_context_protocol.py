@@ -199,8 +199,9 @@ wire(link.log[mark:], title="Step 3: tools/call, then a method the server does n
 #   `content`; because it is content, the model reads it and can change its plan.
 #
 # The spec's own examples blur the line for bad arguments. The pack, and this toolkit, choose
-# one reading and say so: arguments that do not fit the schema get a −32602 protocol error,
-# and a failure inside the tool comes back as `isError`. Another server may choose the other way. The shop here
+# one reading and say so: under revision 2025-06-18, arguments that do not fit the schema get
+# a −32602 protocol error, and a failure inside the tool comes back as `isError` (section 7
+# shows how revision 2025-11-25 moved bad arguments to the second kind). Another server may choose the other way. The shop here
 # refuses to cancel an order that has shipped, inside the tool (the rule of exercise 11).
 
 # %%
@@ -446,9 +447,11 @@ if schemas:
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 6. Other transports, authorization and safety
 #
-# **Streamable HTTP** is the spec's second transport: the server exposes one HTTP endpoint
-# that accepts POST and GET, and may stream replies as Server-Sent Events; sessions have ids and
-# requests carry a protocol-version header. The spec asks servers to check the `Origin` header
+# **Streamable HTTP** is the spec's second transport: the server exposes one HTTP endpoint; the
+# client POSTs each message to it and may also open a GET stream for messages the server starts
+# (a server that never starts any, like this toolkit's, answers GET with 405). Replies may be
+# plain JSON or a stream of Server-Sent Events; sessions have ids and requests carry a
+# protocol-version header. The spec asks servers to check the `Origin` header
 # and, when running locally, to listen on localhost only [3]. The spec's authorization rules
 # apply to the HTTP transports; in revision 2025-06-18 the changelog makes an MCP server an
 # OAuth resource server and brings in Resource Indicators. A stdio server reads its
@@ -466,6 +469,98 @@ if schemas:
 # it trusting? Before installing a server someone else wrote, what would you look at?
 
 # %% [markdown] slideshow={"slide_type": "slide"}
+# ## 7. A real client: the official MCP SDK
+#
+# So far the toolkit's client has only talked to the toolkit's server, which proves less than
+# it seems: two halves written by the same hands can share a mistake. Here the client is the
+# official MCP Python SDK (the `mcp` package, version pinned by the course). It starts
+# `python -m toolkit serve --trace` as a child process; `--trace` makes the server echo every
+# line it reads (`->`) and writes (`<-`) on its standard error, and that echo is the wire log
+# printed below. Look at the first two lines: the SDK asks for 2025-11-25, the newest
+# revision it can reach with a handshake, and since the server speaks it too, it agrees. The
+# pack's 2025-06-18 is only what the server offers when a client asks for a version it does
+# not know.
+
+# %%
+from toolkit.mcp import showcase
+
+print("official MCP SDK:", showcase.official_sdk_version())
+sdk_run = showcase.sdk_stdio_session()
+print(sdk_run.summary())
+print()
+sdk_run.show_wire(width=120)
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Same server, different revision, different answer
+#
+# The SDK's bad call came back as an `isError` result, not as the −32602 of section 4. This
+# is not a bug. Revision 2025-11-25 moved arguments that break the schema into the second
+# kind of failure (SEP-1303), so the model reads what went wrong and can send a better call.
+# A tool that does not exist is still a protocol error. The server follows whichever revision
+# the session agreed on. The table shows what the toolkit does for each revision; below it,
+# the toolkit's own client sends the same broken call under 2025-06-18 and under 2025-11-25.
+# Part D of the assignment asks you to name one change in a newer revision: here is one.
+
+# %%
+for row in T.mcp.revision_notes():
+    status = "served  " if row["served"] else "declined"
+    print(f"{row['version']}  {status}  {row['for this server']}")
+print()
+for row in showcase.bad_argument_by_revision({"a": "two", "b": 3}):
+    print(f"{row['version']}: {row['kind']}\n    {row['text']}")
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### The second transport: Streamable HTTP
+#
+# `python -m toolkit serve --http` offers the same two tools at
+# `http://127.0.0.1:8765/mcp` (`--port` picks another port; `--port 0` lets the system choose
+# a free one). Every message is its own POST. The reply to `initialize` carries an
+# `Mcp-Session-Id` header; the client sends it back on each later request, together with
+# `MCP-Protocol-Version`, and ends the session with DELETE. The server listens on 127.0.0.1
+# only and turns away requests whose `Origin` or `Host` names another machine. That is the
+# defence the spec asks for against DNS rebinding, where a web page open in your browser
+# tries to reach a server running on your own computer. Below, the server runs in a
+# background thread: first the toolkit's client talks to it (the session id is random, so it
+# is masked), then the official SDK's HTTP client does.
+
+# %%
+from toolkit.demo_tools import make_server_registry
+from toolkit.mcp import HTTPTransport, StreamableHTTPServer
+
+with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry()), port=0) as web:
+    with HTTPTransport(web.url) as http:
+        over_http = T.MCPClient(http)
+        over_http.initialize()
+        print("add(2, 3) over HTTP ->", T.mcp.result_text(over_http.call_tool("add", {"a": 2, "b": 3})))
+    for line in http.http_log:
+        print(line.replace(http.session_id, "<session id>"))
+print()
+print(showcase.sdk_http_session().summary())
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### A revision without a handshake, and why this server declines it
+#
+# Revision 2026-07-28 removes `initialize` altogether. Every request names its protocol
+# version in `_meta`, and a server answers `server/discover` with the versions it supports.
+# The toolkit's server does not implement that revision, on purpose. The pack teaches the
+# 2025-06-18 handshake, and a second, stateless path through every request would double what
+# you have to read in `server.py`, for a revision the pack does not cover. What the server
+# does do is answer such a request with the error that revision defines for "I do not speak
+# your version", code −32022, with a list of the versions it does speak. It does not send
+# the misleading "Server not initialized". A client that knows both eras, like the SDK's
+# default `Client`, reads that list and falls back to `initialize`, as the first wire lines
+# below show. A client that only speaks the new revision stops with a clear reason.
+
+# %%
+probe = showcase.stateless_probe()
+print("->", json.dumps(probe["request"]))
+print("<-", json.dumps(probe["reply"]))
+print()
+auto = showcase.sdk_stdio_session(high_level=True, calls=[("add", {"a": 1, "b": 1})])
+print(f"the SDK's default client ({auto.client_mode}) ended up on {auto.protocol_version}:")
+auto.show_wire(width=120, limit=5)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## Reading the specification alongside
 #
 # The specification [3] is documentation, not a paper: read the pages that match what you just
@@ -477,9 +572,9 @@ if schemas:
 # | base protocol | section 2, message kinds and ids; Exercise 6 |
 # | lifecycle | section 3, Step 1; Exercise 6 |
 # | server features → tools | section 3, Steps 2–3; section 4; Exercise 7 |
-# | transports | section 5 (stdio); section 6 (Streamable HTTP) |
+# | transports | section 5 (stdio); sections 6 and 7 (Streamable HTTP) |
 # | authorization | section 6 |
-# | schema reference, changelog | the exact field names; batching removed (Exercise 6, line 5) |
+# | schema reference, changelog | the exact field names; batching removed (Exercise 6, line 5); newer revisions (section 7) |
 #
 # ## What to take away
 #
@@ -488,5 +583,7 @@ if schemas:
 # * A session is initialize → `notifications/initialized` → `tools/list` / `tools/call`, and
 #   ends when the transport closes.
 # * A protocol error is for the host; an `isError` result is for the model.
-# * The same client code ran in memory and against a real child process; only the transport
-#   changed.
+# * The same client code ran in memory, against a real child process and over HTTP; only the
+#   transport changed. The official SDK's client speaks to the same server.
+# * Revisions differ in real ways (batches, where bad arguments go, a handshake or none): check
+#   which one a session agreed on before you rely on a rule.

@@ -99,6 +99,9 @@ def _shape_problem(i: int, line: str, first_id: Any) -> str:
                 if not isinstance(params, dict) or k not in params]
         if need:
             return "initialize needs params with " + ", ".join(need)
+        if params.get("protocolVersion") == "2025-03-26":
+            return ("ask for \"2025-06-18\", the revision this exercise follows: under 2025-03-26 a "
+                    "server must accept batches, so line 5 would not be an error")
     if i == 2 and msg.get("id") == first_id:
         return "this id was already used by initialize; ids must not be reused in a session"
     return ""
