@@ -151,7 +151,7 @@ transcript(job2, "Job 2: a state-changing call stopped by the gate (scripted moc
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # ### Job 3: a time limit on every call
 #
-# Here `slow_lookup` hangs for 30 seconds; the limit is 0.1 s. The harness stops waiting and
+# Here `slow_lookup` hangs for 30 seconds; the limit is 0.3 s. The harness stops waiting and
 # the run carries on with the other call's result. (`slow_lookup` only reads, so the harness
 # also retries it twice; job 4 is about when that is safe.)
 
@@ -163,7 +163,7 @@ model = T.ScriptedModel([
 ])
 start = time.perf_counter()
 job3 = T.run_agent(model, make_weather_registry(slow_seconds=30), "Old rates, and Lima's weather.",
-                   call_timeout=0.1)
+                   call_timeout=0.3)
 print("finished in under 5 s, though the archive alone takes 30 s:", time.perf_counter() - start < 5)
 transcript(job3, "Job 3: a slow tool cut off by the time limit (scripted mock)")
 
@@ -186,7 +186,7 @@ def charge_card(amount: float) -> str:
     Args:
         amount: the amount in euros
     """
-    time.sleep(0.3)
+    time.sleep(1.0)
     charges.append(amount)
     return f"charged {amount} EUR"
 
@@ -198,9 +198,9 @@ model = T.ScriptedModel([
                     T.call("c2", "charge_card", amount=40.0)]},
     {"content": "The rate is 1.08. The payment timed out; I will check before trying again."},
 ])
-job4 = T.run_agent(model, registry, "EUR rate, then charge 40 EUR.", call_timeout=0.1,
+job4 = T.run_agent(model, registry, "EUR rate, then charge 40 EUR.", call_timeout=0.3,
                    sleep=waits.append)
-time.sleep(0.6)  # let the abandoned charge finish in the background
+time.sleep(1.5)  # let the abandoned charge finish in the background
 print("back-off waits the harness asked for:", waits)
 print("charges that actually happened:", charges)
 transcript(job4, "Job 4: one safe retry, one refused retry (scripted mock)")
