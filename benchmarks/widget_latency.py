@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import statistics
 import sys
 import time
@@ -132,6 +133,9 @@ def main(argv=None) -> int:
         print(f"{name} {median:.1f}", flush=True)
         if median >= args.budget:
             slow.append(name)
+    if hasattr(os, "getloadavg"):  # other work on the machine inflates wall-clock times
+        print(f"(load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)",
+              file=sys.stderr)
     if slow:
         print(f"over the {args.budget:g} ms budget: {', '.join(slow)}", file=sys.stderr)
         return 1

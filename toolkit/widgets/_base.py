@@ -105,17 +105,15 @@ class LiveFigure:
         return self.png
 
     def _encode(self) -> bytes:
-        """PNG with an adaptive palette of 128 colours, no dithering: the plots use a handful
-        of flat colours, so this looks the same as full colour, encodes three times faster
-        and is half the size to send to the browser."""
+        """The canvas as an RGB PNG with light compression (level 1 took about two thirds
+        of the default level's time here, for a file 5% larger). The same pixels always give
+        the same bytes, so the same controls give the same picture."""
         from PIL import Image  # a dependency of matplotlib
 
         w, h = self.canvas.get_width_height()
         image = Image.frombuffer("RGBA", (w, h), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-        image = image.convert("RGB").quantize(colors=128, method=Image.Quantize.FASTOCTREE,
-                                               dither=Image.Dither.NONE)
         out = io.BytesIO()
-        image.save(out, format="png", compress_level=1)
+        image.convert("RGB").save(out, format="png", compress_level=1)
         return out.getvalue()
 
     def save(self, path: str) -> None:
