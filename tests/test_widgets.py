@@ -450,3 +450,19 @@ def test_no_public_name_is_shadowed_by_a_submodule():
     import toolkit.widgets.quiz_view  # noqa: F401
     from toolkit.widgets import quiz
     assert callable(quiz) and not hasattr(quiz, "__path__")
+
+
+def test_an_unexpected_failure_becomes_a_sentence_and_the_view_stays():
+    view = scoring.scoring_panel()
+    good_state, good_png = view.state, view.image.value
+
+    def broken():
+        raise ZeroDivisionError("division by zero")
+    view.compute = broken
+    view.seed.value = 5
+    assert view.message.startswith("Could not update the view (ZeroDivisionError")
+    assert "last good view is kept" in view.message and "⚠" in view.message_box.value
+    assert view.state is good_state and view.image.value == good_png
+    del view.compute  # back to the class's method
+    view.seed.value = 6
+    assert view.message == "" and view.message_box.value == "" and view.state is not good_state
