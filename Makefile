@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8888
 
-.PHONY: lab test demo serve venv clean help notebooks student
+.PHONY: lab test demo serve venv clean help notebooks student test-browser
 
 help:
 	@echo "make lab    open the course in JupyterLab (sets up .venv on first run)"
@@ -17,6 +17,7 @@ help:
 	@echo "make demo   print the lab's demo;  make serve  run the stdio MCP server"
 	@echo "make notebooks [NB=03] [FORCE=1]   re-run notebooks from their .py and save outputs"
 	@echo "make student [FORCE=1]             write the student edition to build/student/"
+	@echo "make test-browser   every notebook in JupyterLab in headless Chromium; screenshots in build/screenshots/"
 
 venv: $(STAMP)
 
@@ -41,6 +42,23 @@ test: $(STAMP)
 	$(BIN)/python scripts/check_sync.py
 	$(BIN)/python -m pytest
 	$(BIN)/python -m pytest $(NBVAL) notebooks/[0-9][0-9]_*.ipynb
+
+# Every notebook run in a throw-away JupyterLab, driven by Playwright in Debian's chromium
+# (installed with apt when missing; Playwright downloads no browser). Bounded: SIGINT after
+# BROWSER_TIMEOUT seconds lets pytest shut the server down; a kill follows 30 s later.
+CHROMIUM ?= /usr/bin/chromium
+BROWSER_TIMEOUT ?= 840
+BROWSER_STAMP := $(VENV)/.browser-installed
+
+$(BROWSER_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[browser]'
+	@touch $(BROWSER_STAMP)
+
+test-browser: $(BROWSER_STAMP)
+	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) not found: installing Debian's chromium with apt (needs root)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	CHROMIUM=$(CHROMIUM) TOOLKIT_BROWSER_TESTS=1 timeout -s INT -k 30 $(BROWSER_TIMEOUT) \
+	  $(BIN)/python -m pytest tests/browser -p no:cacheprovider -rs
 
 # Re-run notebooks from their .py sources, one process each under NOTEBOOK_TIMEOUT seconds.
 # Refuses to overwrite a .ipynb edited in Jupyter without its .py (FORCE=1 overrides).

@@ -96,9 +96,11 @@ def test_missing_data_folder_is_a_fix(monkeypatch, tmp_path):
     assert f.status == "FIX" and "broken.json" in f.message
 
 
-def test_rise_is_optional(monkeypatch):
+def test_slides_are_optional(monkeypatch):
     monkeypatch.setattr(doctor, "installed_version", lambda d: None)
-    assert doctor.check_rise().status == "NOTE"
+    assert doctor.check_slides().status == "NOTE"
+    monkeypatch.setattr(doctor, "installed_version", lambda d: "0.3.4")
+    assert doctor.check_slides().message == "jupyterlab-slideshow 0.3.4"
 
 
 def test_pins_follow_python_version_markers(tmp_path):

@@ -211,19 +211,19 @@ def check_kernel() -> Finding:
     return Finding("OK", "kernel", f"'python3' runs {argv[0]} and loads the toolkit")
 
 
-def check_rise() -> Finding:
-    have = installed_version("jupyterlab-rise")
+def check_slides() -> Finding:
+    have = installed_version("jupyterlab-slideshow")
     if have is None:
-        return Finding("NOTE", "slides (instructors)", "jupyterlab-rise is not installed; "
-                       f"students do not need it. To present as slides, {SETUP}.")
-    return Finding("OK", "slides (instructors)", f"jupyterlab-rise {have}")
+        return Finding("NOTE", "slides (instructors)", "jupyterlab-slideshow is not installed; "
+                       f"students do not need it. To present the notebooks as slides, {SETUP}.")
+    return Finding("OK", "slides (instructors)", f"jupyterlab-slideshow {have}")
 
 
 def run_checks() -> list[Finding]:
     """Every check, in the order a student would fix them."""
     findings = [check_python(), check_toolkit()]
     findings += check_packages(pinned_versions())
-    findings += [check_widgets(), check_kernel(), check_rise()]
+    findings += [check_widgets(), check_kernel(), check_slides()]
     return findings
 
 
