@@ -19,6 +19,7 @@ import difflib
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -213,11 +214,66 @@ def prepare(py: Path):
     return nb, canonical
 
 
+_MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def stable_widget_ids(nb, salt: str):
+    """Replace the random widget model ids of an executed notebook with ids derived from
+    ``salt`` and the order in which the outputs reach each model, so that re-running an
+    unchanged notebook writes the same bytes (no churn in git). Returns ``nb``."""
+    import nbformat
+
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    if not state:
+        return nb
+    order: list[str] = []
+
+    def visit(model_id: str) -> None:
+        if model_id in order or model_id not in state:
+            return
+        order.append(model_id)
+        for ref in _MODEL_REF.findall(json.dumps(state[model_id].get("state", {}), sort_keys=True)):
+            visit(ref)
+
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if isinstance(view, dict) and view.get("model_id"):
+                visit(view["model_id"])
+    rest = sorted((m for m in state if m not in order), key=lambda m: json.dumps(state[m], sort_keys=True))
+    for model_id in rest:
+        visit(model_id)
+    prefix = hashlib.sha1(salt.encode("utf-8")).hexdigest()[:24]
+    mapping = {old: f"{prefix}{i:08x}" for i, old in enumerate(order)}
+    text = json.dumps(nb, sort_keys=True)
+    text = re.sub("|".join(map(re.escape, mapping)), lambda m: mapping[m.group(0)], text)
+    return nbformat.from_dict(json.loads(text))
+
+
+def coalesce_streams(nb):
+    """Merge neighbouring stdout (or stderr) outputs of a cell into one, so that how the
+    kernel happened to flush its buffers does not change the stored file."""
+    for cell in nb.cells:
+        merged = []
+        for output in cell.get("outputs", []):
+            if (output.get("output_type") == "stream" and merged
+                    and merged[-1].get("output_type") == "stream" and merged[-1].get("name") == output.get("name")):
+                merged[-1]["text"] += output["text"]
+            else:
+                merged.append(output)
+        if "outputs" in cell:
+            cell["outputs"] = merged
+    return nb
+
+
 def run_and_write(nb, ipynb: Path, cwd: Path) -> None:
     """Execute ``nb`` and write it to ``ipynb`` (atomically: a failure leaves the old file)."""
     import nbformat
 
     execute_notebook(nb, cwd)
+    nb = stable_widget_ids(coalesce_streams(nb), ipynb.stem)
     tmp = ipynb.with_name(ipynb.name + ".tmp")
     nbformat.write(nb, str(tmp))
     os.replace(tmp, ipynb)

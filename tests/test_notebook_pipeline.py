@@ -163,6 +163,21 @@ def test_build_writes_outputs_and_stable_ids(tmp_path):
     assert [c.id for c in P.read_ipynb(ipynb).cells] == first
 
 
+def test_rebuilding_an_unchanged_notebook_writes_the_same_bytes(tmp_path):
+    """Widget model ids are random and stdout arrives in chunks; neither may change the file."""
+    pytest.importorskip("ipywidgets")
+    source = DEMO + ("\n# %%\nimport ipywidgets as w\nw.VBox([w.IntSlider(3), w.HTML('hi')])\n"
+                     "\n# %%\nimport sys\nfor i in range(300):\n    print(i)\n    sys.stdout.flush()\n")
+    py, ipynb = make_pair(tmp_path, source)
+    first = ipynb.read_bytes()
+    nb = P.read_ipynb(ipynb)
+    assert nb.metadata["widgets"][P.WIDGET_STATE]["state"]
+    [stream] = nb.cells[-1].outputs
+    assert stream["text"] == "".join(f"{i}\n" for i in range(300))
+    P.build_one(py, ipynb)
+    assert ipynb.read_bytes() == first
+
+
 def test_rebuild_plan_protects_edits_made_in_jupyter(tmp_path):
     py, ipynb = make_pair(tmp_path, DEMO)
     assert P.plan(py, ipynb).action == "build"                 # in sync: fine to re-run
