@@ -21,7 +21,7 @@ import bisect
 import math
 from dataclasses import dataclass
 
-from ..toolformer import PAPER_TABLE2_CALCULATOR, Candidate, best_per_text, filter_run, threshold_table
+from ..toolformer import Candidate, best_per_text, filter_run, threshold_table
 from ._base import FONT, OKABE_ITO, InputError, LiveFigure, LiveView, esc
 
 __all__ = ["FilterState", "FilterData", "filter_state", "ToolformerFilterView", "toolformer_explorer",
@@ -179,7 +179,3 @@ def toolformer_explorer(candidates: list | None = None, tau: float = 1.0) -> Too
     if candidates is None:
         candidates = filter_run().candidates
     return ToolformerFilterView(candidates, tau)
-
-
-# The paper's counts, re-exported so a notebook can show them without a second import.
-PAPER_COUNTS = dict(PAPER_TABLE2_CALCULATOR)
