@@ -33,10 +33,13 @@ from .mcp import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FO
                   StdioTransport, encode_line, mcp_to_registry, serve_lines)
 from .registry import Tool, ToolError, ToolRegistry, ToolResult, TransientToolError
 from .reliability import load_taubench, pass_at_k, pass_hat_k
-from .retail import POLICY, RETAIL_TASKS, PolicyAgentModel, RetailEnv, run_retail_trial, run_retail_trials
+from .exfiltration import exfiltration_demo
+from .retail import (POLICY, RETAIL_TASKS, RETAIL_TASKS_EXTENDED, PolicyAgentModel, RetailEnv,
+                     retail_outcomes, run_retail_trial, run_retail_trials)
 from .schema import parse_docstring, repair_args, schema_from_function, validate_args
 from .scoring import (BFCL_CASES, BFCL_OUTPUTS, FUNCS, call_matches, calls_match, classify,
-                      evaluate_calls, exact_string_match, parse_calls, values_equal)
+                      evaluate_calls, exact_string_match, format_calls, load_bfcl, parse_calls,
+                      values_equal)
 from .selection import ToolIndex, plain_bm25_search, schema_size_estimate, selection_recall, tokenize
 
 __version__ = "0.1.0"
@@ -59,8 +62,10 @@ __all__ = [
     "parse_calls", "values_equal", "call_matches", "calls_match", "classify", "evaluate_calls",
     "FUNCS", "BFCL_CASES", "BFCL_OUTPUTS", "exact_string_match", "pass_hat_k", "pass_at_k",
     "RetailEnv", "POLICY", "RETAIL_TASKS", "PolicyAgentModel", "run_retail_trial",
-    "run_retail_trials", "load_taubench",
+    "run_retail_trials", "load_taubench", "RETAIL_TASKS_EXTENDED", "retail_outcomes",
+    "format_calls", "load_bfcl",
     # 6. prompt injection
     "ATTACKER_PAGE", "SENT_EMAILS", "make_injection_registry", "InjectableModel", "injection_demo",
+    "exfiltration_demo",
     "load_json",
 ]
