@@ -119,7 +119,7 @@ def fig8_failure_groups():
          ["a step limit", "errors that say what\nto change", "search over alternatives",
           "plans with dependencies"], "DFSDT [4]; LLMCompiler\n[16]; ReAct [8]"),
         ("Conversation", "warn",
-         ["obeys the user over\nthe policy", "guesses a missing value", "works one time in two",
+         ["obeys the user over\nthe policy", "guesses a missing value", "passes on some runs only",
           "follows a planted order"],
          ["policy checks in code", "a simulated user", "report pass^k", "gate state changes"],
          "τ-bench [5]; Anthropic\n[22]; AgentDojo [19]"),
