@@ -1,8 +1,10 @@
 """The pack's nine figures, drawn by code, and a helper to show one in a notebook.
 
 The pack refers to Figures 1–9 without including them. ``python -m toolkit.figures`` draws
-each one into ``figures/`` as SVG and PNG; :func:`show` puts one in a notebook, or a clearly
-marked placeholder when the file has not been drawn yet.
+each one into ``figures/`` as SVG and PNG (``--check`` compares instead of writing);
+:func:`show` puts one in a notebook, or a clearly marked placeholder when the file has not been
+drawn yet. The drawing code (matplotlib, imported only when drawing) is in ``draw.py`` and the
+modules it names; importing this package needs only the standard library.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ FIGURES = {
 
 
 def figure_path(number: int, ext: str = "svg") -> Path:
+    """Where Figure ``number`` is kept, as ``ext`` ("svg" or "png"); drawn by toolkit.figures.draw."""
     if number not in FIGURES:
         raise ValueError(f"there is no Figure {number}; the pack has Figures 1 to 9")
     return FIGURES_DIR / f"{FIGURES[number][0]}.{ext}"
