@@ -1,0 +1,289 @@
+# %% [markdown] slideshow={"slide_type": "slide"}
+# # 12 · Failure modes, your project, and the week in review
+#
+# *Pack §2.11–2.13, the quiz (§6) and the graded assignment (§7).*
+#
+# The last eleven notebooks each broke something on purpose. This one collects those breakages
+# and sorts them: when an agent fails, the first useful question is *where* it failed, because
+# the answer points at the fix. After a sorting activity on nine failed runs, the notebook turns
+# to your own work: a short guide for a course project with tools in it, the week on one page,
+# the ten-question quiz, and the graded assignment.
+
+# %%
+import random
+
+import toolkit as T
+from toolkit.checks import failure_groups
+from toolkit.failures import GROUPS, failed_runs
+from toolkit.figures import show as show_figure
+from toolkit.retail import RETAIL_TASKS_EXTENDED
+from toolkit.widgets import load_quiz, quiz, transcript
+
+SEED = 0  # every failed run below is seeded inside toolkit.failures; nothing here draws more
+random.seed(SEED)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 1. Three places a run can go wrong
+#
+# Figure 8 sorts tool-use failures into three groups. Read the signs across, then the remedies
+# down.
+#
+# * **Single call.** One call is wrong by itself: a made-up tool, a parameter the schema does
+#   not have or a required one left out, a call where no tool fits. The schema, the validator
+#   and the tool list are where this gets fixed (notebooks 04, 05, 07, 09) [2] [7].
+# * **Many steps.** Each call may be fine, but the sequence is not: acting before looking,
+#   sending the same failing call again, losing an id between turns, circling until a limit
+#   stops it. Step limits, errors that say what to change, and plans with explicit dependencies
+#   help; so does searching over alternatives, as DFSDT does (notebooks 02, 04, 08) [4] [8] [16].
+# * **Conversation.** The calls and their order may be fine, but the agent followed the wrong
+#   voice: the user rather than the policy, its own guess rather than a question back, a planted
+#   instruction rather than the user. Policy enforced in code, a simulated user in tests, pass^k
+#   and a gate on state changes help (notebooks 10, 11) [5] [19] [22].
+
+# %%
+show_figure(8)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Activity: sort nine failed runs
+#
+# Each run below went wrong, and each was produced just now by the course's mocks (none is a
+# real model): the mock retail agent of notebook 10 with one slip forced on, the mock callers
+# of notebook 09 scored by `T.classify`, the injection demo of notebook 11, and a scripted
+# agent that will not take no for an answer. For each run, decide which group it belongs to.
+# Look at the evidence, not at the title: two runs get the same label from the scorer and
+# still belong to different groups.
+
+# %%
+runs = failed_runs()
+for run in runs:
+    print(run.text(), "\n")
+
+# %% [markdown]
+# Any run that went through the agent loop can also be read as a conversation, for example F5:
+
+# %%
+transcript(next(r for r in runs if r.id == "F5").result, title="F5: two writes, in the order the user said them")
+
+# %% [markdown]
+# Write `sort_failures()`: it returns a dict from each run's id to one of `"single call"`,
+# `"many steps"` or `"conversation"`. The check marks each run; a wrong one gets a hint, a
+# right one gets the reason.
+
+# %% tags=["starter"]
+print("groups:", GROUPS)
+
+
+def sort_failures() -> dict:
+    """Each run's group: {"F1": "...", "F2": "...", ..., "F9": "..."}."""
+    raise NotImplementedError("Activity: file each of F1 to F9 under one of the three groups")
+
+
+# %% tags=["solution"]
+def sort_failures() -> dict:
+    """Each run's group: {"F1": "...", "F2": "...", ..., "F9": "..."}."""
+    return {
+        "F1": "conversation",  # did what the user asked, against the written policy
+        "F2": "single call",   # a function name nobody offered
+        "F3": "many steps",    # the same failing call, turn after turn
+        "F4": "conversation",  # guessed a currency instead of asking
+        "F5": "many steps",    # two right writes in the wrong order, without reading first
+        "F6": "single call",   # a required argument left out
+        "F7": "conversation",  # obeyed a planted instruction
+        "F8": "many steps",    # lost the id after a failed look-up
+        "F9": "single call",   # called a tool when none fits
+    }
+
+
+# %% tags=["check"]
+failure_groups.check(sort_failures)
+
+# %% [markdown]
+# **Question.** F4 and F9 both get `should_abstain` from the scorer. Why do they belong to
+# different groups, and what would you change in each case?
+
+# %% [markdown] tags=["solution"]
+# *A model answer.* The scorer only knows that the right answer was "no call". In F9 no offered
+# tool could answer the question at all, so the mistake is inside one decision, whether to call,
+# and it is fixed where single calls are fixed: irrelevance cases in the test set, clearer tool
+# descriptions that say what each tool is *not* for [7]. In F4 the tool fits perfectly; the
+# request is incomplete, and the agent should have asked the user which currency. That is a
+# failure of the conversation, fixed by testing with a simulated user that leaves things out and
+# by prompts and tools that make asking easy; Anthropic's documentation warns about exactly this
+# habit of guessing a missing value [22]. A score label tells you *that* a run failed; reading
+# the transcript tells you *where*.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 2. From tool use to a course project
+#
+# The pack adds a short general guide for projects that use tools. It is not the project brief:
+# the rules, deadlines and grading are on the course site [29]. In our words:
+#
+# 1. **Start small.** Two or three tools with one clear job each. Add a tool when a task fails
+#    for want of it, not before.
+# 2. **Write the descriptions and schemas first,** and review them as if a new colleague had to
+#    use them with nothing else to go on (notebook 07).
+# 3. **Build the harness before tuning the prompt.** Validation, time limits, a step limit and
+#    errors that teach catch most early problems (notebooks 02, 05, 08).
+# 4. **Collect test cases of three kinds:** ordinary requests, requests that should trigger a
+#    clarifying question, and requests no tool can serve. Add some the agent should refuse.
+# 5. **Run every case several times** and report pass^k, not a single run (notebook 10).
+# 6. **Log every call and read about twenty transcripts yourself,** sorting the failures into
+#    the three groups above.
+# 7. **Decide who may do what.** Mark each tool read-only or not, and say which calls need a
+#    person's yes (notebook 11).
+# 8. **Report honestly:** how many tasks, how you chose them, and what your mock or simulator
+#    cannot show.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 3. The week on one page
+#
+# * **Why tools.** Models are unreliable at exact computation, do not know private or recent
+#   facts, and cannot act on the world; tools close those gaps at a price in cost and risk
+#   [13] [15] (notebook 01).
+# * **The loop.** The model only writes a request. The harness validates it, checks it is
+#   allowed, runs it under a time limit and returns a result or an error; a step limit ends
+#   runaway loops (notebook 02).
+# * **Learning to call.** ReAct prompts, TALM's traces, Toolformer's self-labelling with a
+#   loss filter (which cannot chain tools), ToolkenGPT's tool tokens [1] [8] [10] [14]
+#   (notebook 03).
+# * **Many tools.** Retrieve a few tool descriptions, then call (Gorilla, ToolLLM); searching
+#   over chains recovers from dead ends; a made-up tool and a misused real one are different
+#   mistakes [2] [4] (notebook 04).
+# * **Interfaces.** REST for programmers, function calling with JSON Schema for one vendor's
+#   API, MCP for a whole ecosystem [3] [23] [24] (notebook 05).
+# * **MCP.** Host, client, server over JSON-RPC 2.0: `initialize`, then
+#   `notifications/initialized`, then `tools/list` and `tools/call`; a protocol error is not an
+#   `isError` result [3] (notebook 06).
+# * **Design.** Few tools, clear names, small and meaningful results, errors that teach, careful
+#   descriptions [21] (notebook 07).
+# * **Harness mechanics.** Parallel calls when independent, retries with back-off only when
+#   safe, no blind retry of a write that timed out [16] (notebook 08).
+# * **Evaluation.** BFCL for calls, ToolBench for end-to-end runs, τ-bench for rules and state,
+#   pass^k for repeatability [4] [5] [7] (notebooks 09, 10).
+# * **Security.** Tool output can carry orders; rely on least privilege, confirmation and
+#   taint, not on wording filters [3] [18] [19] (notebook 11).
+# * **Debugging.** Single call, many steps or conversation: find the group, then the fix
+#   (this notebook).
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 4. The quiz
+#
+# Ten questions, one per topic of the week. Pick an answer for each, then press the button;
+# each answer comes with a short explanation. The questions are stored in `data/quiz.json`.
+
+# %%
+questions = load_quiz()
+print(f"{len(questions)} questions:")
+for q in questions:
+    print(f"  {q['id']:>2}. {q['topic']}")
+
+# %% tags=["nbval-ignore-output"]
+quiz()
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 5. The graded assignment
+#
+# **Make tool calls safe and repeatable.** Extend the toolkit, score it, test it for
+# reliability, and write a memo of at most three pages. Solo work, about 3 to 4 hours,
+# 100 points. Mock models are fine. If you use a real model or a real MCP server, say exactly
+# which parts used it. Build your own small tools and data for every part, and say how you
+# made them.
+#
+# Figure 9 is the map of what you are extending.
+
+# %%
+show_figure(9)
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# **Part A. Validation, repair and the loop (30 points).**
+#
+# * Teach `validate_args` one more JSON Schema feature, such as `minimum`/`maximum`, `pattern`
+#   or nested objects [24]. Have `schema_from_function` produce it, or show it in a schema
+#   written by hand.
+# * Add one repair rule to `repair_args`. In two sentences, say what it must never do, and
+#   write a test in which it declines.
+# * Add one feature to the loop: for example a time budget for the whole run, a cap on result
+#   size with a visible marker when something was cut, or retry rules that differ per tool [21].
+# * At least five unit tests for your new code, including one edge case and one that checks an
+#   error message tells the model what to do next.
+# * One before-and-after transcript: a bad call, the error the model reads, the corrected call.
+#
+# **Part B. A call-scoring study (25 points).**
+#
+# * At least 30 cases in the style of `BFCL_CASES`, across simple, multiple, parallel and
+#   irrelevance, plus at least four "missing parameter" cases of your own design [7], each with
+#   gold calls and their acceptable values.
+# * Outputs from three mock models you write, each with a different habit (inventing names,
+#   dropping values, calling when nothing fits…). A real model may be a fourth.
+# * Accuracy overall and per category, and a count of each failure type from `classify`.
+# * AST scoring against exact string match on your data: on how many cases do they disagree?
+# * Two cases where your scorer is wrong, one too strict and one too lenient, and how you
+#   would change it.
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# **Part C. A reliability study (25 points).**
+#
+# * Extend `RetailEnv` or build a world of your own, with at least five tasks; one of them must
+#   need two calls in a fixed order [5].
+# * 16 trials per task. Report pass^k and pass@k for k = 1, 2, 4, 8 and 16 with `pass_hat_k`
+#   and `pass_at_k`, as a table or a plot.
+# * One task's pass^2 worked by hand, labelled as your own arithmetic, matching the code.
+# * Move one policy rule from the prompt into a tool (Exercise 11) and report how pass^k
+#   changes.
+# * A short failure memo: five failed trials sorted into the three groups of Figure 8, one line
+#   of reason each (the activity above).
+# * State your slip rates and say plainly that you chose them; they are not measurements.
+#
+# **Part D. Server design and security memo (20 points).**
+#
+# * A small domain of your choice (a library, clinic bookings, a to-do app). Three MCP tools
+#   with complete definitions: name, description, `inputSchema` and annotations, each marked
+#   read-only or not [3].
+# * Two error messages that teach the model its next step [21].
+# * One way untrusted text could reach the model through your tools, and one way it could cause
+#   harm. Which controls from notebook 11 you would use, and what risk remains [18] [20].
+# * One size estimate with its arithmetic (for example tokens for your three definitions,
+#   characters divided by 4), labelled as your own rough estimate.
+# * The MCP revision you designed for, and one change in a newer revision you would check [3].
+# * Three limits of your experiments.
+#
+# **Hand in:** your code (the toolkit or your own files), your cases and worlds, and the tests,
+# all passing; the memo (PDF or Markdown) with the tables of Parts A–C and your answers to
+# Part D; a list of the sources you cite.
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# **Rubric.**
+#
+# | part | full marks | partial marks | points |
+# |---|---|---|---|
+# | A. Validation, repair, loop | a validation feature, a repair rule with a test where it declines, a loop feature; five or more passing tests including an edge case and a helpful-error check; a clear transcript | the features work but the tests are thin, or the repair rule's limit is not stated | 30 |
+# | B. Scoring study | 30+ cases across the categories; three mock models; accuracy per category and failure counts; AST vs exact match compared; two scorer mistakes found and explained | fewer cases, no failure analysis, or no scorer mistakes found | 25 |
+# | C. Reliability study | 5+ tasks × 16 trials; pass^k and pass@k tables; a hand check that matches the code; the policy-in-tool comparison; five failures sorted; slip rates stated as your own | the hand check, the comparison, or the sorting is missing | 25 |
+# | D. Design and security | three well-formed definitions with annotations; two teaching errors; a concrete threat path with controls and what remains; a labelled estimate; the revision named; three honest limits | vague definitions, or a threat model with no remaining risk | 20 |
+# | **total** | | | **100** |
+#
+# Grade bands: 90–100 excellent, 75–89 good, 60–74 needs work, below 60 redo and resubmit.
+# Short, plain sentences score better than long ones, and any arithmetic of your own must be
+# labelled as such.
+#
+# The toolkit already has a head start for Part C: an extended world with five tasks, one of
+# which (T5) needs a return before a refund.
+
+# %%
+for t in RETAIL_TASKS_EXTENDED:
+    print(f"{t['id']}: {t['instruction']}" + (f"   (writes, in order: {' then '.join(t['steps'])})" if t.get("steps") else ""))
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## For discussion
+#
+# Discussion question 12 of the pack ("we have a schema, so our calls are safe") sits at the end
+# of notebook 05, where schemas are taught. Answer it now with the nine runs above: how many of
+# them would a schema have stopped?
+#
+# ## What to take away
+#
+# * Ask where a run failed: one call, the sequence, or the conversation. The group names the
+#   fix.
+# * Score labels tell you that a run failed; transcripts tell you why.
+# * Start projects small, build the harness first, test with repeats, decide permissions
+#   early, and report what your mocks cannot show.

@@ -1,0 +1,136 @@
+"""Exercise 10 (notebook 10, pack §2.9): vary the agent, and compute one pass^2 by hand.
+
+The student writes ``passk_table(p_skip_check, p_typo)``, which runs the mock retail agent
+(:func:`toolkit.run_retail_trials`, 8 trials of each of the pack's three tasks) and returns
+pass^1 … pass^8; picks slip rates of their own; and reports one task's success count and its
+pass^2 worked out by hand. The check runs ``passk_table`` on settings the student has not
+seen, recomputes their chosen task's count, and checks the hand arithmetic against
+C(c, 2) / C(8, 2). Its last line sets their curve beside the pack's 0.9^k rule of thumb [5].
+"""
+
+from __future__ import annotations
+
+from math import comb
+from typing import Callable
+
+from ..reliability import pass_hat_k
+from ..retail import RETAIL_TASKS, run_retail_trials
+from . import Checker, CheckResult, StudentError, not_done
+from .ex01 import probe_parts
+
+__all__ = ["check", "reference_table", "N_TRIALS", "DEFAULTS", "HIDDEN_SETTINGS"]
+
+TITLE = "Exercise 10: vary the agent"
+N_TRIALS = 8
+DEFAULTS = (0.2, 0.05)
+HIDDEN_SETTINGS = [(0.0, 0.0), (0.6, 0.2), (1.0, 0.0)]
+TOLERANCE = 1e-9
+HAND_TOLERANCE = 0.0015  # a hand result rounded to three places still counts
+
+
+def reference_table(p_skip_check: float, p_typo: float, seed: int = 0, n: int = N_TRIALS) -> list[float]:
+    """pass^1 … pass^n of the mock agent at these slip rates (the answer passk_table should give)."""
+    successes = run_retail_trials(n=n, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed)
+    return [pass_hat_k(successes, n, k) for k in range(1, n + 1)]
+
+
+def _as_list(value, n: int = N_TRIALS) -> list[float]:
+    """Accept a list/tuple of n numbers or a dict {1: …, n: …}; raise StudentError otherwise."""
+    if isinstance(value, dict):
+        if sorted(value) != list(range(1, n + 1)):
+            raise StudentError(f"passk_table returned a dict with keys {sorted(value)}; use k = 1 to {n}")
+        value = [value[k] for k in range(1, n + 1)]
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise StudentError(f"passk_table should return {n} numbers, pass^1 to pass^{n}; "
+                           f"it returned {type(value).__name__}"
+                           + (f" of length {len(value)}" if isinstance(value, (list, tuple)) else ""))
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        raise StudentError("passk_table should return numbers (floats from 0 to 1)")
+    return [float(v) for v in value]
+
+
+def _fmt(values: list[float]) -> str:
+    return ", ".join(f"{v:.3f}" for v in values)
+
+
+def _is_rate(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x <= 1
+
+
+def check(passk_table: Callable, my_pass2_by_hand: Callable, p_skip_check, p_typo,
+          seed: int = 0) -> CheckResult:
+    """Run the student's table on hidden settings; check their settings and hand arithmetic."""
+    c = Checker(TITLE)
+    _, all_stubs = probe_parts(c, {"passk_table": (passk_table, DEFAULTS),
+                                   "my_pass2_by_hand": (my_pass2_by_hand, ())})
+    if all_stubs:
+        return not_done(TITLE)
+
+    def matches(settings):
+        def body():
+            got = _as_list(c.call(passk_table, *settings))
+            want = reference_table(*settings, seed=seed)
+            assert all(abs(g - w) <= TOLERANCE for g, w in zip(got, want)), (
+                f"at p_skip_check={settings[0]}, p_typo={settings[1]} you gave [{_fmt(got)}], the "
+                f"trials give [{_fmt(want)}]. Run T.run_retail_trials(n={N_TRIALS}, ..., seed=SEED), "
+                "then T.pass_hat_k(successes, n, k) for each k from 1 to 8")
+        return body
+
+    c.run(f"passk_table{DEFAULTS} gives pass^1 … pass^{N_TRIALS} of the default agent",
+          matches(DEFAULTS))
+    c.run(f"passk_table gives the right curve for {len(HIDDEN_SETTINGS)} settings you have not seen",
+          lambda: all(matches(s)() is None for s in HIDDEN_SETTINGS))
+
+    def settings_ok():
+        assert _is_rate(p_skip_check) and _is_rate(p_typo), (
+            f"P_SKIP_CHECK and P_TYPO must be numbers from 0 to 1; you have {p_skip_check!r} and {p_typo!r}")
+        assert (p_skip_check, p_typo) != DEFAULTS, (
+            f"P_SKIP_CHECK and P_TYPO are still the defaults {DEFAULTS}; choose slip rates of your own")
+
+    c.run("your own slip rates: P_SKIP_CHECK and P_TYPO are rates from 0 to 1, not the defaults",
+          settings_ok)
+
+    state: dict = {}
+
+    def hand_count():
+        hand = c.call(my_pass2_by_hand)
+        if not isinstance(hand, dict) or not {"task", "successes", "pass2"} <= set(hand):
+            raise StudentError("my_pass2_by_hand() should return a dict with keys 'task', "
+                               "'successes' and 'pass2'")
+        ids = [t["id"] for t in RETAIL_TASKS]
+        assert hand["task"] in ids, f"{hand['task']!r} is not a task; choose one of {', '.join(ids)}"
+        assert _is_rate(p_skip_check) and _is_rate(p_typo), "fix your slip rates first (the line above)"
+        counts = run_retail_trials(n=N_TRIALS, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed)
+        c_true = counts[ids.index(hand["task"])]
+        state.update(hand=hand, c=c_true)
+        assert hand["successes"] == c_true, (
+            f"at your slip rates, task {hand['task']} succeeded {c_true} times out of {N_TRIALS}, "
+            f"not {hand['successes']!r}; print T.run_retail_trials(...) and read its count")
+
+    def hand_value():
+        if "c" not in state:
+            raise AssertionError("fix the success count first (the line above)")
+        want = comb(state["c"], 2) / comb(N_TRIALS, 2)
+        got = state["hand"]["pass2"]
+        assert isinstance(got, (int, float)) and not isinstance(got, bool), (
+            f"'pass2' should be a number, got {type(got).__name__}")
+        assert abs(got - want) <= HAND_TOLERANCE, (
+            f"{got!r} is not C({state['c']}, 2) / C({N_TRIALS}, 2); count the pairs of successful "
+            f"trials, then divide by the number of pairs of trials, {comb(N_TRIALS, 2)}")
+
+    c.run("my_pass2_by_hand() names a task and its success count at your slip rates", hand_count)
+    c.run("its pass^2, worked out by hand, equals C(c, 2) / C(8, 2)", hand_value)
+
+    summary = ""
+    if _is_rate(p_skip_check) and _is_rate(p_typo):
+        yours = reference_table(p_skip_check, p_typo, seed=seed)
+        summary = (f"Your agent (p_skip_check={p_skip_check}, p_typo={p_typo}, mock): pass^1 = "
+                   f"{yours[0]:.3f}, pass^8 = {yours[7]:.3f}. Our own arithmetic for comparison: "
+                   f"0.9^8 = {0.9 ** 8:.3f}, and {yours[0]:.3f}^8 = {yours[0] ** 8:.3f} "
+                   "(what pass^8 would be if every try of every task succeeded independently "
+                   "with pass^1's chance). Use these numbers in the question below.")
+    result = c.done()
+    if summary and result.status == "checked":
+        print(summary)
+        result.lines.append(summary)
+    return result

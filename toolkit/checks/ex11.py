@@ -1,0 +1,164 @@
+"""Exercise 11 (notebook 10, pack §2.9 and §2.11): move the rule into the tool.
+
+The student writes ``enforce_cancel_policy(env)``: it changes one :class:`~toolkit.RetailEnv`
+so that its ``cancel_order`` raises :class:`~toolkit.ToolError` for any order that is not
+pending. (``RetailEnv(policy_in_tool=True)`` has this built in; the exercise is to write the
+rule yourself, so the check asks that the switch stays off.)
+
+The check tries the guarded tool on the pack's orders and on a world it has not shown (with a
+status the policy never names), then reruns the mock agent's trials in guarded worlds and
+compares pass^k before and after. The trials are seeded exactly as
+:func:`toolkit.run_retail_trials` seeds them, so "after" must equal the built-in switch's
+result.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from ..loop import run_agent
+from ..reliability import pass_hat_k
+from ..retail import RETAIL_TASKS, RetailEnv, _trial_rng, make_retail_agent, run_retail_trials
+from . import Checker, CheckResult, NotDone, StudentError, not_done
+
+__all__ = ["check", "run_trials_in", "HIDDEN_ORDERS", "KS"]
+
+TITLE = "Exercise 11: move the rule into the tool"
+HIDDEN_ORDERS = {"K7": "pending", "K8": "returned", "K9": "on hold"}
+KS = (1, 2, 4, 8)
+N_TRIALS = 8
+
+
+def run_trials_in(prepare: Callable[[RetailEnv], object] | None, n: int = N_TRIALS,
+                  p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
+                  tasks: Sequence[dict] | None = None) -> list[int]:
+    """Successes per task, like :func:`toolkit.run_retail_trials`, in worlds that
+    ``prepare(env)`` has changed first (None: leave them as they are).
+
+    Trial ``i`` of a task uses the same random stream as ``run_retail_trials``, so with
+    ``prepare=None`` both give the same counts (a test checks it).
+    """
+    tasks = RETAIL_TASKS if tasks is None else tasks
+    counts = []
+    for task in tasks:
+        wins = 0
+        for i in range(n):
+            env = RetailEnv(extended=bool(task.get("steps")))
+            if prepare is not None:
+                prepare(env)
+            model = make_retail_agent(task, _trial_rng(seed, task["id"], i), p_skip_check, p_typo)
+            run_agent(model, env.registry, task["instruction"], system=env.POLICY,
+                      call_timeout=None, parallel=False)
+            wins += env.db == task["goal"]
+        counts.append(wins)
+    return counts
+
+
+def _guarded(c: Checker, enforce: Callable, orders: dict | None = None) -> RetailEnv:
+    env = RetailEnv(orders=orders)
+    c.call(enforce, env)
+    return env
+
+
+def _cancel(env: RetailEnv, order_id: str):
+    return env.registry.run("cancel_order", {"order_id": order_id})
+
+
+def _row(counts: list[int]) -> str:
+    return ", ".join(f"pass^{k} {pass_hat_k(counts, N_TRIALS, k):.3f}" for k in KS)
+
+
+def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: float = 0.2,
+          p_typo: float = 0.05, seed: int = 0) -> CheckResult:
+    """Try the guarded ``cancel_order`` on known and hidden orders, then rerun the trials."""
+    c = Checker(TITLE)
+    try:
+        _guarded(c, enforce_cancel_policy)
+    except NotDone:
+        return not_done(TITLE)
+    except StudentError:
+        pass  # reported by the first item below
+
+    def refuses(order_id, status, orders=None):
+        def body():
+            env = _guarded(c, enforce_cancel_policy, orders)
+            result = _cancel(env, order_id)
+            assert result.kind == "tool_error", (
+                f"cancel_order({order_id!r}) on a {status} order gave kind {result.kind!r} "
+                f"({result.content[:80]!r}); raise T.ToolError when the status is not 'pending'")
+            assert env.db[order_id] == status, (
+                f"the tool reported an error but {order_id} is now {env.db[order_id]!r}; "
+                "check the status before anything changes")
+        return body
+
+    def allows(order_id, orders=None):
+        def body():
+            env = _guarded(c, enforce_cancel_policy, orders)
+            result = _cancel(env, order_id)
+            assert result.ok and env.db[order_id] == "canceled", (
+                f"cancel_order({order_id!r}) on a pending order gave {result.kind!r}: "
+                f"{result.content[:100]!r}; pending orders must still be canceled")
+        return body
+
+    c.run("a shipped order (A2) is refused with a ToolError and stays shipped", refuses("A2", "shipped"))
+    c.run("a delivered order (C1) is refused too", refuses("C1", "delivered"))
+    c.run("a pending order (A1) is still canceled", allows("A1"))
+    def hidden_world():
+        refuses("K8", "returned", HIDDEN_ORDERS)()
+        refuses("K9", "on hold", HIDDEN_ORDERS)()
+        allows("K7", HIDDEN_ORDERS)()
+
+    c.run("in a world you have not seen, only the pending order can be canceled "
+          "(one of the others is 'on hold', a status the policy never names)", hidden_world)
+
+    def unknown_id():
+        env = _guarded(c, enforce_cancel_policy)
+        result = _cancel(env, "Z9")
+        assert result.kind == "tool_error" and "Z9" in result.content, (
+            f"cancel_order('Z9') (no such order) gave {result.kind!r}: {result.content[:100]!r}; "
+            "an unknown id should still get the tool's own 'No order' error")
+
+    c.run("an unknown id still gets the tool's own error", unknown_id)
+
+    def teaches():
+        env = _guarded(c, enforce_cancel_policy)
+        text = _cancel(env, "A2").content.lower()
+        assert "shipped" in text or "pending" in text, (
+            f"the model reads {text[:100]!r}; say why (the order is shipped, only pending orders "
+            "can be canceled) so it can tell the user")
+
+    c.run("the refusal tells the model why (it names the status, or says only pending orders qualify)",
+          teaches)
+
+    def own_rule():
+        env = _guarded(c, enforce_cancel_policy)
+        assert not env.policy_in_tool, (
+            "you switched on RetailEnv's built-in rule (policy_in_tool=True); write the check "
+            "in cancel_order yourself, by wrapping or replacing the tool")
+
+    c.run("the rule is yours: RetailEnv's built-in switch stays off", own_rule)
+
+    state: dict = {}
+
+    def trials():
+        before = run_retail_trials(n=N_TRIALS, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed)
+        after = run_trials_in(lambda env: c.call(enforce_cancel_policy, env), N_TRIALS,
+                              p_skip_check, p_typo, seed)
+        builtin = run_retail_trials(n=N_TRIALS, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed,
+                                    policy_in_tool=True)
+        state.update(before=before, after=after)
+        assert after == builtin, (
+            f"successes per task with your rule: {after}; with the rule in the tool they should be "
+            f"{builtin}. Some trial ended differently: compare your tool's behaviour with the items above")
+        assert all(pass_hat_k(after, N_TRIALS, k) >= pass_hat_k(before, N_TRIALS, k) for k in KS)
+
+    c.run(f"rerun with your tool, pass^k is at least as high for every k and matches a correct rule "
+          f"({N_TRIALS} trials × {len(RETAIL_TASKS)} tasks, mock agent)", trials)
+    result = c.done()
+    if "after" in state and result.status == "checked":
+        line = (f"Successes per task (mock, p_skip_check={p_skip_check}, p_typo={p_typo}): "
+                f"policy only in the prompt {state['before']} → {_row(state['before'])}; "
+                f"rule in the tool {state['after']} → {_row(state['after'])}.")
+        print(line)
+        result.lines.append(line)
+    return result

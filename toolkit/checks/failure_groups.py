@@ -1,0 +1,56 @@
+"""The sorting activity of notebook 12 (pack §2.11, Figure 8): which group is each failure?
+
+The student returns a dict from run id (``"F1"`` …) to one of the three groups: ``"single
+call"``, ``"many steps"`` or ``"conversation"`` (common spellings such as ``"single"`` or
+``"multi-step"`` are understood). The check marks each run. A wrongly filed run gets a hint
+that points at the evidence without naming the group; a rightly filed one gets the reason,
+so the report doubles as the answer key once everything passes.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..failures import GROUPS, failed_runs, group_guide, normalise_group
+from . import Checker, CheckResult, NotDone, StudentError, not_done
+
+__all__ = ["check", "TITLE"]
+
+TITLE = "Sorting failed runs into the three groups of Figure 8"
+
+
+def check(sort_failures: Callable[[], dict]) -> CheckResult:
+    """``sort_failures()`` returns ``{run id: group name}`` for every run shown."""
+    c = Checker(TITLE)
+    try:
+        answer = c.call(sort_failures)
+    except NotDone:
+        return not_done(TITLE)
+    except StudentError as exc:
+        c.expect(False, "sort_failures() returns your groups", str(exc))
+        return c.done()
+    runs = failed_runs()
+    ids = [r.id for r in runs]
+    if not c.expect(isinstance(answer, dict), "sort_failures() returns a dict of run id → group",
+                    f"it returned {type(answer).__name__}; return something like "
+                    "{\"F1\": \"many steps\", \"F2\": \"single call\", ...}"):
+        return c.done()
+    answer = {str(k).strip().upper(): v for k, v in answer.items()}
+    unknown = sorted(k for k in answer if k not in ids)
+    c.expect(not unknown, "every key is one of the runs shown",
+             f"there is no run {', '.join(unknown)}; the runs are {ids[0]} to {ids[-1]}")
+    for run in runs:
+        given = answer.get(run.id)
+        group = normalise_group(given)
+        if given is None:
+            c.expect(False, f"{run.id} ({run.title})", "you have not filed this run yet; add it to the dict")
+        elif group is None:
+            c.expect(False, f"{run.id} ({run.title})",
+                     f"{given!r} is not a group; use one of: {', '.join(GROUPS)}")
+        elif group == run.group:
+            c.expect(True, f"{run.id} is a {run.group} failure: {run.why}")
+        else:
+            c.expect(False, f"{run.id} ({run.title})", f"not {group}. Hint: {run.hint}")
+    guide = group_guide()
+    fixes = " ".join(f"{g.capitalize()}: {guide[g]['fix']}." for g in GROUPS)
+    return c.done(next_step="What helps, group by group: " + fixes)

@@ -1,0 +1,179 @@
+"""Failed runs to sort into the three groups of Figure 8: single call, many steps, conversation.
+
+Pack §2.11 (common failure modes) and step 6 of §2.12 ("sort the failures into the groups").
+Notebook 12 shows nine runs that went wrong and asks which group each belongs to; the group
+points at the fix. Every run is made live by the course's own mocks, none of them a real
+model:
+
+* the mock retail agent of §2.9 (:mod:`toolkit.retail`) with a slip forced on;
+* the mock function callers of §2.9 (:mod:`toolkit.callers`), scored by
+  :func:`toolkit.scoring.classify`;
+* the injection demo of §2.10 (:func:`toolkit.injection_demo`), undefended;
+* a scripted agent that repeats a failing call until the step limit.
+
+``data/failure_runs.json`` says how to reproduce each run, which group we file it under and
+why. :func:`failed_runs` makes the runs; :func:`normalise_group` reads a student's spelling of
+a group name.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+
+from .callers import CALLER_TYPES, scoring_cases
+from .data import load_json
+from .injection import injection_demo
+from .loop import AgentResult, call, run_agent
+from .retail import RETAIL_TASKS_EXTENDED, RetailEnv, make_retail_agent
+from .scoring import classify
+
+__all__ = ["GROUPS", "FailedRun", "failed_runs", "group_guide", "normalise_group"]
+
+GROUPS = ("single call", "many steps", "conversation")
+
+_SPELLINGS = {
+    "single call": "single call", "single": "single call", "single-call": "single call",
+    "one call": "single call", "call": "single call",
+    "many steps": "many steps", "many": "many steps", "many-steps": "many steps",
+    "multi step": "many steps", "multi-step": "many steps", "multistep": "many steps",
+    "steps": "many steps", "multiple steps": "many steps",
+    "conversation": "conversation", "conv": "conversation", "dialog": "conversation",
+    "dialogue": "conversation", "the conversation": "conversation",
+}
+
+
+def normalise_group(name) -> str | None:
+    """The group a student meant (``"Single-call"`` → ``"single call"``), or None."""
+    if not isinstance(name, str):
+        return None
+    key = " ".join(name.strip().lower().replace("_", " ").split())
+    return _SPELLINGS.get(key) or _SPELLINGS.get(key.replace(" ", "-"))
+
+
+@dataclass
+class FailedRun:
+    """One run that went wrong: what happened (``evidence``), and where we file it."""
+
+    id: str
+    title: str
+    source: str  # which part of the toolkit made it
+    evidence: list = field(default_factory=list)  # short lines: request, calls, results, outcome
+    group: str = ""
+    why: str = ""
+    hint: str = ""
+    result: AgentResult | None = None  # the whole run, for agent runs (None for scored replies)
+
+    def text(self) -> str:
+        lines = [f"{self.id} · {self.title}  [{self.source}]"]
+        lines += [f"    {line}" for line in self.evidence]
+        return "\n".join(lines)
+
+
+def _short(text, limit: int = 110) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _call_text(c: dict) -> str:
+    args = ", ".join(f"{k}={v!r}" for k, v in (c.get("arguments") or {}).items())
+    return f"{c.get('name')}({args})"
+
+
+def _agent_lines(result: AgentResult) -> list[str]:
+    """The run as a few lines: the request, each call with its result, the final answer."""
+    lines = []
+    for m in result.messages:
+        if m["role"] == "user":
+            lines.append(f"user: {_short(m['content'])}")
+        elif m["role"] == "assistant" and m.get("tool_calls"):
+            lines.append("agent calls: " + "; ".join(_call_text(c) for c in m["tool_calls"]))
+        elif m["role"] == "tool":
+            mark = "error" if m.get("is_error") else "ok"
+            lines.append(f"  → {m['name']} {mark}: {_short(m['content'], 90)}")
+    if result.stop_reason == "final":
+        lines.append(f"agent answers: {_short(result.final)}")
+    else:
+        lines.append(f"harness: {result.events[-1]}")
+    return lines
+
+
+def _retail(spec: dict) -> tuple[str, list[str], AgentResult]:
+    task = next(t for t in RETAIL_TASKS_EXTENDED if t["id"] == spec["task"])
+    env = RetailEnv(extended=bool(task.get("steps")))
+    model = make_retail_agent(task, random.Random(spec.get("seed", 0)),
+                              spec.get("p_skip_check", 0.0), spec.get("p_typo", 0.0))
+    result = run_agent(model, env.registry, task["instruction"], system=env.POLICY,
+                       call_timeout=None, parallel=False)
+    wrong = {k: (v, task["goal"][k]) for k, v in env.db.items() if v != task["goal"][k]}
+    lines = [f"policy in the prompt: {env.POLICY}"] + _agent_lines(result)
+    lines.append("database at the end vs the goal: "
+                 + "; ".join(f"{k} is {got}, goal {goal}" for k, (got, goal) in sorted(wrong.items())))
+    return f"mock retail agent, task {task['id']}", lines, result
+
+
+def _caller(spec: dict) -> tuple[str, list[str], None]:
+    functions, cases = scoring_cases("all")
+    case = next(c for c in cases if c["id"] == spec["case"])
+    cls = next(c for c in CALLER_TYPES if c.__name__ == spec["caller"])
+    reply = cls(spec.get("slip", 1.0), spec.get("seed", 0)).answer(case)
+    offered = {name: functions[name] for name in case["functions"]}
+    lines = [f"user: {case['question']}",
+             "tools offered: " + "; ".join(
+                 f"{name}({', '.join(_params(spec_))})" for name, spec_ in offered.items()),
+             f"reply: {reply}",
+             f"scorer (classify): {classify(case, reply, functions)}"]
+    return f"mock caller '{cls.name}', case {case['id']}", lines, None
+
+
+def _params(function_spec) -> list[str]:
+    """Parameter names, required ones first, optional ones marked with '?'."""
+    schema = function_spec.get("parameters") or function_spec.get("inputSchema") or {}
+    props = schema.get("properties", {})
+    required = schema.get("required", [])
+    return [p for p in props if p in required] + [f"{p}?" for p in props if p not in required]
+
+
+def _injection(spec: dict) -> tuple[str, list[str], AgentResult]:
+    result, sent, _ = injection_demo(defended=bool(spec.get("defended", False)))
+    lines = _agent_lines(result)
+    lines.append("e-mails sent: " + (", ".join(f"to {to}: {body!r}" for to, body in sent) or "none"))
+    return "injection demo, undefended", lines, result
+
+
+def _loop(spec: dict) -> tuple[str, list[str], AgentResult]:
+    env = RetailEnv()
+    oid = spec["order_id"]
+
+    def stubborn(messages, tools):  # a scripted agent: the same look-up every turn
+        return {"tool_calls": [call(f"r{len(messages)}", "get_order", order_id=oid)]}
+
+    result = run_agent(stubborn, env.registry, spec["user"], system=env.POLICY,
+                       max_steps=spec.get("max_steps", 4), call_timeout=None, parallel=False)
+    return "scripted agent that retries", _agent_lines(result), result
+
+
+_MAKERS = {"retail": _retail, "caller": _caller, "injection": _injection, "loop": _loop}
+
+
+def failed_runs() -> list[FailedRun]:
+    """The activity's runs, made afresh, in the order of ``data/failure_runs.json``."""
+    runs = []
+    for entry in load_json("failure_runs.json")["runs"]:
+        spec = entry["source"]
+        source, lines, result = _MAKERS[spec["kind"]](spec)
+        runs.append(FailedRun(entry["id"], entry["title"], source, lines, entry["group"],
+                              entry["why"], entry["hint"], result))
+    return runs
+
+
+def group_guide() -> dict:
+    """For each group: what to look for, and what helps (from the data file)."""
+    return load_json("failure_runs.json")["groups"]
+
+
+if __name__ == "__main__":  # pragma: no cover - a quick look from the command line
+    for run in failed_runs():
+        print(run.text(), "\n")
+    print(json.dumps(group_guide(), indent=1))
