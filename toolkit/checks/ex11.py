@@ -27,6 +27,7 @@ TITLE = "Exercise 11: move the rule into the tool"
 HIDDEN_ORDERS = {"K7": "pending", "K8": "returned", "K9": "on hold"}
 KS = (1, 2, 4, 8)
 N_TRIALS = 8
+_UNKNOWN_WORDS = ("no order", "unknown", "not found", "does not exist", "no such")
 
 
 def run_trials_in(prepare: Callable[[RetailEnv], object] | None, n: int = N_TRIALS,
@@ -85,7 +86,8 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
             result = _cancel(env, order_id)
             assert result.kind == "tool_error", (
                 f"cancel_order({order_id!r}) on a {status} order gave kind {result.kind!r} "
-                f"({result.content[:80]!r}); raise T.ToolError when the status is not 'pending'")
+                f"({result.content[:80]!r}); raise T.ToolError for every status other than 'pending', "
+                "including ones you have not seen")
             assert env.db[order_id] == status, (
                 f"the tool reported an error but {order_id} is now {env.db[order_id]!r}; "
                 "check the status before anything changes")
@@ -114,9 +116,11 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
     def unknown_id():
         env = _guarded(c, enforce_cancel_policy)
         result = _cancel(env, "Z9")
-        assert result.kind == "tool_error" and "Z9" in result.content, (
+        says_unknown = any(w in result.content.lower() for w in _UNKNOWN_WORDS)
+        assert result.kind == "tool_error" and "Z9" in result.content and says_unknown, (
             f"cancel_order('Z9') (no such order) gave {result.kind!r}: {result.content[:100]!r}; "
-            "an unknown id should still get the tool's own 'No order' error")
+            "an unknown id should still get the tool's own 'No order' error, which tells the "
+            "model to check the id rather than that the order has the wrong status")
 
     c.run("an unknown id still gets the tool's own error", unknown_id)
 

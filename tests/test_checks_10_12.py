@@ -1,0 +1,307 @@
+"""The exercise checks of notebooks 10–12 (exercises 10, 11, 12, and the failure-sorting activity).
+
+For each check: the notebook's own solution passes; the notebook's own starter stub gives
+"not done yet"; wrong answers fail with a sentence that says what to change; and nothing a
+student writes makes a check raise. Starter and solution code are read from the notebooks'
+jupytext sources, so the tests follow the cells students actually get.
+"""
+
+from math import comb
+from urllib.parse import urlsplit
+
+import pytest
+
+import toolkit as T
+from toolkit.checks import ex10, ex11, ex12, failure_groups
+from toolkit.failures import failed_runs
+
+from test_checks_04_06 import assert_fails_with_sentence, assert_not_done, boom, cell_namespace
+
+
+@pytest.fixture(scope="module")
+def nb10_solution():
+    return cell_namespace("10_reliability_pass_k", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb10_starter():
+    return cell_namespace("10_reliability_pass_k", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb11_solution():
+    return cell_namespace("11_security", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb11_starter():
+    return cell_namespace("11_security", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb12_solution():
+    return cell_namespace("12_failures_project_review", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb12_starter():
+    return cell_namespace("12_failures_project_review", "starter")
+
+
+# --------------------------------------------------------------------------------- exercise 10
+
+def ex10_check(ns, **overrides):
+    args = dict(passk_table=ns["passk_table"], my_pass2_by_hand=ns["my_pass2_by_hand"],
+                p_skip_check=ns["P_SKIP_CHECK"], p_typo=ns["P_TYPO"])
+    args.update(overrides)
+    return ex10.check(args["passk_table"], args["my_pass2_by_hand"], args["p_skip_check"],
+                      args["p_typo"], seed=ns["SEED"])
+
+
+def test_ex10_solution_passes(nb10_solution):
+    result = ex10_check(nb10_solution)
+    assert result.ok, result.text
+    assert "0.9^8 = 0.430" in result.text and "our own arithmetic" in result.text.lower()
+
+
+def test_ex10_starter_is_not_done(nb10_starter, capsys):
+    assert_not_done(ex10_check(nb10_starter), capsys)
+
+
+def test_ex10_half_done_is_not_passed(nb10_solution, nb10_starter):
+    result = ex10_check(nb10_solution, my_pass2_by_hand=nb10_starter["my_pass2_by_hand"])
+    assert_fails_with_sentence(result, "my_pass2_by_hand is written")
+
+
+def test_ex10_wrong_tables_fail(nb10_solution):
+    def pass_at_instead(p_skip_check, p_typo):
+        wins = T.run_retail_trials(n=8, p_skip_check=p_skip_check, p_typo=p_typo, seed=0)
+        return [T.pass_at_k(wins, 8, k) for k in range(1, 9)]
+
+    assert_fails_with_sentence(ex10_check(nb10_solution, passk_table=pass_at_instead), "T.pass_hat_k")
+
+    def other_seed(p_skip_check, p_typo):
+        wins = T.run_retail_trials(n=8, p_skip_check=p_skip_check, p_typo=p_typo, seed=7)
+        return [T.pass_hat_k(wins, 8, k) for k in range(1, 9)]
+
+    assert_fails_with_sentence(ex10_check(nb10_solution, passk_table=other_seed), "seed=SEED")
+
+    def defaults_only(p_skip_check, p_typo):  # ignores its arguments
+        return ex10.reference_table(0.2, 0.05)
+
+    result = ex10_check(nb10_solution, passk_table=defaults_only)
+    assert_fails_with_sentence(result, "settings you have not seen")
+    assert_fails_with_sentence(ex10_check(nb10_solution, passk_table=lambda a, b: [0.5] * 7), "8 numbers")
+    assert_fails_with_sentence(ex10_check(nb10_solution, passk_table=lambda a, b: {0: 1.0}), "k = 1 to 8")
+    as_dict = ex10_check(nb10_solution, passk_table=lambda a, b: dict(enumerate(ex10.reference_table(a, b), 1)))
+    assert as_dict.ok, as_dict.text
+
+
+def test_ex10_settings_and_hand_arithmetic(nb10_solution):
+    assert_fails_with_sentence(ex10_check(nb10_solution, p_skip_check=0.2, p_typo=0.05), "still the defaults")
+    assert_fails_with_sentence(ex10_check(nb10_solution, p_skip_check=1.5), "from 0 to 1")
+    c = T.run_retail_trials(n=8, p_skip_check=0.5, p_typo=0.1, seed=0)[2]
+
+    def wrong_count():
+        return {"task": "T3", "successes": c + 1, "pass2": comb(c + 1, 2) / 28}
+
+    assert_fails_with_sentence(ex10_check(nb10_solution, my_pass2_by_hand=wrong_count), f"succeeded {c} times")
+
+    def pass_at_by_hand():
+        return {"task": "T3", "successes": c, "pass2": 1 - comb(8 - c, 2) / 28}
+
+    assert_fails_with_sentence(ex10_check(nb10_solution, my_pass2_by_hand=pass_at_by_hand), "C(8, 2)")
+    assert_fails_with_sentence(ex10_check(nb10_solution, my_pass2_by_hand=lambda: {"task": "T9", "successes": 1,
+                                                                                     "pass2": 0}), "not a task")
+    assert_fails_with_sentence(ex10_check(nb10_solution, my_pass2_by_hand=lambda: (1, 2)), "'successes'")
+    rounded = ex10_check(nb10_solution, my_pass2_by_hand=lambda: {"task": "T3", "successes": c,
+                                                                   "pass2": round(comb(c, 2) / 28, 2)})
+    assert rounded.status == "checked"  # rounding to 2 places may be off by more than the tolerance
+
+
+def test_ex10_never_raises(nb10_solution):
+    for fn in (boom, lambda a, b: None, lambda a, b: ["x"] * 8, lambda a, b: [True] * 8, 42):
+        result = ex10_check(nb10_solution, passk_table=fn)
+        assert result.status == "checked" and not result.ok
+    for hand in (boom, lambda: None, lambda: {"task": "T1", "successes": 8, "pass2": "half"}):
+        result = ex10_check(nb10_solution, my_pass2_by_hand=hand)
+        assert result.status == "checked" and not result.ok
+    assert ex10_check(nb10_solution, p_skip_check="lots", p_typo=None).status == "checked"
+
+
+# --------------------------------------------------------------------------------- exercise 11
+
+def test_ex11_trial_runner_agrees_with_the_toolkit():
+    for settings in [(0.2, 0.05), (0.5, 0.2), (1.0, 0.0)]:
+        assert ex11.run_trials_in(None, 8, *settings, seed=3) == T.run_retail_trials(8, *settings, seed=3)
+    builtin = ex11.run_trials_in(lambda env: setattr(env, "policy_in_tool", True), 8, 0.5, 0.2)
+    assert builtin == T.run_retail_trials(8, 0.5, 0.2, policy_in_tool=True)
+
+
+def test_ex11_solution_passes(nb10_solution):
+    result = ex11.check(nb10_solution["enforce_cancel_policy"], p_skip_check=0.5, p_typo=0.2)
+    assert result.ok, result.text
+    assert "policy only in the prompt" in result.text and "rule in the tool" in result.text
+
+
+def test_ex11_starter_is_not_done(nb10_starter, capsys):
+    assert_not_done(ex11.check(nb10_starter["enforce_cancel_policy"]), capsys)
+
+
+def _wrap(env, rule, message="Order {oid} is {status}; only pending orders can be canceled."):
+    tool = env.registry.get("cancel_order")
+    plain = tool.fn
+
+    def cancel_order(order_id):
+        status = env.db.get(order_id)
+        if status is not None and rule(status):
+            raise T.ToolError(message.format(oid=order_id, status=status))
+        return plain(order_id)
+
+    tool.fn = cancel_order
+
+
+def test_ex11_wrong_rules_fail():
+    assert_fails_with_sentence(ex11.check(lambda env: _wrap(env, lambda s: s in ("shipped", "delivered"))),
+                               "a returned order", "other than 'pending'")
+    assert_fails_with_sentence(ex11.check(lambda env: _wrap(env, lambda s: s == "shipped")), "delivered order")
+    assert_fails_with_sentence(ex11.check(lambda env: _wrap(env, lambda s: True)), "pending orders must still",
+                               "Some trial ended differently")
+    assert_fails_with_sentence(ex11.check(lambda env: _wrap(env, lambda s: s != "pending", "Refused.")),
+                               "say why")
+    assert_fails_with_sentence(ex11.check(lambda env: setattr(env, "policy_in_tool", True)), "built-in rule")
+
+    def swallows_errors(env):
+        tool = env.registry.get("cancel_order")
+
+        def cancel_order(order_id):
+            if env.db.get(order_id) != "pending":
+                raise T.ToolError(f"Order {order_id} cannot be canceled: it is not pending.")
+            env.db[order_id] = "canceled"
+            return {"order_id": order_id}
+
+        tool.fn = cancel_order
+
+    assert_fails_with_sentence(ex11.check(swallows_errors), "'No order'")
+
+    def changes_first(env):
+        tool = env.registry.get("cancel_order")
+        plain = tool.fn
+
+        def cancel_order(order_id):
+            before = env.db.get(order_id)
+            out = plain(order_id)
+            if before != "pending":
+                raise T.ToolError(f"Order {order_id} was {before}; only pending orders can be canceled.")
+            return out
+
+        tool.fn = cancel_order
+
+    assert_fails_with_sentence(ex11.check(changes_first), "before anything changes")
+    assert_fails_with_sentence(ex11.check(lambda env: None), "kind 'ok'")
+
+
+def test_ex11_never_raises():
+    for fn in (boom, 42, lambda env: env.registry.register(env.registry.get("get_order"))):
+        result = ex11.check(fn)
+        assert result.status == "checked" and not result.ok
+
+
+# --------------------------------------------------------------------------------- exercise 12
+
+def test_ex12_solution_passes(nb11_solution):
+    result = ex12.check(nb11_solution["make_gate"])
+    assert result.ok, result.text
+    assert "blocked: read the customer list, then open a public help page" in result.text
+
+
+def test_ex12_starter_is_not_done(nb11_starter, capsys):
+    assert_not_done(ex12.check(nb11_starter["make_gate"]), capsys)
+
+
+def test_ex12_the_unchanged_gate_fails():
+    result = ex12.check(lambda: T.PermissionGate(allow={"fetch_url", "get_customers"}))
+    assert_fails_with_sentence(result, "read_only cannot be the test")
+
+
+def test_ex12_other_designs():
+    class Egress(T.PermissionGate):  # an allowlist of hosts: passes, with a different cost
+        def check(self, call, tool):
+            if tool is not None and tool.name == "fetch_url":
+                host = urlsplit(call["arguments"].get("url", "")).hostname or ""
+                if not host.endswith("acme.test"):
+                    return False, f"{host} is not a site this task may open"
+            return super().check(call, tool)
+
+    result = ex12.check(lambda: Egress(allow={"fetch_url", "get_customers"}))
+    assert result.ok, result.text
+    assert "blocked: open a page on a site the task never mentioned" in result.text
+
+    class WordFilter(T.PermissionGate):  # reads the URL's text: the base64 variant gets through
+        def check(self, call, tool):
+            if "customer" in str(call.get("arguments")):
+                return False, "looks like customer data"
+            return super().check(call, tool)
+
+    assert_fails_with_sentence(ex12.check(lambda: WordFilter()), "base64")
+    assert_fails_with_sentence(ex12.check(lambda: T.PermissionGate(allow={"fetch_url"})), "get_customers")
+
+    class NoWeb(T.PermissionGate):
+        def check(self, call, tool):
+            if tool is not None and tool.open_world:
+                return False, "no web"
+            return super().check(call, tool)
+
+    assert_fails_with_sentence(ex12.check(lambda: NoWeb()), "fetch_url")
+    shared = ex12.check((lambda g: lambda: g)(WordFilter()))
+    assert_fails_with_sentence(shared, "same gate twice")
+
+
+def test_ex12_never_raises():
+    class BoolGate(T.PermissionGate):
+        def check(self, call, tool):
+            return True  # not a pair
+
+    class Crashes(T.PermissionGate):
+        def check(self, call, tool):
+            return tool.name.upper(), ""  # tool may be None
+
+    for make in (boom, lambda: None, lambda: 42, lambda: BoolGate(), lambda: Crashes(), "gate"):
+        result = ex12.check(make)
+        assert result.status == "checked" and not result.ok, result.text
+
+
+# ----------------------------------------------------------------------- sorting failed runs
+
+def test_sorting_solution_passes(nb12_solution):
+    result = failure_groups.check(nb12_solution["sort_failures"])
+    assert result.ok, result.text
+    assert result.total == 2 + len(failed_runs())
+
+
+def test_sorting_starter_is_not_done(nb12_starter, capsys):
+    assert_not_done(failure_groups.check(nb12_starter["sort_failures"]), capsys)
+
+
+def test_sorting_wrong_answers_fail_with_a_hint_that_does_not_give_the_group_away(nb12_solution):
+    right = nb12_solution["sort_failures"]()
+    swapped = dict(right, F4="single call", F9="conversation")
+    result = failure_groups.check(lambda: swapped)
+    assert_fails_with_sentence(result, "F4", "F9", "should_abstain")
+    for line in result.lines:
+        if line.lstrip().startswith("✗"):
+            hint = line.split("Hint:", 1)[1]
+            assert not any(g in hint for g in ("single call", "many steps", "conversation")), line
+    assert_fails_with_sentence(failure_groups.check(lambda: dict(right, F1="policy")), "not a group")
+    assert_fails_with_sentence(failure_groups.check(lambda: {k: v for k, v in right.items() if k != "F3"}),
+                               "not filed")
+    assert_fails_with_sentence(failure_groups.check(lambda: dict(right, F10="conversation")), "no run F10")
+    spelled = {k.lower(): {"single call": "Single-call", "many steps": "multi-step",
+                           "conversation": "Conversation "}[v] for k, v in right.items()}
+    assert failure_groups.check(lambda: spelled).ok
+
+
+def test_sorting_never_raises():
+    for fn in (boom, lambda: None, lambda: [("F1", "conversation")], lambda: {1: 2, None: []}, 7):
+        result = failure_groups.check(fn)
+        assert result.status == "checked" and not result.ok
