@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8888
 
-.PHONY: lab test demo serve venv clean help notebooks student test-browser
+.PHONY: lab test demo serve venv clean help notebooks student test-browser bench
 
 help:
 	@echo "make lab    open the course in JupyterLab (sets up .venv on first run)"
@@ -18,6 +18,7 @@ help:
 	@echo "make notebooks [NB=03] [FORCE=1]   re-run notebooks from their .py and save outputs"
 	@echo "make student [FORCE=1]             write the student edition to build/student/"
 	@echo "make test-browser   every notebook in JupyterLab in headless Chromium; screenshots in build/screenshots/"
+	@echo "make bench   side-by-side speed measurements (benchmarks/; several minutes)"
 
 venv: $(STAMP)
 
@@ -59,6 +60,19 @@ test-browser: $(BROWSER_STAMP)
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	CHROMIUM=$(CHROMIUM) TOOLKIT_BROWSER_TESTS=1 timeout -s INT -k 30 $(BROWSER_TIMEOUT) \
 	  $(BIN)/python -m pytest tests/browser -p no:cacheprovider -rs
+
+# Side-by-side speed measurements (benchmarks/, README "Performance"); not part of `make test`.
+# Every script runs even when one misses its target; make fails at the end if any did.
+BENCH_STAMP := $(VENV)/.bench-installed
+BENCHES := bench_retrieval bench_scoring bench_mcp bench_course
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	@touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	@status=0; for b in $(BENCHES); do echo "== benchmarks/$$b.py"; \
+	  $(BIN)/python benchmarks/$$b.py || status=1; echo; done; exit $$status
 
 # Re-run notebooks from their .py sources, one process each under NOTEBOOK_TIMEOUT seconds.
 # Refuses to overwrite a .ipynb edited in Jupyter without its .py (FORCE=1 overrides).
