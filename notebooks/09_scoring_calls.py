@@ -1,0 +1,396 @@
+# %% [markdown] slideshow={"slide_type": "slide"}
+# # 09 · Scoring calls (BFCL)
+#
+# *Pack §2.9, the part on BFCL. Exercise 9; discussion question 8 and quiz question 7.*
+#
+# How do you know a model calls tools well? You need test cases, and a rule that says whether
+# a reply is right. This notebook is about the rule. It looks at the Berkeley Function Calling
+# Leaderboard, BFCL, the standard benchmark for single calls [7] [28]; builds its main scoring
+# idea, matching the parsed call instead of its text, with the toolkit's scorer; runs it on the
+# pack's seven cases and on 250 real BFCL cases; and then asks where a scorer that is too
+# forgiving lets a wrong call through (Exercise 9).
+#
+# No model is called anywhere. The replies come from **mock callers**: small rules that copy
+# the right answer except for one bad habit each. Their scores describe their habits and our
+# scorer, not any model.
+
+# %%
+import json
+from collections import Counter
+
+import toolkit as T
+from toolkit.callers import MockCaller, gold_text, make_callers
+from toolkit.checks import ex09
+from toolkit.figures import show as show_figure
+from toolkit.scoring import case_category, format_calls, load_bfcl
+from toolkit.widgets import scoring_panel
+from toolkit.widgets.scoring import scoring_state
+
+SEED = 0  # every mock caller's slips are drawn from this seed
+SLIP = 0.3  # the mock callers' slip rate in the printed tables (our choice, not a measurement)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 1. Three things to score
+#
+# An evaluation of tool use has to answer three different questions: is the call well formed
+# and the right one, did running it have the right effect, and does the agent manage it every
+# time? Figure 6 (left) sets three ways of scoring side by side. Comparing the call text is
+# cheap and repeatable and never runs anything; judging the output on live APIs is closer to
+# real use but costly and noisy; checking the final state of a world judges what the agent did,
+# not what it said. The right-hand panel is notebook 10's subject.
+
+# %%
+show_figure(6)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 2. What BFCL checks
+#
+# BFCL's single-turn part sorts cases into categories [7]:
+#
+# | category | the model sees | a right reply |
+# |---|---|---|
+# | simple | one function | one call of it |
+# | multiple | several functions | one call of the one that fits |
+# | parallel | one function | several calls of it, in one reply |
+# | parallel multiple | several functions | several calls, of several of them |
+# | irrelevance | functions, none of which fits | no call at all |
+#
+# Later versions added multi-turn categories: plain conversations, turns where the user left out
+# a needed value (the right move is to ask), turns where no function fits (say so), and long
+# contexts. Those are scored by checking the state at the end and the replies along the way;
+# the paper explains why both are needed: a call that only reads, such as a look-up, leaves no
+# trace in the state [7]. The leaderboard has since grown categories for web search, memory and
+# SQL, and it changes over time, so quote it with its date, not from memory [28].
+#
+# The course ships 250 real single-turn cases, 50 per category, drawn from BFCL's own data
+# (Apache-2.0; see `data/bfcl/ATTRIBUTION.md`):
+
+# %%
+bfcl = load_bfcl()
+print(len(bfcl), "cases:", dict(Counter(case_category(c) for c in bfcl)))
+example = next(c for c in bfcl if c["id"] == "parallel_multiple_0")
+print("\nquestion:", example["question"][0][0]["content"])
+print("functions:", [f["name"] for f in example["function"]])
+print("ground truth:", json.dumps(example["ground_truth"]))
+
+# %% [markdown]
+# Each parameter lists every value the authors accept; an empty string `""` in the list marks
+# a parameter the reply may leave out. An irrelevance case has no ground truth at all.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 3. AST matching instead of string matching
+#
+# BFCL's main method parses the model's reply into a syntax tree, the AST, and compares the
+# function name and each argument with the accepted values, without running anything [7]. The
+# authors compared it with real execution on a subset and found the two agree strongly, which is
+# why a cheap check can run at scale [7]. `T.parse_calls` does the parsing (and never evaluates
+# code); `T.classify` does the comparison.
+
+# %%
+print(T.parse_calls("[add(a=3, b=4), add(a=1, b=2)]"))
+parallel_case = next(c for c in T.BFCL_CASES if c["id"] == "parallel_1")
+reference = gold_text(parallel_case)
+print("reference text:", reference)
+
+# %% [markdown]
+# Now seven ways a model might write the same answer, or nearly, judged both ways. Exact
+# string match compares the text with the reference character for character.
+
+# %%
+variants = [
+    ("the reference itself", "[add(a=1, b=2), add(a=3, b=4)]"),
+    ("no spaces", "[add(a=1,b=2), add(a=3,b=4)]"),
+    ("arguments swapped", "[add(b=2, a=1), add(a=3, b=4)]"),
+    ("calls swapped", "[add(a=3, b=4), add(a=1, b=2)]"),
+    ("1.0 for 1", "[add(a=1.0, b=2), add(a=3, b=4)]"),
+    ("one call missing", "add(a=1, b=2)"),
+    ("prose around it", "Sure: add(a=1, b=2) and add(a=3, b=4)"),
+]
+print(f"{'variant':22} {'exact match':12} AST verdict")
+for label, reply in variants:
+    print(f"{label:22} {str(T.exact_string_match(reply, reference)):12} {T.classify(parallel_case, reply)}")
+
+# %% [markdown]
+# Exact match rejects four replies a person would accept. AST matching accepts them and still
+# catches the two real mistakes, and says which mistake it was. (A reply wrapped in prose is a
+# `format_error` here; BFCL's harness decodes each model's output format before it scores.)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 4. The pack's seven cases
+#
+# The pack's lab scores seven BFCL-style cases with one mock reply each. Here they are with the
+# label `T.classify` gives each reply:
+
+# %%
+for case, reply in zip(T.BFCL_CASES, T.BFCL_OUTPUTS):
+    print(f"{case['id']:14} {T.classify(case, reply):22} {reply or '(no call)'}")
+report = T.evaluate_calls(T.BFCL_CASES, T.BFCL_OUTPUTS)
+print(f"\noverall {report['overall']:.3f} (4 of 7) | by category {report['by_category']}")
+print("failures:", report["failures"])
+
+# %% [markdown]
+# `multiply` is a function nobody offered, Gorilla's "hallucination" [2]; the parallel case
+# answered one city of two; the last case called the weather tool for a question about a play.
+# `get_weather(city='paris')` passes although the unit is missing, because the gold answer lists
+# `""` for it and strings are compared without case.
+#
+# *(Pack discussion question 3, from the scorer's side.)* The scorer keeps an invented function
+# (`hallucinated_function`) apart from a real function called wrongly (`wrong_arguments`). For a
+# payments tool, which would you rather your agent did, and which is easier to stop in the
+# harness before anything runs?
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# **Quiz.** *(Pack quiz question 7, in our words.)* In an irrelevance case the model is offered
+# a currency converter and asked for a poem about autumn. What does the scorer expect [7]?
+#
+# 1. A call to the converter with empty arguments, for partial credit.
+# 2. A call to a new function, such as `write_poem`, that fits the request.
+# 3. No call: any call at all fails the case.
+# 4. One call to each offered function, to be safe.
+#
+# <details><summary>Answer</summary>
+#
+# 3. The category tests whether the model holds back when nothing fits; the pack's
+# `irrelevance_2` above fails as `should_abstain` for exactly that reason.
+# </details>
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 5. 250 real BFCL cases
+#
+# First, a mock that copies the first accepted answer of every case and never slips. It should
+# pass everything:
+
+# %%
+copier = MockCaller(slip=0.0, seed=SEED)
+copied = copier.answers(bfcl)
+labels = [T.classify(case, reply) for case, reply in zip(bfcl, copied)]
+print(f"passed {labels.count('pass')} of {len(bfcl)}")
+for case, reply, label in zip(bfcl, copied, labels):
+    if label != "pass":
+        print(f"{case['id']}: {label}\n  reply: {reply}")
+        for fn in case["function"]:
+            print(f"  {fn['name']} declares {list(fn['parameters']['properties'])}")
+
+# %% [markdown]
+# It does not. In `parallel_multiple_26` the ground truth lists a parameter `type` for
+# `bank.calculate_balance`, but the function's schema declares no such parameter at its top
+# level (a `type` exists only inside each transaction). Our scorer, like BFCL's checker, rejects
+# an argument the function does not declare, so a reply written from the answer key fails. Even
+# a well-used benchmark carries slips in its answers; reading failures one by one is how you
+# find them.
+#
+# Now the three mock callers with a bad habit each, at a slip rate of 0.3 (our choice):
+
+# %%
+callers = make_callers([SLIP] * 3, seed=SEED)
+categories = list(dict.fromkeys(case_category(c) for c in bfcl))
+print(f"{'mock caller':16}{'overall':>8}" + "".join(f"{cat[:17]:>18}" for cat in categories) + "   exact match")
+for caller in callers:
+    replies = caller.answers(bfcl)
+    result = T.evaluate_calls(bfcl, replies)
+    exact = sum(T.exact_string_match(r, gold_text(c)) for r, c in zip(replies, bfcl)) / len(bfcl)
+    print(f"{caller.name:16}{result['overall']:8.2f}" + "".join(f"{result['by_category'][cat]:18.2f}" for cat in categories)
+          + f"{exact:14.2f}")
+    print(f"{'':16}failures: {result['failures']}")
+
+# %% [markdown]
+# Each habit leaves its own mark: invented names cost every category except irrelevance, where
+# there is nothing to rename; dropped values show up as `wrong_arguments`; apart from the
+# answer-key slip above, the over-eager caller loses only on irrelevance. Exact string match
+# scores every caller lower, because the callers often word a value in one of the other accepted
+# forms (all mock results).
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 6. The scoring panel
+#
+# The panel runs the same three mock callers on the course's own 39 cases (the pack's 7 and 32
+# more, including "missing parameter" cases, where the right move is to ask). Move a slider to
+# change how often a caller slips; the bars show accuracy by category, the table counts each
+# failure type, and the last part lists cases where AST matching and exact match disagree.
+
+# %% tags=["nbval-ignore-output"]
+scoring_panel()
+
+# %% [markdown]
+# The panel's starting point, printed (all three callers at slip 0.3, seed 0, all 39 cases):
+
+# %%
+state = scoring_state((SLIP, SLIP, SLIP), seed=SEED)
+for score in state.callers:
+    print(f"{score.name:14} AST {score.overall:.2f} | exact match {score.exact_overall:.2f} | "
+          f"verdicts differ on {len(score.disagreements)} cases | failures {score.failures}")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 7. Where our scorer and BFCL's part ways
+#
+# The toolkit's scorer is a small version of BFCL's AST checker, and `toolkit/scoring.py` lists
+# where it differs on purpose. In short:
+#
+# * **Strings.** BFCL lower-cases a string and deletes spaces and a handful of punctuation
+#   marks (`,./-_*^`). Ours deletes *every* character that is not a letter or a digit. So ours
+#   accepts more pairs as equal: see the next cell, and Exercise 9.
+# * **Numbers.** Ours treats `3` and `3.0` as equal either way. BFCL accepts an integer where a
+#   float is expected but not a float where an integer is, because it also checks each value's
+#   type against the function's schema; ours compares values only (a `True` still never equals
+#   a `1`).
+# * **Parallel calls.** Ours finds a one-to-one pairing of replies with answers whenever one
+#   exists. BFCL pairs them greedily, so it can miss a valid pairing when one reply fits two
+#   answers.
+# * **Decoding.** Ours reads Python call syntax only. BFCL has a decoder per model output format.
+#
+# Where it follows BFCL: `""` makes a parameter optional, an extra or undeclared argument fails,
+# a dictionary argument is checked key by key against lists of accepted values, and on an
+# irrelevance case any decoded call fails.
+
+# %%
+for a, b in [("New York", "new york"), ("New York!", "new york"), ("Paris, France", "paris france"),
+             (3, 3.0), (True, 1), (["Rome", "Oslo"], ["rome", "oslo"])]:
+    print(f"values_equal({a!r}, {b!r}) = {T.values_equal(a, b)}")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Exercise 9: score harder
+#
+# 1. Write `harder_cases()`: at least ten new cases in the course's format (the example printed
+#    below), over the course's functions (listed below; `?` marks an optional parameter). Include
+#    at least one case whose gold answer has a **nested dictionary** argument, written in BFCL's
+#    form `{"key": [accepted values]}`, and one with an **optional parameter** (`""` next to a
+#    value in its list). Categories: simple, multiple, parallel, parallel_multiple, irrelevance,
+#    missing_parameter (the last two have `"gold": []`).
+# 2. Write `lenient_pair()`: two strings that `T.values_equal` calls equal and a user would not.
+#    Hint: it drops punctuation and spaces. They must differ in more than letter case and spaces.
+# 3. Write `stricter_equal(a, b)`: a comparison that tells your pair apart but still accepts
+#    differences of letter case and spacing. For anything but two strings, use `T.values_equal`.
+#
+# The check validates each case against the function schemas, makes sure a reply written from
+# your gold answer passes, that a wrong nested value fails and that the optional parameter may be
+# left out, and tries your `stricter_equal` on pairs you have not seen.
+
+# %% tags=["starter"]
+for name, fn in ex09.FUNCTIONS.items():
+    params, required = fn["parameters"]["properties"], fn["parameters"].get("required", [])
+    print(f"{name}({', '.join(p if p in required else p + '?' for p in params)})")
+print("\nan example case:", json.dumps(ex09.EXAMPLE))
+
+
+def harder_cases() -> list[dict]:
+    """Ten or more new cases, with a nested dictionary argument and an optional parameter."""
+    raise NotImplementedError("Exercise 9: write ten cases")
+
+
+def lenient_pair() -> tuple[str, str]:
+    """Two strings values_equal calls equal, which a user would not."""
+    raise NotImplementedError("Exercise 9: find a pair the scorer confuses")
+
+
+def stricter_equal(a, b) -> bool:
+    """Like T.values_equal, but strict about the characters that change meaning."""
+    raise NotImplementedError("Exercise 9: write a stricter comparison")
+
+
+# %% tags=["solution"]
+def harder_cases() -> list[dict]:
+    """Ten or more new cases, with a nested dictionary argument and an optional parameter."""
+    def case(cid, category, question, functions, gold):
+        return {"id": f"ex9_{cid}", "category": category, "question": question,
+                "functions": functions, "gold": gold}
+
+    return [
+        case("nested_1", "simple", "Put 'Team retro' in the calendar on 2026-12-09 at 15:00 and invite ana@example.test.",
+             ["create_event"],
+             [{"name": "create_event", "args": {"title": ["Team retro"],
+                                                "when": [{"date": ["2026-12-09"], "time": ["15:00", "3pm", "3 pm"]}],
+                                                "attendees": [["ana@example.test"]]}}]),
+        case("nested_2", "parallel", "Add two events: 'Gym' on 2026-12-01 at 07:00 and 'Gym' on 2026-12-03 at 07:00.",
+             ["create_event"],
+             [{"name": "create_event", "args": {"title": ["Gym"], "when": [{"date": ["2026-12-01"], "time": ["07:00", "7am"]}],
+                                                "attendees": [""]}},
+              {"name": "create_event", "args": {"title": ["Gym"], "when": [{"date": ["2026-12-03"], "time": ["07:00", "7am"]}],
+                                                "attendees": [""]}}]),
+        case("optional_1", "simple", "Find flights from Madrid to Athens on 2026-12-20.", ["search_flights"],
+             [{"name": "search_flights", "args": {"origin": ["Madrid", "MAD"], "destination": ["Athens", "ATH"],
+                                                  "date": ["2026-12-20"], "cabin": ["", "economy"]}}]),
+        case("optional_2", "simple", "Table for two at Nopa at 20:00, a window seat if they can.", ["book_table"],
+             [{"name": "book_table", "args": {"restaurant": ["Nopa"], "people": [2], "time": ["20:00", "8pm", "8 pm"],
+                                              "notes": ["", "window seat", "window seat if possible"]}}]),
+        case("multiple_1", "multiple", "Tell Omar the meeting moved to Friday.",
+             ["set_reminder", "send_message", "create_event"],
+             [{"name": "send_message", "args": {"to": ["Omar"], "text": ["the meeting moved to Friday",
+                                                                        "The meeting moved to Friday."]}}]),
+        case("multiple_2", "multiple", "What's 15 times 4?", ["add", "mult", "get_stock_price"],
+             [{"name": "mult", "args": {"a": [15], "b": [4]}}]),
+        case("pm_1", "parallel_multiple", "Convert 30 GBP to EUR and give me the ACME share price.",
+             ["convert_currency", "get_stock_price"],
+             [{"name": "convert_currency", "args": {"amount": [30], "from_currency": ["GBP"], "to_currency": ["EUR"]}},
+              {"name": "get_stock_price", "args": {"ticker": ["ACME"]}}]),
+        case("translate_1", "simple", "Translate 'see you tomorrow' into Spanish.", ["translate"],
+             [{"name": "translate", "args": {"text": ["see you tomorrow"], "target_language": ["Spanish", "es"],
+                                             "source_language": ["", "English", "en"]}}]),
+        case("irrelevance_1", "irrelevance", "What is the capital of Peru?", ["get_weather", "translate"], []),
+        case("missing_1", "missing_parameter", "Remind me about the dentist.", ["set_reminder"], []),
+    ]
+
+
+def lenient_pair() -> tuple[str, str]:
+    """Two strings values_equal calls equal, which a user would not."""
+    # To translate: signing a lease again is not quitting one.
+    return ("re-sign the lease", "resign the lease")
+
+
+def stricter_equal(a, b) -> bool:
+    """Like T.values_equal, but strict about the characters that change meaning."""
+    if isinstance(a, str) and isinstance(b, str):
+        return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+    return T.values_equal(a, b)
+
+
+print(T.values_equal(*lenient_pair()), stricter_equal(*lenient_pair()))
+
+# %% tags=["check"]
+ex09.check(harder_cases, lenient_pair, stricter_equal)
+
+# %% [markdown]
+# **Question.** What would you change in the scorer, and what would the change cost [7]?
+
+# %% [markdown] tags=["solution"]
+# *A model answer.* Deleting every non-alphanumeric character makes "re-sign" equal "resign",
+# "C++" equal "C", "-5" equal "5" and "3.5" equal "35". I would drop far fewer characters: white
+# space and letter case only, perhaps the few marks BFCL strips (`,./-_*^`) [7], although even
+# that list merges "3.5" with "35" and "-5" with "5". Better still, compare by the parameter's
+# type from the schema: numbers as numbers, dates as dates, enum values exactly, ids exactly,
+# and only free text loosely. The cost is strictness: replies that differ harmlessly ("Paris,
+# France" against "Paris France") start to fail, so the answer key must list more accepted
+# values, which is work for whoever writes the cases, and a scorer that is too strict drifts
+# back toward exact match.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 8. Reading any tool benchmark
+#
+# Five questions to put to any number you are shown, here answered for the numbers in this
+# notebook:
+#
+# | question | in this notebook |
+# |---|---|
+# | What is scored: the text of the call, its output, or the state it leaves? | the call text, parsed |
+# | Who judges, code or a model? | code: `T.classify` |
+# | Are the APIs live, recorded, or mocked? | nothing runs at all |
+# | How many runs per task? | one; the mock callers are deterministic for a seed |
+# | What prompt and call format did each model get? | no prompt; the replies are Python call syntax written by mock rules |
+#
+# Two published scores can differ more because of these answers than because of the models.
+
+# %% [markdown]
+# **For discussion.** *(Pack discussion question 8, in our words.)* AST matching agreed strongly
+# with real execution on the subset the BFCL authors checked [7]. When would you still pay for
+# running the calls, or for checking the state afterwards? Describe a call that AST matching
+# passes and that still harms the user.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## What to take away
+#
+# * Score the parsed call, not its text: AST matching forgives spacing, order and `1` for `1.0`,
+#   and still names the real mistake (an invented function, a missing call, a wrong value).
+# * BFCL's categories test different skills, and irrelevance tests the skill of not calling.
+# * A lenient scorer is only as good as its notion of "equal": check what it forgives, and what
+#   the answer key itself gets wrong.
+# * Ask the five questions before you compare two scores. Notebook 10 moves from single calls
+#   to whole conversations, and from one run to many: pass^k.

@@ -1,0 +1,446 @@
+"""The exercise checks of notebooks 08 and 09 (exercises 3, 4, 5 and 9). Notebook 07 has none.
+
+For each check: the notebook's own solution passes; the notebook's own starter stub gives
+"not done yet"; wrong answers fail with a sentence that says what to change; and nothing a
+student writes makes a check raise. Starter and solution code are read from the notebooks'
+jupytext sources, so the tests follow the cells students actually get.
+"""
+
+import copy
+import time
+from pathlib import Path
+
+import jupytext
+import pytest
+
+import toolkit as T
+from toolkit.checks import ex03, ex04, ex05, ex09
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def cell_namespace(stem: str, tag: str) -> dict:
+    """Run the notebook's first code cell, then its cells tagged ``tag``; return the names defined."""
+    nb = jupytext.read(NOTEBOOKS / f"{stem}.py")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    namespace: dict = {}
+    exec(code[0].source, namespace)
+    for cell in code:
+        if tag in cell.metadata.get("tags", []):
+            exec(cell.source, namespace)
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def nb08_solution():
+    return cell_namespace("08_parallel_chained_retried", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb08_starter():
+    return cell_namespace("08_parallel_chained_retried", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb09_solution():
+    return cell_namespace("09_scoring_calls", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb09_starter():
+    return cell_namespace("09_scoring_calls", "starter")
+
+
+def failed_lines(result):
+    return [line for line in result.lines if line.lstrip().startswith("✗")]
+
+
+def assert_fails_with_sentence(result, *fragments):
+    """The check ran, did not pass, and some ✗ line explains itself and names each fragment."""
+    assert result.status == "checked" and not result.ok, result.text
+    bad = failed_lines(result)
+    assert bad and all(": " in line for line in bad), result.text
+    for fragment in fragments:
+        assert any(fragment in line for line in bad), f"{fragment!r} not in:\n{result.text}"
+
+
+def assert_not_done(result, capsys):
+    assert result.status == "not done" and not result.ok
+    assert "not done yet" in capsys.readouterr().out
+
+
+def boom(*args, **kwargs):
+    raise KeyError("oops")
+
+
+def test_notebook_07_has_no_exercise_cells():
+    nb = jupytext.read(NOTEBOOKS / "07_designing_tools.py")
+    tags = {t for c in nb.cells for t in c.metadata.get("tags", [])}
+    assert not tags & {"starter", "solution", "check"}
+
+
+# ---------------------------------------------------------------------------------- exercise 3
+
+def test_ex03_solution_passes(nb08_solution):
+    assert ex03.check(nb08_solution["trim_enum_value"], nb08_solution["test_rule"]).ok
+
+
+def test_ex03_starter_is_not_done(nb08_starter, capsys):
+    assert_not_done(ex03.check(nb08_starter["trim_enum_value"], nb08_starter["test_rule"]), capsys)
+
+
+def test_ex03_reference_rule_agrees_with_its_own_cases():
+    for value, spec, want in ex03.FIRES:
+        got, note = ex03.reference_rule(value, spec)
+        assert got == want and note
+    for value, spec, _ in ex03.QUIET:
+        assert ex03.reference_rule(value, spec) == (value, None)
+
+
+def test_ex03_the_broken_rules_are_broken():
+    assert ex03.never_fires(" celsius", ex03.UNIT) == (" celsius", None)
+    assert ex03.over_eager("maybe", ex03.UNIT)[1] is not None
+
+
+def test_ex03_wrong_rules_fail(nb08_solution):
+    tests = nb08_solution["test_rule"]
+    assert_fails_with_sentence(ex03.check(ex03.over_eager, tests), "'maybe'")
+    assert_fails_with_sentence(ex03.check(ex03.never_fires, tests), "should become 'celsius'")
+
+    def strips_free_text_too(value, spec):
+        if isinstance(value, str) and not spec.get("enum") and value != value.strip():
+            return value.strip(), "stripped"
+        return ex03.reference_rule(value, spec)
+
+    assert_fails_with_sentence(ex03.check(strips_free_text_too, tests), "without an enum")
+
+    def silent(value, spec):
+        return ex03.reference_rule(value, spec)[0], None
+
+    assert_fails_with_sentence(ex03.check(silent, tests), "gave no note")
+
+    def picks_first_of_two(value, spec):
+        enum = spec.get("enum") or []
+        if isinstance(value, str) and value not in enum:
+            same = [e for e in enum if isinstance(e, str) and e.lower() == value.strip().lower()]
+            if same:
+                return same[0], "trimmed"
+        return value, None
+
+    assert_fails_with_sentence(ex03.check(picks_first_of_two, tests), "must not pick one")
+
+    def edits_spec(value, spec):
+        spec["enum"] = []
+        return value, None
+
+    assert_fails_with_sentence(ex03.check(edits_spec, tests), "changed the schema")
+
+
+def test_ex03_weak_tests_fail(nb08_solution):
+    rule = nb08_solution["trim_enum_value"]
+
+    def tests_nothing(rule):
+        pass
+
+    assert_fails_with_sentence(ex03.check(rule, tests_nothing), "never fires", "'maybe'")
+
+    def only_positive(rule):
+        assert rule(" celsius", {"type": "string", "enum": ["celsius"]})[0] == "celsius"
+
+    result = ex03.check(rule, only_positive)
+    assert_fails_with_sentence(result, "such as 'maybe'")
+    assert not any("never fires" in line for line in failed_lines(result))
+
+    def too_strict(rule):
+        assert rule(" celsius", {"type": "string", "enum": ["celsius"]}) == ("celsius", "trimmed!")
+
+    assert_fails_with_sentence(ex03.check(rule, too_strict), "reject a correct rule")
+
+
+def test_ex03_never_raises(nb08_solution):
+    tests = nb08_solution["test_rule"]
+    assert_fails_with_sentence(ex03.check(boom, tests), "KeyError")
+    assert_fails_with_sentence(ex03.check(lambda v, s: "not a pair", tests), "a pair (value, note)")
+    assert_fails_with_sentence(ex03.check(lambda v, s: None, boom), "a pair (value, note)")
+    assert_fails_with_sentence(ex03.check("not a function", tests), "expected a function")
+
+
+def test_ex03_half_done_is_not_passed(nb08_solution, nb08_starter):
+    result = ex03.check(nb08_solution["trim_enum_value"], nb08_starter["test_rule"])
+    assert_fails_with_sentence(result, "test_rule is written")
+
+
+def test_repair_with_applies_the_rule_after_the_toolkit():
+    schema = {"type": "object", "properties": {"mode": {"type": "string", "enum": ["eco", "off"]},
+                                               "level": {"type": "integer"}}}
+    args = {"mode": " Eco", "level": "3"}
+    fixed, notes = ex03.repair_with(ex03.reference_rule, args, schema)
+    assert fixed == {"mode": "eco", "level": 3} and len(notes) == 2
+    assert args == {"mode": " Eco", "level": "3"}  # the input is not changed
+
+
+# ---------------------------------------------------------------------------------- exercise 4
+
+def test_ex04_solution_passes(nb08_solution):
+    assert ex04.check(nb08_solution["make_flaky_tool"], nb08_solution["slow_writer_registry"]).ok
+
+
+def test_ex04_starter_is_not_done(nb08_starter, capsys):
+    assert_not_done(ex04.check(nb08_starter["make_flaky_tool"], nb08_starter["slow_writer_registry"]), capsys)
+
+
+def test_ex04_backoff_matches_the_pack():
+    assert ex04.backoff(3) == [0.1, 0.2, 0.4]
+
+
+def test_ex04_wrong_flaky_tools_fail(nb08_solution):
+    writer = nb08_solution["slow_writer_registry"]
+
+    def plain_error(failures):
+        count = {"n": 0}
+
+        def quote(symbol: str) -> str:
+            """Quote.
+
+            Args:
+                symbol: ticker
+            """
+            count["n"] += 1
+            if count["n"] <= failures:
+                raise T.ToolError("busy")
+            return "ok"
+        return quote
+
+    assert_fails_with_sentence(ex04.check(plain_error, writer), "raise T.TransientToolError")
+
+    shared = {"n": 0}
+
+    def shared_counter(failures):
+        def quote(symbol: str) -> str:
+            """Quote.
+
+            Args:
+                symbol: ticker
+            """
+            shared["n"] += 1
+            if shared["n"] <= failures:
+                raise T.TransientToolError("busy")
+            return "ok"
+        return quote
+
+    assert_fails_with_sentence(ex04.check(shared_counter, writer), "share")
+
+    def no_hints(failures):
+        def quote(symbol):
+            return "ok"
+        return quote
+
+    assert_fails_with_sentence(ex04.check(no_hints, writer), "type hint")
+
+
+def test_ex04_wrong_writers_fail(nb08_solution):
+    flaky = nb08_solution["make_flaky_tool"]
+
+    def read_only_writer(seconds, saved):
+        def save_note(text: str) -> str:
+            """Save.
+
+            Args:
+                text: the note
+            """
+            time.sleep(seconds)
+            saved.append(text)
+            return "saved"
+
+        registry = T.ToolRegistry()
+        registry.add(save_note)
+        return registry
+
+    assert_fails_with_sentence(ex04.check(flaky, read_only_writer), "read_only=False")
+
+    def fast_writer(seconds, saved):
+        def save_note(text: str) -> str:
+            """Save.
+
+            Args:
+                text: the note
+            """
+            saved.append(text)
+            return "saved"
+
+        registry = T.ToolRegistry()
+        registry.add(save_note, read_only=False)
+        return registry
+
+    assert_fails_with_sentence(ex04.check(flaky, fast_writer), "should time out")
+    assert_fails_with_sentence(ex04.check(flaky, lambda s, saved: "nope"), "should return a T.ToolRegistry")
+
+
+def test_ex04_never_raises(nb08_solution):
+    assert_fails_with_sentence(ex04.check(boom, boom), "KeyError")
+    assert_fails_with_sentence(ex04.check(lambda n: 42, nb08_solution["slow_writer_registry"]),
+                               "should return a function")
+
+
+# ---------------------------------------------------------------------------------- exercise 5
+
+def test_ex05_solution_passes(nb08_solution, capsys):
+    assert ex05.check(nb08_solution["time_one_turn"], nb08_solution["chained_model"]).ok
+    assert "By your own clock" in capsys.readouterr().out
+
+
+def test_ex05_starter_is_not_done(nb08_starter, capsys):
+    assert_not_done(ex05.check(nb08_starter["time_one_turn"], nb08_starter["chained_model"]), capsys)
+
+
+def test_ex05_wrong_timings_fail(nb08_solution):
+    chained = nb08_solution["chained_model"]
+    assert_fails_with_sentence(ex05.check(lambda parallel, n=4, delay=0.2: delay if parallel else n * delay, chained),
+                               "took")  # made-up numbers: the check's own clock disagrees
+    real = nb08_solution["time_one_turn"]
+    assert_fails_with_sentence(ex05.check(lambda parallel, n=4, delay=0.2: real(False, n, delay), chained),
+                               "parallel=True")
+    assert_fails_with_sentence(ex05.check(lambda parallel, n=4, delay=0.2: "fast", chained), "as a number")
+
+
+def test_ex05_hard_coded_or_eager_chains_fail(nb08_solution):
+    timer = nb08_solution["time_one_turn"]
+
+    def hard_coded():
+        return T.ScriptedModel([{"tool_calls": [T.call("c1", "find_order", customer="Dana")]},
+                                {"tool_calls": [T.call("c2", "cancel_order", order_id="K2")]},
+                                {"content": "done"}])
+
+    assert_fails_with_sentence(ex05.check(timer, hard_coded), "find_order returned 'M5'")
+
+    def both_at_once():
+        return T.ScriptedModel([{"tool_calls": [T.call("c1", "find_order", customer="Dana"),
+                                                T.call("c2", "cancel_order", order_id="K2")]},
+                                {"content": "done"}])
+
+    assert_fails_with_sentence(ex05.check(timer, both_at_once), "find_order alone")
+    assert_fails_with_sentence(ex05.check(timer, lambda: 42), "should return a model")
+
+
+def test_ex05_order_registry():
+    registry, db = ex05.order_registry("X3")
+    assert registry.run("find_order", {"customer": "dana"}).data == {"order_id": "X3", "status": "pending"}
+    assert registry.run("cancel_order", {"order_id": "X3"}).ok and db["X3"] == "canceled"
+    assert not registry.get("cancel_order").read_only
+    assert "Use the id find_order returned" in registry.run("cancel_order", {"order_id": "K2"}).content
+
+
+def test_ex05_never_raises():
+    assert_fails_with_sentence(ex05.check(boom, boom), "KeyError")
+
+
+# ---------------------------------------------------------------------------------- exercise 9
+
+def test_ex09_solution_passes(nb09_solution, capsys):
+    s = nb09_solution
+    assert ex09.check(s["harder_cases"], s["lenient_pair"], s["stricter_equal"]).ok
+    assert "(mock)" in capsys.readouterr().out
+
+
+def test_ex09_starter_is_not_done(nb09_starter, capsys):
+    s = nb09_starter
+    assert_not_done(ex09.check(s["harder_cases"], s["lenient_pair"], s["stricter_equal"]), capsys)
+
+
+def parts(ns):
+    return ns["harder_cases"], ns["lenient_pair"], ns["stricter_equal"]
+
+
+def with_cases(ns, edit):
+    cases = copy.deepcopy(ns["harder_cases"]())
+    edit(cases)
+    return lambda: cases
+
+
+def test_ex09_bad_cases_fail(nb09_solution):
+    _, pair, strict = parts(nb09_solution)
+
+    def check_edit(edit, *fragments):
+        assert_fails_with_sentence(ex09.check(with_cases(nb09_solution, edit), pair, strict), *fragments)
+
+    check_edit(lambda cs: cs.pop(), "at least 10")
+    check_edit(lambda cs: cs[1].update(id=cs[0]["id"]), "two cases have the id")
+    check_edit(lambda cs: cs[0].update(id="course_simple_1"), "already a case id")
+    check_edit(lambda cs: cs[0].update(functions=["create_meeting"]), "no function 'create_meeting'")
+    check_edit(lambda cs: cs[0]["gold"][0]["args"].update(where=["Rome"]), "has no parameter 'where'")
+    check_edit(lambda cs: cs[2]["gold"][0]["args"].pop("date"), "needs 'date'")
+    check_edit(lambda cs: cs[8].update(gold=[{"name": "get_weather", "args": {"city": ["Lima"]}}]),
+               "no call is right")
+    check_edit(lambda cs: cs[1].update(gold=cs[1]["gold"][:1]), "two or more gold calls")
+    check_edit(lambda cs: cs[0].update(category="easy"), "'category' should be one of")
+    check_edit(lambda cs: cs[0]["gold"][0]["args"].update(title="Team retro"), "should list its acceptable")
+
+
+def test_ex09_missing_nested_or_optional_fail(nb09_solution):
+    _, pair, strict = parts(nb09_solution)
+
+    def flat(cases):
+        for case in cases:
+            if any(g["name"] == "create_event" for g in case["gold"]):
+                case["functions"] = ["set_reminder"]
+                for g in case["gold"]:
+                    g["name"], g["args"] = "set_reminder", {"text": ["Gym"], "time": ["07:00"]}
+
+    assert_fails_with_sentence(ex09.check(with_cases(nb09_solution, flat), pair, strict), "nested form")
+
+    def required_only(cases):
+        for case in cases:
+            for g in case["gold"]:
+                for param in list(g["args"]):
+                    if "" in g["args"][param]:
+                        del g["args"][param]
+
+    assert_fails_with_sentence(ex09.check(with_cases(nb09_solution, required_only), pair, strict),
+                               "no gold argument is optional")
+
+
+def test_ex09_gold_that_cannot_pass_fails(nb09_solution):
+    _, pair, strict = parts(nb09_solution)
+
+    def unknown_key(cases):
+        cases[0]["gold"][0]["args"]["when"] = [{"date": ["2026-12-09"], "hour": ["15:00"]}]
+
+    assert_fails_with_sentence(ex09.check(with_cases(nb09_solution, unknown_key), pair, strict), "no key 'hour'")
+
+    def missing_key(cases):
+        cases[0]["gold"][0]["args"]["when"] = [{"date": ["2026-12-09"]}]
+
+    assert_fails_with_sentence(ex09.check(with_cases(nb09_solution, missing_key), pair, strict), "needs the key 'time'")
+
+
+def test_ex09_bad_pairs_and_comparisons_fail(nb09_solution):
+    cases, pair, strict = parts(nb09_solution)
+    assert_fails_with_sentence(ex09.check(cases, lambda: ("Paris", "PARIS "), strict), "differ only in letter case")
+    assert_fails_with_sentence(ex09.check(cases, lambda: ("Paris", "Rome"), strict), "already tells them apart")
+    assert_fails_with_sentence(ex09.check(cases, lambda: "Paris", strict), "two strings")
+    assert_fails_with_sentence(ex09.check(cases, pair, T.values_equal), "still calls your own pair")
+    assert_fails_with_sentence(ex09.check(cases, pair, lambda a, b: a == b), "case or spacing")
+
+    def strings_only(a, b):
+        return " ".join(str(a).split()).casefold() == " ".join(str(b).split()).casefold()
+
+    assert_fails_with_sentence(ex09.check(cases, pair, strings_only), "should stay True")
+    assert_fails_with_sentence(ex09.check(cases, pair, lambda a, b: "yes"), "True or False")
+
+
+def test_ex09_never_raises(nb09_solution):
+    result = ex09.check(boom, boom, boom)
+    assert_fails_with_sentence(result, "KeyError")
+    result = ex09.check(lambda: [1, "two", None] * 4, lambda: ("a", "b"), lambda a, b: True)
+    assert_fails_with_sentence(result, "should be a dict")
+    weird = [{"id": f"w{i}", "category": "simple", "question": "q", "functions": ["add"],
+              "gold": [{"name": "add", "args": {"a": [{"x": ["y"]}], "b": [1]}}]} for i in range(10)]
+    result = ex09.check(lambda: weird, lambda: ("a", "b"), lambda a, b: True)
+    assert result.status == "checked" and not result.ok
+
+
+def test_ex09_helpers():
+    assert ex09.squash(" New  York ") == "newyork"
+    assert ex09.EXAMPLE["id"] == "course_simple_7"
+    for a, b in ex09.HIDDEN_LENIENT:
+        assert T.values_equal(a, b) and ex09.squash(a) != ex09.squash(b)

@@ -1,0 +1,211 @@
+"""Exercise 3 (notebook 08, pack §2.8 "Bad arguments"): repair limits.
+
+The toolkit's :func:`~toolkit.schema.repair_args` already turns "true" into a boolean and
+fixes an enum value's letter case. The student adds one more rule: an enum value sent with
+stray white space around it (``" Celsius "``) becomes the allowed value it plainly means, and
+nothing else changes. The rule is a function ``rule(value, spec) -> (value, note)``, with
+``note`` None when it did nothing; :func:`repair_with` applies it after the toolkit's repair.
+
+The student also writes ``test_rule(rule)``, which raises ``AssertionError`` when a rule is
+wrong. The check runs those tests against a correct rule (they must pass it) and against two
+broken ones (they must catch both): one that never fires, and one that always picks the
+closest allowed value, so "maybe" would become something. A test that cannot fail proves
+nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import functools
+from typing import Any, Callable
+
+from ..registry import ToolRegistry
+from ..schema import repair_args
+from . import Checker, CheckResult, NotDone, StudentError, not_done
+from .ex01 import probe_parts
+from .guard import run_guarded
+
+__all__ = ["check", "repair_with", "reference_rule", "never_fires", "over_eager", "FIRES", "QUIET"]
+
+TITLE = "Exercise 3: repair limits"
+
+UNIT = {"type": "string", "enum": ["celsius", "fahrenheit"]}
+CABIN = {"type": "string", "enum": ["economy", "premium_economy", "business"]}
+SWITCH = {"type": "string", "enum": ["on", "ON", "off"]}  # two values differ only in case
+FREE = {"type": "string", "description": "a city name"}
+LEVEL = {"type": "integer", "enum": [1, 2, 3]}
+
+# (value, spec, the value it should become): the rule must fire
+FIRES = [
+    (" celsius", UNIT, "celsius"),
+    ("fahrenheit\n", UNIT, "fahrenheit"),
+    ("  Celsius\t", UNIT, "celsius"),
+    (" Business ", CABIN, "business"),
+    (" off ", SWITCH, "off"),
+    (" on", SWITCH, "on"),
+]
+
+# (value, spec, why it must stay as it is): the rule must not fire
+QUIET = [
+    ("maybe", UNIT, "'maybe' is not an allowed value in any spelling"),
+    ("kelvin", UNIT, "'kelvin' is a different unit, not a slip"),
+    ("cels", UNIT, "a prefix is a guess"),
+    (" celcius ", UNIT, "a misspelling is a guess, even a close one"),
+    ("celsius or fahrenheit", UNIT, "the caller did not choose"),
+    ("   ", UNIT, "white space alone means nothing was chosen"),
+    ("", UNIT, "an empty string means nothing was chosen"),
+    ("celsius", UNIT, "a value that already fits is left alone"),
+    (" On ", SWITCH, "'On' matches both 'on' and 'ON'; a repair must not pick one"),
+    ("  Paris ", FREE, "without an enum there is no list of values to compare with"),
+    (2, LEVEL, "not a string"),
+    (None, UNIT, "no value at all"),
+]
+
+
+def reference_rule(value: Any, spec: Any) -> tuple[Any, str | None]:
+    """A correct rule: strip white space, then accept an exact match, or else a match that
+    ignores case when exactly one allowed value fits."""
+    enum = spec.get("enum") if isinstance(spec, dict) else None
+    if not isinstance(value, str) or not enum or value in enum:
+        return value, None
+    text = value.strip()
+    if text in enum:
+        return text, f"trimmed {value!r} to {text!r}"
+    same = [e for e in enum if isinstance(e, str) and e.lower() == text.lower()]
+    if text and len(same) == 1:
+        return same[0], f"trimmed {value!r} to {same[0]!r}"
+    return value, None
+
+
+def never_fires(value: Any, spec: Any) -> tuple[Any, str | None]:
+    """A broken rule: it does nothing."""
+    return value, None
+
+
+def over_eager(value: Any, spec: Any) -> tuple[Any, str | None]:
+    """A broken rule: any string that is not allowed becomes the closest allowed value."""
+    enum = spec.get("enum") if isinstance(spec, dict) else None
+    if not isinstance(value, str) or not enum or value in enum:
+        return value, None
+    words = [e for e in enum if isinstance(e, str)]
+    best = difflib.get_close_matches(value.strip().lower(), words, n=1, cutoff=0.0) or words[:1]
+    return best[0], f"guessed {best[0]!r} for {value!r}"
+
+
+def repair_with(rule: Callable, args: Any, input_schema: dict) -> tuple[Any, list[str]]:
+    """The toolkit's :func:`~toolkit.schema.repair_args`, then ``rule`` on each argument's
+    value against its property's schema. Returns ``(new_args, notes)``."""
+    fixed, notes = repair_args(args, input_schema)
+    if not isinstance(fixed, dict):
+        return fixed, notes
+    props = (input_schema or {}).get("properties") or {}
+    fixed = dict(fixed)
+    for key, value in list(fixed.items()):
+        new, note = rule(value, copy.deepcopy(props.get(key, {})))
+        if note:
+            fixed[key] = new
+            notes.append(f"{key}: {note}")
+    return fixed, notes
+
+
+def _pair(c: Checker, rule: Callable, value: Any, spec: dict) -> tuple[Any, Any]:
+    out = c.call(rule, value, copy.deepcopy(spec))
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise StudentError(f"the rule should return a pair (value, note), got {out!r}")
+    return out
+
+
+def _tests_pass(c: Checker, test_rule: Callable, rule: Callable) -> str | None:
+    """None when the student's tests accept ``rule``; else what they said."""
+    try:
+        test_rule(rule)
+    except NotImplementedError:
+        raise NotDone() from None
+    except AssertionError as exc:
+        return f"AssertionError: {exc}" if str(exc) else "an assert failed"
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
+    """Run the student's rule on hidden values, and the student's tests on three rules."""
+    c = Checker(TITLE)
+    _, all_stubs = probe_parts(c, {"trim_enum_value": (trim_enum_value, (" celsius", copy.deepcopy(UNIT))),
+                                   "test_rule": (test_rule, (reference_rule,))})
+    if all_stubs:
+        return not_done(TITLE)
+
+    def fires():
+        for value, spec, want in FIRES:
+            got, note = _pair(c, trim_enum_value, value, spec)
+            assert got == want, (f"{value!r} with allowed values {spec['enum']} should become {want!r}; "
+                                 f"your rule gave {got!r}. Strip the white space, then compare")
+            assert isinstance(note, str) and note.strip(), (
+                f"the rule fixed {value!r} but gave no note; say what changed, so the harness can log it")
+
+    def quiet():
+        for value, spec, why in QUIET:
+            got, note = _pair(c, trim_enum_value, value, spec)
+            assert got == value and type(got) is type(value) and note is None, (
+                f"{value!r} should be left as it is, with note None ({why}); your rule gave ({got!r}, {note!r})")
+
+    def spec_untouched():
+        for value, spec, _ in FIRES[:2] + QUIET[:2]:
+            given = copy.deepcopy(spec)
+            c.call(trim_enum_value, value, given)
+            assert given == spec, "the rule changed the schema it was given; read it, do not edit it"
+
+    def through_registry():
+        def set_heating(mode: str, level: int) -> str:
+            """Set the heating.
+
+            Args:
+                mode: heating mode
+                level: power level from 1 to 3
+            """
+            return f"{mode} at {level}"
+
+        registry = ToolRegistry()
+        tool = registry.add(set_heating)
+        tool.input_schema["properties"]["mode"]["enum"] = ["eco", "comfort", "off"]
+        def rule(value, spec):
+            return _pair(c, trim_enum_value, value, spec)
+
+        args, notes = repair_with(rule, {"mode": " Comfort ", "level": "2"}, tool.input_schema)
+        result = registry.run("set_heating", args, repair=False)
+        assert result.ok and result.content == "comfort at 2", (
+            f"after repair_with, the call {{'mode': ' Comfort ', 'level': '2'}} should run as "
+            f"'comfort at 2'; the registry said {result.content!r}")
+        assert len(notes) == 2, f"expected two notes (the toolkit's and yours), got {notes}"
+        args, notes = repair_with(rule, {"mode": " warm ", "level": 2}, tool.input_schema)
+        result = registry.run("set_heating", args, repair=False)
+        assert result.kind == "invalid_args" and not notes, (
+            "' warm ' is not an allowed mode in any spelling, so it must reach the model as an error, "
+            f"unrepaired; instead: notes {notes}, result {result.kind}")
+
+    def tests_accept_correct():
+        said = _tests_pass(c, test_rule, reference_rule)
+        assert said is None, (f"your tests reject a correct rule ({said}). Test what the rule does (the "
+                              "value it returns, and that a note is or is not there), not a note's wording")
+
+    def tests_catch(broken: Callable, what: str, hint: str):
+        def body():
+            said = _tests_pass(c, test_rule, broken)
+            assert said is not None, f"your tests pass a rule that {what}; {hint}"
+        return body
+
+    run = functools.partial(run_guarded, c)
+    run("the rule fixes padded enum values (6 hidden cases)", fires)
+    run(f"the rule leaves everything else alone, including 'maybe' ({len(QUIET)} hidden cases)", quiet)
+    run("the rule does not change the schema it reads", spec_untouched)
+    run("through the registry: ' Comfort ' runs as 'comfort'; ' warm ' stays an error", through_registry)
+    run("your tests pass a correct rule", tests_accept_correct)
+    run("your tests catch a rule that never fires",
+          tests_catch(never_fires, "never fires", "add a test where a padded value must be fixed"))
+    run("your tests catch a rule that always guesses the closest value",
+          tests_catch(over_eager, "turns 'maybe' into an allowed value",
+                      "add a test where the rule must do nothing, such as 'maybe'"))
+    return c.done(next_step="Now the two sentences below: why is repair riskier for a tool that "
+                            "changes things?")

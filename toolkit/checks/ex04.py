@@ -1,0 +1,197 @@
+"""Exercise 4 (notebook 08, pack §2.8 "Retries, timeouts and limits"): retries.
+
+The student writes two things:
+
+* ``make_flaky_tool(failures)``: a typed, documented tool function that raises
+  :class:`~toolkit.TransientToolError` on its first ``failures`` calls and then works. Each
+  tool it returns keeps its own count.
+* ``slow_writer_registry(seconds, saved)``: a registry with one tool that changes state
+  (registered as not read-only): it sleeps ``seconds``, then appends its input to ``saved``.
+
+The check runs both through :func:`~toolkit.run_agent`: the flaky tool with ``max_retries``
+0, 2 and 5 and some hidden counts, reading the events and the back-off waits (recorded, not
+slept); the slow writer under a short ``call_timeout``, where the harness must not retry, and
+where the call still finishes in the background, which is why a retry would have been unsafe.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import Any, Callable
+
+from ..loop import ScriptedModel, run_agent
+from ..registry import ToolRegistry
+from . import Checker, CheckResult, StudentError, not_done
+from .ex01 import probe_parts
+from .guard import run_guarded
+
+__all__ = ["check", "sample_args", "backoff", "run_flaky"]
+
+TITLE = "Exercise 4: retries"
+TIMEOUT = 0.05   # seconds the harness waits for the slow writer
+SLOW = 0.25      # seconds the slow writer takes
+SAMPLE = {"string": "ACME", "integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}
+
+
+def backoff(retries: int) -> list[float]:
+    """The waits the loop asks for before each retry: 0.1, 0.2, 0.4, ... seconds."""
+    return [round(0.1 * 2 ** i, 4) for i in range(retries)]
+
+
+def sample_args(tool) -> dict:
+    """A value of the right type for each required parameter of ``tool``."""
+    schema = tool.input_schema or {}
+    props = schema.get("properties") or {}
+    return {p: SAMPLE.get((props.get(p) or {}).get("type"), "x") for p in schema.get("required") or []}
+
+
+def _one_call_model(name: str, args: dict) -> ScriptedModel:
+    return ScriptedModel([{"tool_calls": [{"id": "c1", "name": name, "arguments": args}]},
+                          {"content": "(done)"}])
+
+
+def _registry_for(c: Checker, make_flaky_tool: Callable, failures: int) -> tuple[ToolRegistry, list]:
+    fn = c.call(make_flaky_tool, failures)
+    if not callable(fn):
+        raise StudentError(f"make_flaky_tool({failures}) should return a function, got {type(fn).__name__}")
+    runs: list = []
+
+    @functools.wraps(fn)
+    def counted(*args, **kwargs):
+        runs.append(1)
+        return fn(*args, **kwargs)
+
+    registry = ToolRegistry()
+    try:
+        registry.add(counted, name="flaky_quote")
+    except TypeError as exc:
+        raise StudentError(f"the registry cannot describe your tool ({exc}); give every parameter "
+                           "a type hint, as in quote(symbol: str) -> str") from None
+    return registry, runs
+
+
+def run_flaky(c: Checker, make_flaky_tool: Callable, failures: int, max_retries: int):
+    """Run a fresh flaky tool through the loop once; returns (tool result, events, waits, runs)."""
+    registry, runs = _registry_for(c, make_flaky_tool, failures)
+    waits: list = []
+    args = sample_args(registry.get("flaky_quote"))
+    result = run_agent(_one_call_model("flaky_quote", args), registry, "Quote ACME.",
+                       max_retries=max_retries, sleep=waits.append, call_timeout=2.0)
+    tool_result = result.results[0][1]
+    return tool_result, result.events, [round(w, 4) for w in waits], len(runs)
+
+
+def _wait_for(saved: list, count: int, limit: float = 3.0) -> None:
+    """Wait until ``saved`` holds ``count`` entries (or ``limit`` seconds pass), then a little more."""
+    end = time.perf_counter() + limit
+    while len(saved) < count and time.perf_counter() < end:
+        time.sleep(0.02)
+    time.sleep(SLOW / 2)
+
+
+def check(make_flaky_tool: Callable, slow_writer_registry: Callable) -> CheckResult:
+    """Run the flaky tool and the slow writer through the loop; say what happened and why."""
+    c = Checker(TITLE)
+    _, all_stubs = probe_parts(c, {"make_flaky_tool": (make_flaky_tool, (1,)),
+                                   "slow_writer_registry": (slow_writer_registry, (0.0, []))})
+    if all_stubs:
+        return not_done(TITLE)
+    run = functools.partial(run_guarded, c)
+
+    def transient_kind():
+        result, _, _, n = run_flaky(c, make_flaky_tool, 5, 0)
+        assert result.kind == "transient", (
+            f"the first call should fail as 'transient', but the harness saw {result.kind!r} "
+            f"({result.content[:80]!r}); raise T.TransientToolError, the harness's sign that trying "
+            "again may help" if result.kind != "ok" else
+            "make_flaky_tool(5) worked on its first call; it should fail five times first")
+        assert n == 1, f"with max_retries=0 the tool should run once; it ran {n} times"
+
+    def own_count():
+        reg_a, _ = _registry_for(c, make_flaky_tool, 1)
+        reg_b, _ = _registry_for(c, make_flaky_tool, 1)
+        tool_a, tool_b = reg_a.get("flaky_quote"), reg_b.get("flaky_quote")
+        first_a = reg_a.run("flaky_quote", sample_args(tool_a))
+        first_b = reg_b.run("flaky_quote", sample_args(tool_b))
+        second_a = reg_a.run("flaky_quote", sample_args(tool_a))
+        assert first_a.kind == "transient" and first_b.kind == "transient", (
+            "two tools made with make_flaky_tool(1) should each fail on their own first call; they share "
+            "a counter. Keep the count inside make_flaky_tool (a list or dict, or nonlocal)")
+        assert second_a.ok, f"after its one failure the tool should work; it said {second_a.content!r}"
+
+    def retries(max_retries: int, failures: int, should_work: bool):
+        def body():
+            result, events, waits, n = run_flaky(c, make_flaky_tool, failures, max_retries)
+            tries = min(failures, max_retries) + 1
+            assert n == tries, (f"with {failures} failures and max_retries={max_retries}, the tool should run "
+                                f"{tries} times; it ran {n}")
+            assert result.ok == should_work, (
+                f"with {failures} failures and max_retries={max_retries} the call should "
+                + ("work in the end" if should_work else "still fail")
+                + f"; the harness said {result.content!r}")
+            want_events = [f"retry {i}/{max_retries} for flaky_quote (transient)" for i in range(1, tries)]
+            assert [e for e in events if e.startswith("retry")] == want_events, (
+                f"expected the events {want_events}, got {events}")
+            assert waits == backoff(tries - 1), f"expected the waits {backoff(tries - 1)}, got {waits}"
+            if not should_work and max_retries:
+                assert result.content.endswith(f"Gave up after {tries} tries."), (
+                    f"the last result should end with 'Gave up after {tries} tries.': {result.content!r}")
+        return body
+
+    state: dict = {}
+
+    def writer_flags():
+        saved: list = []
+        registry = c.call(slow_writer_registry, SLOW, saved)
+        if not isinstance(registry, ToolRegistry):
+            raise StudentError(f"slow_writer_registry should return a T.ToolRegistry, got {type(registry).__name__}")
+        tools = registry.tools()
+        assert len(tools) == 1, f"the registry should hold one tool; it holds {registry.names()}"
+        assert not tools[0].read_only, ("the tool changes state, so register it with read_only=False; "
+                                        "the harness uses that flag to decide whether a retry is safe")
+        state["tool"] = tools[0].name
+
+    def writer_not_retried():
+        assert "tool" in state, "fix slow_writer_registry first (the line above)"
+        saved: list = []
+        registry = c.call(slow_writer_registry, SLOW, saved)
+        tool = registry.get(state["tool"])
+        waits: list = []
+        result = run_agent(_one_call_model(tool.name, sample_args(tool)), registry, "Save a note.",
+                           call_timeout=TIMEOUT, max_retries=3, sleep=waits.append)
+        tool_result = result.results[0][1]
+        assert tool_result.kind == "timeout", (
+            f"with call_timeout={TIMEOUT} s and a tool that sleeps {SLOW} s, the call should time out; "
+            f"it gave {tool_result.kind!r}. Does your tool sleep `seconds` before it saves?")
+        assert not any(e.startswith("retry") for e in result.events) and not waits, (
+            f"the harness retried a tool that changes state: {result.events}")
+        _wait_for(saved, 1)
+        assert len(saved) == 1, (f"after the timeout the tool should still finish once in the background and "
+                                 f"save one note; saved holds {len(saved)}. Append to `saved` after the sleep")
+        state["ok"] = True
+
+    def read_only_would_repeat():
+        assert state.get("ok"), "fix the slow writer first (the lines above)"
+        saved: list = []
+        registry = c.call(slow_writer_registry, SLOW, saved)
+        tool = registry.get(state["tool"])
+        tool.read_only = True  # pretend it only reads: now a timeout is retried
+        run_agent(_one_call_model(tool.name, sample_args(tool)), registry, "Save a note.",
+                  call_timeout=TIMEOUT, max_retries=2, sleep=lambda s: None)
+        _wait_for(saved, 3)
+        assert len(saved) == 3, f"expected 3 saved notes from 3 tries, got {len(saved)}"
+
+    run("the flaky tool fails as 'transient' (a T.TransientToolError), and each tool counts for itself",
+        lambda: (transient_kind(), own_count()))
+    run("5 failures, max_retries=0: one try, no retry, the model sees the failure", retries(0, 5, False))
+    run("5 failures, max_retries=2: three tries, waits 0.1 and 0.2 s, then 'Gave up after 3 tries.'",
+        retries(2, 5, False))
+    run("5 failures, max_retries=5: six tries, waits 0.1 to 1.6 s, and it works", retries(5, 5, True))
+    run("hidden cases: 0 failures (no retry), 3 failures with max_retries=4",
+        lambda: (retries(3, 0, True)(), retries(4, 3, True)()))
+    run("the slow writer is registered as not read-only", writer_flags)
+    run(f"it times out after {TIMEOUT} s and is not retried, yet it still saves its note once", writer_not_retried)
+    run("the same tool marked read-only would be retried, and would save the note 3 times",
+        read_only_would_repeat)
+    return c.done(next_step="Now say, below, why the loop must not retry that timed-out call.")

@@ -1,0 +1,147 @@
+"""Exercise 5 (notebook 08, pack §2.8 "Many calls"): parallel or not.
+
+Part 1: the student writes ``time_one_turn(parallel, n_calls=4, delay=0.2)``, which builds
+``n_calls`` tools that each sleep ``delay`` seconds, lets a mock model ask for all of them in one
+turn, runs :func:`~toolkit.run_agent` and returns the seconds the run took. The check calls it
+for the pack's case (four calls of 0.2 s: about 0.2 s together, about 0.8 s one after another,
+the pack's own arithmetic) and for a hidden one, and compares the returned time with its own
+stopwatch.
+
+Part 2: the second call needs the first call's result ("find Dana's latest order, then cancel
+it"). The student writes ``chained_model()``, a mock that asks for ``find_order`` alone, reads
+the id from the tool message, and only then asks for ``cancel_order``. The check runs it against
+order books the student has not seen, so an id typed into the script fails.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from typing import Callable
+
+from ..loop import run_agent
+from ..registry import ToolError, ToolRegistry
+from . import Checker, CheckResult, StudentError, not_done
+from .ex01 import probe_parts
+from .guard import run_guarded
+
+__all__ = ["check", "order_registry", "REQUEST", "HIDDEN_IDS"]
+
+TITLE = "Exercise 5: parallel or not"
+REQUEST = "Cancel Dana's latest order."
+HIDDEN_IDS = ["M5", "Q27"]
+
+
+def order_registry(order_id: str = "K2", customer: str = "Dana") -> tuple[ToolRegistry, dict]:
+    """A two-tool shop: ``find_order(customer)`` (read-only) and ``cancel_order(order_id)``.
+
+    ``customer``'s latest order has id ``order_id``. Returns ``(registry, db)``; ``db`` maps
+    each order id to its status, so you can see what was cancelled.
+    """
+    db = {order_id: "pending", "Z1": "pending"}
+
+    def find_order(customer: str) -> dict:
+        """Find a customer's most recent order.
+
+        Args:
+            customer: the customer's first name, such as Dana
+        """
+        if customer.strip().lower() != customer_key:
+            raise ToolError(f"No orders for {customer!r}. Try the first name the user gave.")
+        return {"order_id": order_id, "status": db[order_id]}
+
+    def cancel_order(order_id: str) -> dict:
+        """Cancel one pending order.
+
+        Args:
+            order_id: the id that find_order returned
+        """
+        if order_id not in db:
+            raise ToolError(f"No order {order_id!r}. Use the id find_order returned.")
+        db[order_id] = "canceled"
+        return {"order_id": order_id, "status": "canceled"}
+
+    customer_key = customer.lower()
+    registry = ToolRegistry()
+    registry.add(find_order)
+    registry.add(cancel_order, read_only=False)
+    return registry, db
+
+
+def _timed(c: Checker, time_one_turn: Callable, parallel: bool, n: int, delay: float) -> tuple[float, float]:
+    start = time.perf_counter()
+    value = c.call(time_one_turn, parallel, n, delay)
+    wall = time.perf_counter() - start
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise StudentError(f"time_one_turn should return the seconds as a number, got {value!r}")
+    return float(value), wall
+
+
+def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
+    """Time the student's turns; run the chained model on hidden order books."""
+    c = Checker(TITLE)
+    _, all_stubs = probe_parts(c, {"time_one_turn": (time_one_turn, (True, 1, 0.0)),
+                                   "chained_model": (chained_model, ())})
+    if all_stubs:
+        return not_done(TITLE)
+    run = functools.partial(run_guarded, c)
+    seen: dict = {}
+
+    def timing(n: int, delay: float):
+        def body():
+            together, wall_t = _timed(c, time_one_turn, True, n, delay)
+            apart, wall_a = _timed(c, time_one_turn, False, n, delay)
+            for label, value, wall in (("parallel=True", together, wall_t), ("parallel=False", apart, wall_a)):
+                assert 0 < value <= wall + 0.02, (
+                    f"{label}: you returned {value:.2f} s, but the call took {wall:.2f} s by the check's "
+                    "clock; measure the run with time.perf_counter() around run_agent")
+            assert together < delay * 2 and together >= delay * 0.9, (
+                f"{n} calls of {delay} s run together should take about {delay} s; you measured {together:.2f} s. "
+                "Put all the calls in one model turn and pass parallel=True")
+            assert apart >= n * delay * 0.95, (
+                f"{n} calls of {delay} s one after another should take about {n * delay:.1f} s; you "
+                f"measured {apart:.2f} s. Does each tool sleep `delay` seconds, and did you pass parallel=False?")
+            seen[(n, delay)] = (together, apart)
+        return body
+
+    def chained_on(order_id: str):
+        def body():
+            registry, db = order_registry(order_id)
+            model = c.call(chained_model)
+            if not (hasattr(model, "respond") or callable(model)):
+                raise StudentError(f"chained_model() should return a model (such as T.ScriptedModel), "
+                                   f"got {type(model).__name__}")
+            result = run_agent(model, registry, REQUEST, max_steps=5)
+            turns = [m for m in result.messages if m["role"] == "assistant" and m.get("tool_calls")]
+            assert turns, "your model asked for no tool at all; turn 1 should call find_order"
+            first = [tc.get("name") for tc in turns[0]["tool_calls"]]
+            assert first == ["find_order"], (
+                f"turn 1 asked for {first}; it should ask for find_order alone, since the cancel needs "
+                "its answer")
+            cancelled = [(call.get("arguments") or {}).get("order_id") for call, _ in result.results
+                         if call.get("name") == "cancel_order"]
+            wrong = [x for x in cancelled if x != order_id]
+            assert not wrong, (f"find_order returned {order_id!r} this time, but your model asked to cancel "
+                               f"{wrong[0]!r}. Read the id from the tool message (json.loads of its content)")
+            errors = [r.content for _, r in result.results if not r.ok]
+            assert not errors, f"a call failed: {errors[0]!r}"
+            assert db[order_id] == "canceled", (
+                f"find_order returned {order_id!r} this time, but that order was not cancelled "
+                f"(orders now: {db}). Read the id from the tool message (json.loads of its content)")
+            assert db["Z1"] == "pending", "another order was cancelled too"
+            assert len(turns) == 2, f"expected two turns with tool calls, got {len(turns)}"
+            assert result.stop_reason == "final", "after the cancel, answer the user in text"
+        return body
+
+    run("four calls of 0.2 s: about 0.2 s together, at least 0.8 s one after another", timing(4, 0.2))
+    run("hidden case: three calls of 0.1 s", timing(3, 0.1))
+    run(f"the chained model cancels the order find_order returned (hidden id {HIDDEN_IDS[0]})",
+        chained_on(HIDDEN_IDS[0]))
+    run(f"and again on another order book (hidden id {HIDDEN_IDS[1]})", chained_on(HIDDEN_IDS[1]))
+    step = "Now answer the question below."
+    if (4, 0.2) in seen:
+        together, apart = seen[(4, 0.2)]
+        speed = "at least twice as" if apart >= 2 * together else "less than twice as"
+        step = f"By your own clock, running the four calls together was {speed} fast. " + step
+    return c.done(next_step=step)

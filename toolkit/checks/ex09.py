@@ -1,0 +1,292 @@
+"""Exercise 9 (notebook 09, pack §2.9 "BFCL: checking the call itself"): score harder.
+
+Part 1: the student writes ten or more new cases in the course's format (as in
+``data/course_cases.json``), over the course's functions, including one whose gold answer has
+a nested dictionary argument in BFCL's form (``{key: [acceptable values]}``) and one with an
+optional parameter (``""`` among its acceptable values). The check validates every case
+against the function schemas, confirms that a reply written from the gold answer passes, that
+the nested case rejects a wrong nested value, and that the optional parameter may be given or
+left out. It then scores the three mock callers on the new cases, for interest.
+
+Part 2: the student finds two strings that :func:`~toolkit.values_equal` treats as equal and a
+user would not (they must differ in more than letter case and white space), and writes
+``stricter_equal(a, b)``, a comparison that rejects that pair and a few hidden ones of the same
+kind while still accepting differences of case and spacing.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+from typing import Any, Callable
+
+from ..callers import CALLER_TYPES, _concrete, _written_call, gold_text, render_calls, scoring_cases
+from ..scoring import classify, evaluate_calls, values_equal
+from . import Checker, CheckResult, StudentError, not_done
+from .ex01 import probe_parts
+from .guard import run_guarded
+
+__all__ = ["check", "FUNCTIONS", "EXAMPLE", "EXISTING_IDS", "CATEGORIES", "HIDDEN_LENIENT", "HARMLESS",
+           "nested_cases", "optional_params", "squash"]
+
+TITLE = "Exercise 9: score harder"
+FUNCTIONS, _EXISTING = scoring_cases("all")
+EXISTING_IDS = {c["id"] for c in _EXISTING}
+EXAMPLE = next(c for c in _EXISTING if c["id"] == "course_simple_7")  # shown to students as the format
+CATEGORIES = ("simple", "multiple", "parallel", "parallel_multiple", "irrelevance", "missing_parameter")
+NO_CALL = ("irrelevance", "missing_parameter")
+N_CASES = 10
+SEED = 0
+
+# Pairs values_equal accepts that mean different things to a person.
+HIDDEN_LENIENT = [("C++", "C"), ("C#", "C"), ("-5", "5"), ("3.5", "35"), ("50%", "50")]
+# Pairs that differ only in ways a person would not care about, and non-string values.
+HARMLESS = [("Paris", "paris"), ("New York", "new york"), ("  Oslo ", "Oslo"),
+            ("San Francisco", "san  francisco"), ("ACME", "acme")]
+SAME_AS_BEFORE = [(3, 3.0, True), (True, 1, False), (None, None, True), (2, 3, False)]
+
+
+def squash(text: str) -> str:
+    """A string with white space removed and case folded: what remains once the two harmless
+    differences are gone."""
+    return re.sub(r"\s+", "", text).casefold()
+
+
+def _is_nested(option: Any) -> bool:
+    return isinstance(option, dict) and bool(option) and all(isinstance(v, list) for v in option.values())
+
+
+def nested_cases(cases: list) -> list[tuple[int, int, str]]:
+    """``(case index, gold index, parameter)`` for each gold argument written in BFCL's nested form."""
+    out = []
+    for i, case in enumerate(cases):
+        for j, g in enumerate(case.get("gold") or []):
+            for param, options in (g.get("args") or {}).items():
+                if isinstance(options, list) and any(_is_nested(o) for o in options):
+                    out.append((i, j, param))
+    return out
+
+
+def optional_params(cases: list) -> list[tuple[int, int, str]]:
+    """``(case index, gold index, parameter)`` for each gold argument that lists ``""`` and a value."""
+    out = []
+    for i, case in enumerate(cases):
+        for j, g in enumerate(case.get("gold") or []):
+            for param, options in (g.get("args") or {}).items():
+                if isinstance(options, list) and "" in options and any(o != "" for o in options):
+                    out.append((i, j, param))
+    return out
+
+
+def _object_problem(spec: dict, options: list, where: str) -> str | None:
+    """For an object parameter with declared keys: every dict answer uses only those keys, and
+    an answer in the nested form lists each required key."""
+    keys = (spec or {}).get("properties") if (spec or {}).get("type") == "object" else None
+    if not keys:
+        return None
+    for option in options:
+        if not isinstance(option, dict):
+            continue
+        unknown = [k for k in option if k not in keys]
+        if unknown:
+            return f"{where} has no key {unknown[0]!r} (it has {', '.join(keys)})"
+        if _is_nested(option):
+            missing = [k for k in spec.get("required") or [] if k not in option]
+            if missing:
+                return f"{where} needs the key {missing[0]!r}; list its acceptable values"
+    return None
+
+
+def _problems(case: Any, seen: set) -> list[str]:
+    """What is wrong with one case, as sentences (empty when it is fine)."""
+    if not isinstance(case, dict):
+        return [f"a case should be a dict, got {type(case).__name__}"]
+    cid = case.get("id")
+    if not isinstance(cid, str) or not cid:
+        return ["every case needs an 'id' string"]
+    if cid in EXISTING_IDS:
+        return [f"{cid!r} is already a case id in the course's set; pick a new one"]
+    if cid in seen:
+        return [f"two cases have the id {cid!r}"]
+    seen.add(cid)
+    where = f"case {cid!r}"
+    cat = case.get("category")
+    if cat not in CATEGORIES:
+        return [f"{where}: 'category' should be one of {', '.join(CATEGORIES)}, got {cat!r}"]
+    if not isinstance(case.get("question"), str) or not case["question"].strip():
+        return [f"{where}: write the user's request under 'question'"]
+    funcs = case.get("functions")
+    if not isinstance(funcs, list) or not funcs or not all(isinstance(f, str) for f in funcs):
+        return [f"{where}: 'functions' should be a list of function names offered to the model"]
+    unknown = [f for f in funcs if f not in FUNCTIONS]
+    if unknown:
+        return [f"{where}: there is no function {unknown[0]!r}; use the course's functions, listed above"]
+    gold = case.get("gold")
+    if not isinstance(gold, list):
+        return [f"{where}: 'gold' should be a list of calls (empty when no call is right)"]
+    if cat in NO_CALL and gold:
+        return [f"{where}: in a {cat} case no call is right, so 'gold' should be []"]
+    if cat not in NO_CALL and not gold:
+        return [f"{where}: a {cat} case needs at least one gold call"]
+    if cat in ("parallel", "parallel_multiple") and len(gold) < 2:
+        return [f"{where}: a {cat} case needs two or more gold calls"]
+    for g in gold:
+        if not isinstance(g, dict) or not isinstance(g.get("args"), dict):
+            return [f"{where}: each gold call is {{'name': ..., 'args': {{param: [acceptable values]}}}}"]
+        name = g.get("name")
+        if name not in funcs:
+            return [f"{where}: the gold call {name!r} is not among the case's functions {funcs}"]
+        schema = FUNCTIONS[name]["parameters"]
+        props = schema.get("properties") or {}
+        for param, options in g["args"].items():
+            if param not in props:
+                return [f"{where}: {name} has no parameter {param!r} (it has {', '.join(props)})"]
+            if not isinstance(options, list) or not options:
+                return [f"{where}: {name}.{param} should list its acceptable values, such as ['Paris']"]
+            problem = _object_problem(props[param], options, f"{where}: {name}.{param}")
+            if problem:
+                return [problem]
+        missing = [p for p in schema.get("required") or [] if p not in g["args"]]
+        if missing:
+            return [f"{where}: {name} needs {missing[0]!r}; the gold call must list a value for it"]
+        if all(o == "" for opts in g["args"].values() for o in opts) and g["args"]:
+            return [f"{where}: every value of {name} is optional; list at least one real value"]
+    return []
+
+
+def _with_nested_value_changed(case: dict, j: int, param: str) -> str:
+    """The gold reply with one nested value replaced by something no gold list holds."""
+    first = lambda choices: choices[0]  # noqa: E731
+    calls = [_written_call(g, first) for g in case["gold"]]
+    name, kwargs = calls[j]
+    kwargs = copy.deepcopy(kwargs)
+    value = kwargs.get(param)
+    if isinstance(value, dict) and value:
+        key = sorted(value)[0]
+        value[key] = "not-a-gold-value-0"
+    else:
+        nested = next(o for o in case["gold"][j]["args"][param] if _is_nested(o))
+        key = sorted(nested)[0]
+        kwargs[param] = {key: "not-a-gold-value-0"}
+    calls[j] = (name, kwargs)
+    return render_calls(calls)
+
+
+def _optional_both_ways(case: dict, j: int, param: str) -> tuple[str, str]:
+    """The gold reply once with the optional parameter given and once without it."""
+    first = lambda choices: choices[0]  # noqa: E731
+    calls = [_written_call(g, first) for g in case["gold"]]
+    name, kwargs = calls[j]
+    option = next(o for o in case["gold"][j]["args"][param] if o != "")
+    with_it = dict(kwargs, **{param: _concrete(option, first)})
+    without = {k: v for k, v in kwargs.items() if k != param}
+    a, b = list(calls), list(calls)
+    a[j], b[j] = (name, with_it), (name, without)
+    return render_calls(a), render_calls(b)
+
+
+def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callable) -> CheckResult:
+    """Validate and score the new cases; test the lenient pair and the stricter comparison."""
+    c = Checker(TITLE)
+    _, all_stubs = probe_parts(c, {"harder_cases": (harder_cases, ()), "lenient_pair": (lenient_pair, ()),
+                                   "stricter_equal": (stricter_equal, ("Paris", "paris"))})
+    if all_stubs:
+        return not_done(TITLE)
+    run = functools.partial(run_guarded, c)
+    state: dict = {}
+
+    def cases_valid():
+        cases = c.call(harder_cases)
+        if not isinstance(cases, list):
+            raise StudentError(f"harder_cases() should return a list of case dicts, got {type(cases).__name__}")
+        assert len(cases) >= N_CASES, f"write at least {N_CASES} cases; you have {len(cases)}"
+        seen: set = set()
+        for case in cases:
+            problems = _problems(case, seen)
+            assert not problems, problems[0]
+        state["cases"] = copy.deepcopy(cases)
+
+    def has_nested():
+        cases = state.get("cases")
+        assert cases, "fix the cases first (the line above)"
+        found = nested_cases(cases)
+        assert found, ("no gold argument uses the nested form; give an object parameter, such as "
+                       "create_event's 'when', as [{'date': ['2026-12-03'], 'time': ['10:00']}]")
+        for i, j, param in found:
+            bad = _with_nested_value_changed(cases[i], j, param)
+            assert classify(cases[i], bad, FUNCTIONS) != "pass", (
+                f"case {cases[i]['id']!r}: the reply {bad} passes, so the nested value is not really checked")
+
+    def has_optional():
+        cases = state.get("cases")
+        assert cases, "fix the cases first"
+        found = optional_params(cases)
+        assert found, ("no gold argument is optional; list \"\" next to a value, as in "
+                       "'unit': ['', 'celsius'], for a parameter the user did not insist on")
+        for i, j, param in found:
+            with_it, without = _optional_both_ways(cases[i], j, param)
+            for reply in (with_it, without):
+                label = classify(cases[i], reply, FUNCTIONS)
+                assert label == "pass", f"case {cases[i]['id']!r}: the reply {reply} should pass, but scores {label}"
+
+    def gold_passes():
+        cases = state.get("cases")
+        assert cases, "fix the cases first"
+        for case in cases:
+            reply = gold_text(case)
+            label = classify(case, reply, FUNCTIONS)
+            assert label == "pass", (f"case {case['id']!r}: a reply written from your gold answer ({reply!r}) "
+                                     f"scores {label}; check the gold values")
+
+    def pair_lenient():
+        pair = c.call(lenient_pair)
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(s, str) for s in pair)):
+            raise StudentError(f"lenient_pair() should return two strings, got {pair!r}")
+        a, b = pair
+        assert values_equal(a, b), f"values_equal({a!r}, {b!r}) is False: the scorer already tells them apart"
+        assert squash(a) != squash(b), (
+            f"{a!r} and {b!r} differ only in letter case or white space, which a user would not mind; "
+            "find a pair that differs in a character the scorer drops, such as a sign or a symbol")
+        state["pair"] = (a, b)
+
+    def stricter():
+        def eq(a, b):
+            out = c.call(stricter_equal, a, b)
+            if not isinstance(out, bool):
+                raise StudentError(f"stricter_equal({a!r}, {b!r}) should return True or False, got {out!r}")
+            return out
+
+        if "pair" in state:
+            a, b = state["pair"]
+            assert not eq(a, b), f"stricter_equal still calls your own pair {a!r} and {b!r} equal"
+        for a, b in HIDDEN_LENIENT:
+            assert not eq(a, b), f"stricter_equal({a!r}, {b!r}) is True; to a user these differ"
+        for a, b in HARMLESS:
+            assert eq(a, b), (f"stricter_equal({a!r}, {b!r}) is False; a difference of case or spacing "
+                              "should still pass, or the scorer becomes as brittle as exact match")
+        for a, b, want in SAME_AS_BEFORE:
+            assert eq(a, b) == want, (f"stricter_equal({a!r}, {b!r}) should stay {want}, as in values_equal; "
+                                      "for anything that is not two strings, call T.values_equal")
+
+    run(f"at least {N_CASES} well-formed cases over the course's functions", cases_valid)
+    run("a reply written from each gold answer passes", gold_passes)
+    run("a nested dictionary argument, and a wrong nested value fails", has_nested)
+    run("an optional parameter: the reply passes with it and without it", has_optional)
+    run("lenient_pair(): values_equal says equal, and they differ in more than case or spacing", pair_lenient)
+    run(f"stricter_equal rejects your pair and {len(HIDDEN_LENIENT)} hidden ones, and still accepts "
+        f"{len(HARMLESS)} harmless differences", stricter)
+    step = "Now write what you would change in the scorer, below."
+    cases = state.get("cases")
+    if cases:
+        scores = []
+        for kind in CALLER_TYPES:
+            caller = kind(0.5, SEED)
+            try:
+                overall = evaluate_calls(cases, caller.answers(cases), FUNCTIONS)["overall"]
+            except Exception:  # a case shape the callers cannot write; the lines above say why
+                continue
+            scores.append(f"{caller.name} {overall:.2f}")
+        if scores:
+            step = f"The three mock callers at slip 0.5 on your cases (mock): {'; '.join(scores)}. " + step
+    return c.done(next_step=step)
