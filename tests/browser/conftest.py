@@ -93,3 +93,23 @@ def page(lab, browser):
         yield tab
     finally:
         context.close()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Per notebook: seconds per step, widgets drawn, live views moved (also in timings.txt)."""
+    module = sys.modules.get("test_notebooks_in_lab")
+    runs = getattr(module, "RUNS", {}) if module else {}
+    if not runs:
+        return
+    lines = [f"{'notebook':<40} {'total':>6}  steps (s)  widgets  live views"]
+    for name, run in sorted(runs.items()):
+        steps = " ".join(f"{k}={v}" for k, v in run.phases.items())
+        views = ", ".join(f"{k}: {v}" for k, v in run.views.items()) or "-"
+        lines.append(f"{name:<40} {run.seconds:6.1f}  {steps}  {run.widgets_rendered}/"
+                     f"{run.widgets_expected}  {views}")
+    lines.append(f"{'all notebooks':<40} {sum(r.seconds for r in runs.values()):6.1f}")
+    terminalreporter.write_sep("-", "browser timings")
+    for line in lines:
+        terminalreporter.write_line(line)
+    if SCREENSHOTS.exists():
+        (SCREENSHOTS / "timings.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
