@@ -165,3 +165,27 @@ def test_importing_the_toolkit_does_not_load_matplotlib():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, timeout=60)
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_notebooks_show_the_current_figures():
+    """A notebook keeps the figure it showed when it last ran; after a redraw it must run again."""
+    import json
+
+    pytest.importorskip("IPython")
+    from IPython.display import SVG
+
+    current = {n: SVG(filename=str(figure_path(n))).data for n in FIGURES}
+    stale = []
+    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            source = "".join(cell["source"])
+            m = re.search(r"show_figure\((\d)\)", source) if cell["cell_type"] == "code" else None
+            if not m:
+                continue
+            shown = [o["data"]["image/svg+xml"] for o in cell.get("outputs", [])
+                     if "image/svg+xml" in o.get("data", {})]
+            shown = ["".join(s) if isinstance(s, list) else s for s in shown]
+            if shown and shown[0] != current[int(m.group(1))]:
+                stale.append(f"{nb.name} shows an old Figure {m.group(1)}: run "
+                             f"`make notebooks NB={nb.name[:2]}`")
+    assert not stale, "\n".join(stale)
