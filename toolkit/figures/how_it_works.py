@@ -6,8 +6,8 @@ Numbers on a figure are the pack's cited facts, with the reference number beside
 
 from __future__ import annotations
 
-from .canvas import (BASE, COLORS, INK, MUTED, SMALL, arrow, badge, box, new_figure, note,
-                     region, source)
+from .canvas import (BASE, COLORS, INK, MUTED, SMALL, arrow, box, new_figure, note, region,
+                     source)
 
 
 def fig1_call_loop():
@@ -170,7 +170,7 @@ def fig5_mcp_roles():
     """Figure 5 (pack §2.6): MCP's host, clients and servers (A) and a session's messages (B) [3]."""
     fig, ax = new_figure("Figure 5. MCP: who talks to whom, and in what order",
                          "Revision 2025-06-18 of the specification [3].")
-    blue, orange, green = COLORS["model"][0], COLORS["harness"][0], COLORS["tool"][0]
+    blue, green = COLORS["model"][0], COLORS["tool"][0]
     # panel A
     note(ax, 0.45, 7.35, "A  Roles", size=BASE + 2, color=INK, weight="bold")
     region(ax, 0.5, 1.35, 4.3, 5.35, "host (the app)", "harness")

@@ -5,8 +5,7 @@ Each function draws one figure on the shared canvas and returns the matplotlib f
 
 from __future__ import annotations
 
-from .canvas import (BASE, COLORS, INK, MONO, MUTED, SMALL, arrow, badge, box, new_figure, note,
-                     region, source)
+from .canvas import BASE, COLORS, INK, MUTED, SMALL, arrow, badge, box, new_figure, note, region
 
 
 def fig6_three_ways_to_score():
