@@ -101,8 +101,9 @@ for label, text in samples.items():
 #
 # * **Least privilege.** A task gets only the tools it needs. In the toolkit: the gate's
 #   allowlist.
-# * **Confirmation for side effects.** A person approves any call that changes the world. The
-#   MCP specification asks for a human in the loop who can refuse a tool call [3].
+# * **Confirmation for side effects.** Before a call that would change something outside, a
+#   person says yes or no. The MCP specification asks for a human in the loop who can refuse a
+#   tool call [3].
 # * **Taint.** Once the run has read outside content, state-changing calls need that yes even
 #   if they were pre-approved. In the toolkit, running any `open_world` tool taints the run.
 # * **Tool descriptions are input too.** A server's descriptions land in your prompt, and MCP
@@ -273,9 +274,10 @@ ex12.check(make_gate)
 # ## For discussion
 #
 # *(Pack discussion question 11, in our words.)* Tool results are text the model reads, and
-# that is the whole opening for indirect injection [18]. You can put a guard in the prompt, in
-# the tool, in the harness, or with a person. Where would you put it for the e-mail attack, and
-# where for the URL leak? Why is no single place enough [19] [20]?
+# that is the whole opening for indirect injection [18]. There are four places to defend: the
+# prompt, the tool itself, the harness around the model, or a human reviewer. Which would you
+# choose for the e-mail attack, and which for the URL leak? Why is no single place enough
+# [19] [20]?
 #
 # **Quiz** *(in the spirit of the pack's question 9)*. A support agent reads customer tickets
 # and can issue refunds. One ticket, in friendly words, asks for a large refund to an account

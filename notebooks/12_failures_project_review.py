@@ -151,15 +151,17 @@ failure_groups.check(sort_failures)
 #   mistakes [2] [4] (notebook 04).
 # * **Interfaces.** REST for programmers, function calling with JSON Schema for one vendor's
 #   API, MCP for a whole ecosystem [3] [23] [24] (notebook 05).
-# * **MCP.** Host, client, server over JSON-RPC 2.0: `initialize`, then
-#   `notifications/initialized`, then `tools/list` and `tools/call`; a protocol error is not an
-#   `isError` result [3] (notebook 06).
+# * **MCP.** Host, client and server exchange JSON-RPC 2.0 messages. A session opens with
+#   `initialize` and the `notifications/initialized` message, which gets no reply; only then
+#   come `tools/list` and `tools/call`. A protocol error and an `isError` result are different
+#   things [3] (notebook 06).
 # * **Design.** Few tools, clear names, small and meaningful results, errors that teach, careful
 #   descriptions [21] (notebook 07).
 # * **Harness mechanics.** Parallel calls when independent, retries with back-off only when
 #   safe, no blind retry of a write that timed out [16] (notebook 08).
-# * **Evaluation.** BFCL for calls, ToolBench for end-to-end runs, τ-bench for rules and state,
-#   pass^k for repeatability [4] [5] [7] (notebooks 09, 10).
+# * **Evaluation.** BFCL scores single calls, ToolBench whole runs on live APIs, τ-bench
+#   rule-following judged by the final state, and pass^k repeatability [4] [5] [7]
+#   (notebooks 09, 10).
 # * **Security.** Tool output can carry orders; rely on least privilege, confirmation and
 #   taint, not on wording filters [3] [18] [19] (notebook 11).
 # * **Debugging.** Single call, many steps or conversation: find the group, then the fix
@@ -185,9 +187,9 @@ quiz()
 #
 # **Make tool calls safe and repeatable.** Extend the toolkit, score it, test it for
 # reliability, and write a memo of at most three pages. Solo work, about 3 to 4 hours,
-# 100 points. Mock models are fine. If you use a real model or a real MCP server, say exactly
-# which parts used it. Build your own small tools and data for every part, and say how you
-# made them.
+# 100 points. Mock models are fine. If a real model or a real MCP server takes part, name the
+# parts it touched. Every part needs tools and data of your own making; describe how you built
+# them.
 #
 # Figure 9 is the map of what you are extending.
 
@@ -206,27 +208,28 @@ show_figure(9)
 #   size with a visible marker when something was cut, or retry rules that differ per tool [21].
 # * At least five unit tests for your new code, including one edge case and one that checks an
 #   error message tells the model what to do next.
-# * One before-and-after transcript: a bad call, the error the model reads, the corrected call.
+# * A transcript showing the fix at work: the broken call, the error text the model got back,
+#   and its corrected call.
 #
 # **Part B. A call-scoring study (25 points).**
 #
-# * At least 30 cases in the style of `BFCL_CASES`, across simple, multiple, parallel and
-#   irrelevance, plus at least four "missing parameter" cases of your own design [7], each with
-#   gold calls and their acceptable values.
+# * At least 30 cases written like `BFCL_CASES`, covering all four categories (simple,
+#   multiple, parallel, irrelevance), and among them at least four cases of your own design in
+#   which the user leaves out a needed value [7]. Give each its gold calls and acceptable values.
 # * Outputs from three mock models you write, each with a different habit (inventing names,
 #   dropping values, calling when nothing fits…). A real model may be a fourth.
 # * Accuracy overall and per category, and a count of each failure type from `classify`.
 # * AST scoring against exact string match on your data: on how many cases do they disagree?
-# * Two cases where your scorer is wrong, one too strict and one too lenient, and how you
-#   would change it.
+# * Two mistakes of your scorer: a case it fails though it should pass, and one it passes
+#   though it should fail. Say how you would change it.
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # **Part C. A reliability study (25 points).**
 #
 # * Extend `RetailEnv` or build a world of your own, with at least five tasks; one of them must
 #   need two calls in a fixed order [5].
-# * 16 trials per task. Report pass^k and pass@k for k = 1, 2, 4, 8 and 16 with `pass_hat_k`
-#   and `pass_at_k`, as a table or a plot.
+# * Run each task 16 times. With `pass_hat_k` and `pass_at_k`, tabulate or plot pass^k and
+#   pass@k at k = 1, 2, 4, 8 and 16.
 # * One task's pass^2 worked by hand, labelled as your own arithmetic, matching the code.
 # * Move one policy rule from the prompt into a tool (Exercise 11) and report how pass^k
 #   changes.
@@ -240,8 +243,9 @@ show_figure(9)
 #   with complete definitions: name, description, `inputSchema` and annotations, each marked
 #   read-only or not [3].
 # * Two error messages that teach the model its next step [21].
-# * One way untrusted text could reach the model through your tools, and one way it could cause
-#   harm. Which controls from notebook 11 you would use, and what risk remains [18] [20].
+# * A path by which untrusted text could get to the model through your tools, and a harm it
+#   could then cause. Which controls from notebook 11 you would use, and what risk remains
+#   [18] [20].
 # * One size estimate with its arithmetic (for example tokens for your three definitions,
 #   characters divided by 4), labelled as your own rough estimate.
 # * The MCP revision you designed for, and one change in a newer revision you would check [3].

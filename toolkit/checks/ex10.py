@@ -124,11 +124,12 @@ def check(passk_table: Callable, my_pass2_by_hand: Callable, p_skip_check, p_typ
     summary = ""
     if _is_rate(p_skip_check) and _is_rate(p_typo):
         yours = reference_table(p_skip_check, p_typo, seed=seed)
-        summary = (f"Your agent (p_skip_check={p_skip_check}, p_typo={p_typo}, mock): pass^1 = "
-                   f"{yours[0]:.3f}, pass^8 = {yours[7]:.3f}. Our own arithmetic for comparison: "
-                   f"0.9^8 = {0.9 ** 8:.3f}, and {yours[0]:.3f}^8 = {yours[0] ** 8:.3f} "
-                   "(what pass^8 would be if every try of every task succeeded independently "
-                   "with pass^1's chance). Use these numbers in the question below.")
+        summary = (f"Your agent (p_skip_check={p_skip_check}, p_typo={p_typo}, mock): "
+                   f"pass^1 = {yours[0]:.3f}, pass^8 = {yours[7]:.3f}.\n"
+                   f"Our own arithmetic for comparison: 0.9^8 = {0.9 ** 8:.3f}; "
+                   f"{yours[0]:.3f}^8 = {yours[0] ** 8:.3f}, what pass^8 would be if every try of\n"
+                   "every task succeeded independently with pass^1's chance. "
+                   "Use these numbers in the question below.")
     result = c.done()
     if summary and result.status == "checked":
         print(summary)

@@ -160,9 +160,9 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
           f"({N_TRIALS} trials × {len(RETAIL_TASKS)} tasks, mock agent)", trials)
     result = c.done()
     if "after" in state and result.status == "checked":
-        line = (f"Successes per task (mock, p_skip_check={p_skip_check}, p_typo={p_typo}): "
-                f"policy only in the prompt {state['before']} → {_row(state['before'])}; "
-                f"rule in the tool {state['after']} → {_row(state['after'])}.")
+        line = (f"Successes per task (mock, p_skip_check={p_skip_check}, p_typo={p_typo}):\n"
+                f"  policy only in the prompt {state['before']}: {_row(state['before'])}\n"
+                f"  rule in the tool          {state['after']}: {_row(state['after'])}")
         print(line)
         result.lines.append(line)
     return result

@@ -51,6 +51,10 @@ def check(sort_failures: Callable[[], dict]) -> CheckResult:
             c.expect(True, f"{run.id} is a {run.group} failure: {run.why}")
         else:
             c.expect(False, f"{run.id} ({run.title})", f"not {group}. Hint: {run.hint}")
-    guide = group_guide()
-    fixes = " ".join(f"{g.capitalize()}: {guide[g]['fix']}." for g in GROUPS)
-    return c.done(next_step="What helps, group by group: " + fixes)
+    result = c.done()
+    if result.ok:
+        guide = group_guide()
+        lines = ["What helps, group by group:"] + [f"  {g}: {guide[g]['fix']}." for g in GROUPS]
+        print("\n".join(lines))
+        result.lines += lines
+    return result
