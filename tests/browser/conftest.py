@@ -88,7 +88,6 @@ def page(lab, browser):
         tab.goto(lab.url("/lab"), timeout=90_000)
         tab.wait_for_function("() => window.jupyterapp && window.jupyterapp.started",
                               timeout=90_000)
-        tab.evaluate("() => window.jupyterapp.started")
         tab.wait_for_selector(".jp-LabShell", timeout=60_000)
         yield tab
     finally:

@@ -42,14 +42,19 @@ class NotebookRun:
 
 
 def open_notebook(page, path: str) -> None:
-    page.evaluate("""async (path) => {
+    page.evaluate("""async ([path, ms]) => {
         const app = window.jupyterapp;
-        const w = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
-        await w.context.ready;
-        await w.sessionContext.ready;
-        app.shell.activateById(w.id);
-        window.__nb = w;
-    }""", path)
+        const work = (async () => {
+            const w = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+            await w.context.ready;
+            await w.sessionContext.ready;
+            app.shell.activateById(w.id);
+            window.__nb = w;
+        })();
+        const limit = new Promise((_, no) => setTimeout(
+            () => no(new Error(`JupyterLab did not open ${path} within ${ms / 1000} s`)), ms));
+        await Promise.race([work, limit]);
+    }""", [path, OPEN_MS])
     page.wait_for_function("""() => { const k = window.__nb.sessionContext.session?.kernel;
                                       return k && k.status === 'idle'; }""", timeout=OPEN_MS)
 
@@ -241,12 +246,12 @@ def deck_forward_to_widget(page, max_steps: int) -> bool:
     for _ in range(max_steps):
         if page.evaluate(on_screen):
             return True
-        page.evaluate("() => window.jupyterapp.commands.execute('deck:forward')")
+        page.evaluate("() => { window.jupyterapp.commands.execute('deck:forward'); }")
         page.wait_for_timeout(250)
     return page.evaluate(on_screen)
 
 
 def stop_deck(page) -> None:
-    page.evaluate("() => window.jupyterapp.commands.execute('deck:stop')")
+    page.evaluate("() => { window.jupyterapp.commands.execute('deck:stop'); }")
     page.wait_for_function("() => document.querySelectorAll('.jp-deck-mod-onscreen').length === 0",
                            timeout=20_000)
