@@ -325,7 +325,7 @@ for read_only in (True, False):
                              {"content": "I could not confirm that the note was saved."}])
     outcome = T.run_agent(model, reg, "Note: call the plumber.", call_timeout=0.05, max_retries=2,
                           sleep=lambda s: None)
-    time.sleep(0.35)  # let calls the harness stopped waiting for finish in the background
+    time.sleep(0.5)  # let calls the harness stopped waiting for finish in the background
     print(f"registered read_only={read_only!s:5}: retries {sum(e.startswith('retry') for e in outcome.events)}, "
           f"notes actually saved: {len(log)}")
 

@@ -22,7 +22,7 @@ import toolkit as T
 from toolkit.callers import MockCaller, gold_text, make_callers
 from toolkit.checks import ex09
 from toolkit.figures import show as show_figure
-from toolkit.scoring import case_category, format_calls, load_bfcl
+from toolkit.scoring import case_category, load_bfcl
 from toolkit.widgets import scoring_panel
 from toolkit.widgets.scoring import scoring_state
 
@@ -184,12 +184,12 @@ for case, reply, label in zip(bfcl, copied, labels):
 # %%
 callers = make_callers([SLIP] * 3, seed=SEED)
 categories = list(dict.fromkeys(case_category(c) for c in bfcl))
-print(f"{'mock caller':16}{'overall':>8}" + "".join(f"{cat[:17]:>18}" for cat in categories) + "   exact match")
+print(f"{'mock caller':16}{'overall':>8}" + "".join(f"{cat:>19}" for cat in categories) + "   exact match")
 for caller in callers:
     replies = caller.answers(bfcl)
     result = T.evaluate_calls(bfcl, replies)
     exact = sum(T.exact_string_match(r, gold_text(c)) for r, c in zip(replies, bfcl)) / len(bfcl)
-    print(f"{caller.name:16}{result['overall']:8.2f}" + "".join(f"{result['by_category'][cat]:18.2f}" for cat in categories)
+    print(f"{caller.name:16}{result['overall']:8.2f}" + "".join(f"{result['by_category'][cat]:19.2f}" for cat in categories)
           + f"{exact:14.2f}")
     print(f"{'':16}failures: {result['failures']}")
 
@@ -226,8 +226,9 @@ for score in state.callers:
 # The toolkit's scorer is a small version of BFCL's AST checker, and `toolkit/scoring.py` lists
 # where it differs on purpose. In short:
 #
-# * **Strings.** BFCL lower-cases a string and deletes spaces and a handful of punctuation
-#   marks (`,./-_*^`). Ours deletes *every* character that is not a letter or a digit. So ours
+# * **Strings.** BFCL's evaluation code lower-cases a string and deletes spaces and a handful
+#   of punctuation marks (`,./-_*^`). Ours deletes *every* character that is not a letter or a
+#   digit. So ours
 #   accepts more pairs as equal: see the next cell, and Exercise 9.
 # * **Numbers.** Ours treats `3` and `3.0` as equal either way. BFCL accepts an integer where a
 #   float is expected but not a float where an integer is, because it also checks each value's
@@ -354,8 +355,9 @@ ex09.check(harder_cases, lenient_pair, stricter_equal)
 # %% [markdown] tags=["solution"]
 # *A model answer.* Deleting every non-alphanumeric character makes "re-sign" equal "resign",
 # "C++" equal "C", "-5" equal "5" and "3.5" equal "35". I would drop far fewer characters: white
-# space and letter case only, perhaps the few marks BFCL strips (`,./-_*^`) [7], although even
-# that list merges "3.5" with "35" and "-5" with "5". Better still, compare by the parameter's
+# space and letter case only. BFCL's own checker [7] strips fewer marks than ours (`,./-_*^`),
+# which keeps "C++" apart from "C", but even that list merges "re-sign" with "resign", "3.5"
+# with "35" and "-5" with "5". Better still, compare by the parameter's
 # type from the schema: numbers as numbers, dates as dates, enum values exactly, ids exactly,
 # and only free text loosely. The cost is strictness: replies that differ harmlessly ("Paris,
 # France" against "Paris France") start to fail, so the answer key must list more accepted

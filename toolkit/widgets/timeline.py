@@ -177,18 +177,20 @@ def plot_timeline(panels: Mapping[str, Iterable[Span]], title: str = "When each 
         ax.grid(axis="x", color="#DDDDDD")
         ax.set_axisbelow(True)
     kinds = {s.kind for spans in panels.values() for s in spans}
-    if kinds - {"ok"}:
+    legend = bool(kinds - {"ok"})
+    if legend:
         from matplotlib.patches import Patch
         words = {"ok": "call returned", "fail": "call raised", "wait": "harness waits"}
         handles = [Patch(color=colour[k], label=words[k]) for k in ("ok", "fail", "wait") if k in kinds]
-        axes[0].legend(handles=handles, loc="lower right", bbox_to_anchor=(1, 1), ncol=len(handles),
-                       fontsize=FONT["legend"], frameon=False, borderaxespad=0.2)
+        fig.legend(handles=handles, loc="lower right", bbox_to_anchor=(0.99, 0.0), ncol=len(handles),
+                   fontsize=FONT["legend"], frameon=False)
     axes[-1].set_xlabel("seconds since the run started", fontsize=FONT["label"])
     axes[-1].tick_params(axis="x", labelsize=FONT["tick"])
     fig.suptitle(title, fontsize=FONT["title"], x=0.01, ha="left")
     if note:
-        fig.text(0.01, 0.005, note, fontsize=FONT["note"], color=OKABE_ITO["grey"], ha="left", va="bottom")
-    fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
+        fig.text(0.01, 0.01, note, fontsize=FONT["note"], color=OKABE_ITO["grey"], ha="left", va="bottom")
+    bottom = 0.0 if not (note or legend) else 0.32 / fig.get_figheight()
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     return TimelinePicture(buf.getvalue(), title)
