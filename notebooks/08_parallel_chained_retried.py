@@ -246,8 +246,8 @@ ex03.check(trim_enum_value, test_rule)
 # Rate limits and brief outages go away on their own. A tool signals such a failure by raising
 # `T.TransientToolError`, and the harness tries the same call again, up to `max_retries` times,
 # waiting 0.1 s, then 0.2 s, then 0.4 s: each wait twice the one before. Growing waits give a
-# struggling service room to recover, instead of hitting it again at once. (Real clients also
-# add a random jitter to each wait, so that many clients do not retry in step; the toolkit
+# struggling service room to recover, instead of hitting it again at once. (Many real clients also
+# add a random jitter to each wait, so that they do not all retry in step; the toolkit
 # keeps its waits fixed so that lessons are repeatable.)
 #
 # `rate_service` below fails three times and then answers. The clock's `sleep` really waits and
