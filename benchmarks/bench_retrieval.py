@@ -8,7 +8,7 @@ idf = ln(1 + (N - df + 0.5) / (df + 0.5)) and tf part tf (k1 + 1) / (tf + k1 (1 
 k1 = 1.5, b = 0.75:
 
 * rank-bm25's BM25Okapi already has this tf part; its idf (with an epsilon floor) is
-  replaced by the one above in a three-line subclass;
+  replaced by the one above in a small subclass;
 * bm25s: method="atire" is this tf part, idf_method="lucene" this idf, dtype="float64".
 
 A query is timed from the query text to the top-5 list, so tokenizing the query is part of
