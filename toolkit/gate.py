@@ -17,7 +17,7 @@ __all__ = ["PermissionGate", "wrap_untrusted", "looks_like_injection",
 REASON_ALLOWLIST = "not on this task's allowlist"
 REASON_CHANGES_STATE = "needs confirmation (changes state) and none was given"
 REASON_TAINTED = "needs confirmation (after reading outside content) and none was given"
-REASON_DECLINED = "the person asked to confirm it said no"
+REASON_DECLINED = "the user said no when asked to confirm"
 
 
 class PermissionGate:
