@@ -208,6 +208,8 @@ def calls_match(preds: Iterable, golds: Iterable[Mapping]) -> bool:
     n = len(preds)
     if n != len(golds):
         return False
+    if all(call_matches(p, g) for p, g in zip(preds, golds)):
+        return True  # the calls came in the gold order: n comparisons settle it
     fits = [[j for j in range(n) if call_matches(preds[i], golds[j])] for i in range(n)]
     if any(not f for f in fits):
         return False

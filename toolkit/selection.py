@@ -128,12 +128,18 @@ class ToolIndex:
         i = 0
         # phase 1: every document in these postings is a candidate
         while i < len(order):
-            if len(acc) >= k and rest[i] < _below(heapq.nlargest(k, acc.values())[-1]):
+            # The k-th best partial score is at most what the terms so far can give
+            # (rest[0] - rest[i]); only when the rest could give less is it worth computing.
+            if (i and len(acc) >= k and rest[i] < rest[0] - rest[i]
+                    and rest[i] < _below(heapq.nlargest(k, acc.values())[-1])):
                 break  # a document not seen yet can no longer reach the top k
             posting, w = self._postings[order[i]], counts[order[i]]
-            docs = posting.keys()
-            weights = posting.values() if w == 1 else [w * c for c in posting.values()]
-            acc.update(zip(docs, map(add, map(acc.get, docs, repeat(0.0)), weights)))
+            if not acc and w == 1:
+                acc = dict(posting)
+            else:
+                docs = posting.keys()
+                weights = posting.values() if w == 1 else [w * c for c in posting.values()]
+                acc.update(zip(docs, map(add, map(acc.get, docs, repeat(0.0)), weights)))
             i += 1
         # phase 2: the remaining terms only add to documents already in play
         while i < len(order):

@@ -8,16 +8,29 @@ tools to a local registry) and ``showcase`` (sessions driven by the official MCP
 notebook 06; the SDK is imported only when one of those functions runs).
 """
 
+import importlib
+
 from .client import MCPClient, mcp_to_registry, result_text
-from .http_server import StreamableHTTPServer, serve_http
-from .http_transport import HTTPTransport
 from .protocol import (CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
                        METHOD_NOT_FOUND, PARSE_ERROR, PROTOCOL_VERSION, SUPPORTED_VERSIONS,
                        UNSUPPORTED_PROTOCOL_VERSION, MCPError, decode_line, encode_line)
 from .revisions import STATELESS_VERSIONS, revision_notes
 from .server import MCPServer, serve_lines, serve_stdio
 from .transports import InMemoryTransport, StdioTransport
-from . import showcase  # noqa: E402  (stdlib only at import; it loads the SDK when called)
+
+# The HTTP side pulls in http.server, ssl and friends, and showcase is only for notebook 06:
+# both load on first use, so `python -m toolkit serve` over stdio starts faster.
+_LAZY = {"StreamableHTTPServer": "http_server", "serve_http": "http_server",
+         "HTTPTransport": "http_transport", "showcase": None}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'toolkit.mcp' has no attribute {name!r}")
+    module = importlib.import_module(f".{_LAZY[name] or name}", __name__)
+    value = module if _LAZY[name] is None else getattr(module, name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "MCPClient", "mcp_to_registry", "result_text", "MCPServer", "serve_lines", "serve_stdio",
