@@ -11,11 +11,22 @@ import copy
 import functools
 import json
 import os
+import sys
 from pathlib import Path
 
 __all__ = ["DATA_DIR", "load_json", "data_path"]
 
-DATA_DIR = Path(os.environ.get("TOOLKIT_DATA") or Path(__file__).resolve().parent.parent / "data")
+def _data_dir() -> Path:
+    """``TOOLKIT_DATA`` if set; else the clone's ``data/`` (editable install); else the copy a
+    plain install puts under ``<prefix>/share/tooluse-course/data``."""
+    if os.environ.get("TOOLKIT_DATA"):
+        return Path(os.environ["TOOLKIT_DATA"])
+    in_clone = Path(__file__).resolve().parent.parent / "data"
+    installed = Path(sys.prefix) / "share" / "tooluse-course" / "data"
+    return in_clone if in_clone.exists() or not installed.exists() else installed
+
+
+DATA_DIR = _data_dir()
 
 
 def data_path(name: str) -> Path:

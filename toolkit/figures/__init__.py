@@ -9,11 +9,14 @@ modules it names; importing this package needs only the standard library.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 __all__ = ["FIGURES", "FIGURES_DIR", "figure_path", "show"]
 
 FIGURES_DIR = Path(__file__).resolve().parent.parent.parent / "figures"
+if not FIGURES_DIR.exists():  # a plain (non-editable) install keeps its copy under <prefix>/share
+    FIGURES_DIR = Path(sys.prefix) / "share" / "tooluse-course" / "figures"
 
 # number -> (file stem, caption); the stems are the files' names in figures/
 FIGURES = {
@@ -36,14 +39,29 @@ def figure_path(number: int, ext: str = "svg") -> Path:
     return FIGURES_DIR / f"{FIGURES[number][0]}.{ext}"
 
 
-def show(number: int):
-    """Display Figure ``number`` (needs IPython); a marked placeholder if not drawn yet."""
-    from IPython.display import HTML, SVG, display
+def _find(number: int, ext: str) -> Path | None:
+    """The drawn file: next to the package's repository first, then in a ``figures/``
+    folder beside or above the working directory (a student edition copied elsewhere)."""
+    name = figure_path(number, ext).name
+    for folder in (FIGURES_DIR, Path.cwd() / "figures", Path.cwd().parent / "figures"):
+        if (folder / name).exists():
+            return folder / name
+    return None
 
-    path = figure_path(number)
+
+def show(number: int):
+    """Display Figure ``number`` in a notebook (needs IPython), as PNG with its caption, or a
+    clearly marked placeholder if it has not been drawn yet.
+
+    PNG rather than SVG: JupyterLab scales it to the column, and nbval does not compare
+    images, so redrawing a figure does not break every lesson that shows it.
+    """
+    from IPython.display import HTML, Image, display
+
     caption = FIGURES[number][1]
-    if path.exists():
-        display(SVG(filename=str(path)))
+    path = _find(number, "png")
+    if path is not None:
+        display(Image(filename=str(path)))
         display(HTML(f"<p style='text-align:center'><em>{caption}</em></p>"))
     else:
         display(HTML(f"<div style='border:2px dashed #999;padding:1em;text-align:center'>"
