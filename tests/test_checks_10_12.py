@@ -15,7 +15,7 @@ import toolkit as T
 from toolkit.checks import ex10, ex11, ex12, failure_groups
 from toolkit.failures import failed_runs
 
-from test_checks_04_06 import assert_fails_with_sentence, assert_not_done, boom, cell_namespace
+from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, cell_namespace
 
 
 @pytest.fixture(scope="module")

@@ -84,7 +84,7 @@ class LabServer:
     def start(self) -> "LabServer":
         env = self._prepare()
         cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser",
-               f"--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
+               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
                "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
                f"--ServerApp.root_dir={self.root}", "--ServerApp.open_browser=False",
                "--ServerApp.allow_root=True",            # CI runs as root

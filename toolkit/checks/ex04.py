@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Any, Callable
+from typing import Callable
 
 from ..loop import ScriptedModel, run_agent
 from ..registry import ToolRegistry

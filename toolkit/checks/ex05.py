@@ -16,7 +16,6 @@ order books the student has not seen, so an id typed into the script fails.
 from __future__ import annotations
 
 import functools
-import json
 import time
 from typing import Callable
 
