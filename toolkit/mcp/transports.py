@@ -83,7 +83,9 @@ class StdioTransport:
             self.stderr_lines.append(line.decode("utf-8", "replace").rstrip("\n"))
 
     def _write(self, msg: dict) -> None:
-        data = encode_line(msg).encode("ascii")
+        self._write_bytes(encode_line(msg).encode("ascii"))
+
+    def _write_bytes(self, data: bytes) -> None:
         with self._write_lock:
             try:
                 self.proc.stdin.write(data)
@@ -136,13 +138,7 @@ class StdioTransport:
         """
         data = (text if text.endswith("\n") else text + "\n").encode("utf-8", "surrogateescape")
         self.log.append(("->", {"raw": text}))
-        with self._write_lock:
-            try:
-                self.proc.stdin.write(data)
-                self.proc.stdin.flush()
-            except (BrokenPipeError, ValueError, OSError):
-                raise MCPError(CONNECTION_CLOSED, "Connection closed: the server is not running"
-                               + self._exit_note()) from None
+        self._write_bytes(data)
         if not self._heard.is_set() and _expects_answer(text):
             wait = max(wait, self.timeout)
         try:
