@@ -92,9 +92,22 @@ class Checker:
         return bool(ok)
 
     def run(self, label: str, body: Callable[[], Any], hint: str = "") -> bool:
-        """Run ``body`` (which may call student code); a False result or an error is a fail."""
+        """Run ``body`` (which may call student code); a False result or an error is a fail.
+
+        Any other exception inside ``body`` (usually a student's function returning something
+        of an unexpected shape, which the check's own code then trips over) is a failed line
+        too, never a traceback.
+        """
         try:
-            ok = body()
+            try:
+                ok = body()
+            except NotImplementedError:
+                raise NotDone() from None
+            except (NotDone, StudentError, AssertionError):
+                raise
+            except Exception as exc:
+                raise AssertionError(f"this part could not be checked, because something your code "
+                                     f"returned had an unexpected shape ({type(exc).__name__}: {exc})") from None
         except NotDone:
             self._not_done = self._not_done or label
             self._stubbed.append(len(self.items))

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import copy
 import difflib
-import functools
 from typing import Any, Callable
 
 from ..registry import ToolRegistry
 from ..schema import repair_args
 from . import Checker, CheckResult, NotDone, StudentError, not_done
 from .ex01 import probe_parts
-from .guard import run_guarded
 
 __all__ = ["check", "repair_with", "reference_rule", "never_fires", "over_eager", "FIRES", "QUIET"]
 
@@ -196,7 +194,7 @@ def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
             assert said is not None, f"your tests pass a rule that {what}; {hint}"
         return body
 
-    run = functools.partial(run_guarded, c)
+    run = c.run
     run("the rule fixes padded enum values (6 hidden cases)", fires)
     run(f"the rule leaves everything else alone, including 'maybe' ({len(QUIET)} hidden cases)", quiet)
     run("the rule does not change the schema it reads", spec_untouched)

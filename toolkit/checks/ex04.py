@@ -24,7 +24,6 @@ from ..loop import ScriptedModel, run_agent
 from ..registry import ToolRegistry
 from . import Checker, CheckResult, StudentError, not_done
 from .ex01 import probe_parts
-from .guard import run_guarded
 
 __all__ = ["check", "sample_args", "backoff", "run_flaky"]
 
@@ -97,7 +96,7 @@ def check(make_flaky_tool: Callable, slow_writer_registry: Callable) -> CheckRes
                                    "slow_writer_registry": (slow_writer_registry, (0.0, []))})
     if all_stubs:
         return not_done(TITLE)
-    run = functools.partial(run_guarded, c)
+    run = c.run
 
     def transient_kind():
         result, _, _, n = run_flaky(c, make_flaky_tool, 5, 0)

@@ -15,7 +15,6 @@ order books the student has not seen, so an id typed into the script fails.
 
 from __future__ import annotations
 
-import functools
 import time
 from typing import Callable
 
@@ -23,7 +22,6 @@ from ..loop import run_agent
 from ..registry import ToolError, ToolRegistry
 from . import Checker, CheckResult, StudentError, not_done
 from .ex01 import probe_parts
-from .guard import run_guarded
 
 __all__ = ["check", "order_registry", "REQUEST", "HIDDEN_IDS"]
 
@@ -84,7 +82,7 @@ def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
                                    "chained_model": (chained_model, ())})
     if all_stubs:
         return not_done(TITLE)
-    run = functools.partial(run_guarded, c)
+    run = c.run
     seen: dict = {}
 
     def timing(n: int, delay: float):

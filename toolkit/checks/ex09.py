@@ -17,7 +17,6 @@ kind while still accepting differences of case and spacing.
 from __future__ import annotations
 
 import copy
-import functools
 import re
 from typing import Any, Callable
 
@@ -25,7 +24,6 @@ from ..callers import CALLER_TYPES, _concrete, _written_call, gold_text, render_
 from ..scoring import classify, evaluate_calls, values_equal
 from . import Checker, CheckResult, StudentError, not_done
 from .ex01 import probe_parts
-from .guard import run_guarded
 
 __all__ = ["check", "FUNCTIONS", "EXAMPLE", "EXISTING_IDS", "CATEGORIES", "HIDDEN_LENIENT", "HARMLESS",
            "nested_cases", "optional_params", "squash"]
@@ -193,7 +191,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
                                    "stricter_equal": (stricter_equal, ("Paris", "paris"))})
     if all_stubs:
         return not_done(TITLE)
-    run = functools.partial(run_guarded, c)
+    run = c.run
     state: dict = {}
 
     def cases_valid():
