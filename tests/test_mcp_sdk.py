@@ -40,9 +40,15 @@ def run(async_fn):
     return anyio.run(bounded)
 
 
+try:
+    GROUP = BaseExceptionGroup
+except NameError:  # Python 3.10: anyio brings the backport
+    from exceptiongroup import BaseExceptionGroup as GROUP
+
+
 def leaf_errors(exc):
     """The SDK raises from inside task groups; find the MCP errors in the group."""
-    if isinstance(exc, BaseExceptionGroup):
+    if isinstance(exc, GROUP):
         return [leaf for sub in exc.exceptions for leaf in leaf_errors(sub)]
     return [exc]
 

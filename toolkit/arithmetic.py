@@ -116,7 +116,7 @@ def calculate(expression: str) -> str:
     cleaned = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", cleaned)  # 12,345 means 12345
     try:
         tree = ast.parse(cleaned, mode="eval")
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # Python 3.10 and 3.11 raise ValueError for a NUL byte
         raise ToolError(f"Cannot read {text!r} as arithmetic. {_HOW}") from None
     return format_number(_evaluate(tree, cleaned))
 
