@@ -35,7 +35,7 @@ from .scoring import BFCL_CASES, FUNCS, gold_calls
 
 __all__ = ["MockCaller", "NameInventor", "ValueDropper", "OverEagerCaller", "CALLER_TYPES",
            "make_callers", "gold_text", "render_calls", "course_cases", "scoring_cases",
-           "invent_name"]
+           "invent_name", "written_call", "concrete_value"]
 
 _COURSE = load_json("course_cases.json")
 
@@ -92,17 +92,17 @@ def _is_nested(option: Any) -> bool:
     return isinstance(option, dict) and all(isinstance(v, list) for v in option.values())
 
 
-def _concrete(option: Any, pick) -> Any:
+def concrete_value(option: Any, pick) -> Any:
     """A real value from a gold option; BFCL's nested form ``{key: [acceptable]}`` becomes a dict."""
     if _is_nested(option):
         out = {}
         for key, opts in option.items():
             choices = _options(opts)
             if choices and opts[0] != "":  # optional keys are left out, as in the gold text
-                out[key] = _concrete(pick(choices), pick)
+                out[key] = concrete_value(pick(choices), pick)
         return out
     if isinstance(option, list) and option and all(_is_nested(o) for o in option):
-        return [_concrete(o, pick) for o in option]
+        return [concrete_value(o, pick) for o in option]
     return option
 
 
@@ -110,7 +110,7 @@ def _is_optional(acceptable: Any) -> bool:
     return "" in (acceptable if isinstance(acceptable, list) else [acceptable])
 
 
-def _written_call(gold: Mapping, pick, keep_optional: bool = True) -> tuple[str, dict]:
+def written_call(gold: Mapping, pick, keep_optional: bool = True) -> tuple[str, dict]:
     """One gold call as a caller writes it. An optional parameter is written when its first
     listed answer is a value (as the gold text does) and ``keep_optional`` is set."""
     kwargs = {}
@@ -121,7 +121,7 @@ def _written_call(gold: Mapping, pick, keep_optional: bool = True) -> tuple[str,
         first = acceptable[0] if isinstance(acceptable, list) else acceptable
         if _is_optional(acceptable) and (first == "" or not keep_optional):
             continue
-        kwargs[param] = _concrete(pick(choices), pick)
+        kwargs[param] = concrete_value(pick(choices), pick)
     return gold["name"], kwargs
 
 
@@ -130,7 +130,7 @@ def gold_text(case: Mapping) -> str:
     first acceptable value of each parameter (optional ones only when that first value is not
     ``""``), in the gold's order. ``""`` when the right move is to make no call."""
     first = lambda choices: choices[0]  # noqa: E731
-    return render_calls([_written_call(g, first) for g in gold_calls(case)])
+    return render_calls([written_call(g, first) for g in gold_calls(case)])
 
 
 # --------------------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ class MockCaller:
         slipped = rng.random() < self.slip  # first draw: the same whatever the other settings
         pick = rng.choice
         golds = gold_calls(case)
-        calls = [_written_call(g, pick, self.keeps_optional) for g in golds]
+        calls = [written_call(g, pick, self.keeps_optional) for g in golds]
         if slipped:
             reply = self.slip_reply(case, calls, rng)
             if reply is not None:

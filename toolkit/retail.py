@@ -78,6 +78,10 @@ class RetailEnv:
                 raise ToolError(f"No order {order_id!r}. Order ids look like "
                                 f"{', '.join(sorted(db)[:2])}; check the id with the user.")
 
+        def _set(order_id: str, status: str) -> dict:
+            db[order_id] = status
+            return {"order_id": order_id, "status": status}
+
         def get_order(order_id: str) -> dict:
             """Look up one order by id and return its status. Changes nothing.
 
@@ -98,8 +102,7 @@ class RetailEnv:
             if self.policy_in_tool and db[order_id] != "pending":
                 raise ToolError(f"Order {order_id} is {db[order_id]}; only pending orders can be "
                                 "canceled. Tell the user it cannot be canceled.")
-            db[order_id] = "canceled"
-            return {"order_id": order_id, "status": "canceled"}
+            return _set(order_id, "canceled")
 
         def return_order(order_id: str) -> dict:
             """Record that a delivered order came back. Do this before refund_order.
@@ -111,8 +114,7 @@ class RetailEnv:
             if db[order_id] != "delivered":
                 raise ToolError(f"Order {order_id} is {db[order_id]}, so there is nothing to "
                                 "return yet; only delivered orders can be returned.")
-            db[order_id] = "returned"
-            return {"order_id": order_id, "status": "returned"}
+            return _set(order_id, "returned")
 
         def refund_order(order_id: str) -> dict:
             """Pay back a returned order. Works only after return_order has recorded the return.
@@ -124,8 +126,7 @@ class RetailEnv:
             if db[order_id] != "returned":
                 raise ToolError(f"Order {order_id} has no recorded return (status: "
                                 f"{db[order_id]}). Call return_order first, then refund.")
-            db[order_id] = "refunded"
-            return {"order_id": order_id, "status": "refunded"}
+            return _set(order_id, "refunded")
 
         _add(self.registry, get_order, read_only=True)
         _add(self.registry, cancel_order, read_only=False, destructive=True)
@@ -240,12 +241,16 @@ def _trial_rng(seed: int, task_id: str, trial: int) -> random.Random:
 
 
 def run_retail_trial(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: float = 0.05,
-                     policy_in_tool: bool = False) -> bool:
+                     policy_in_tool: bool = False,
+                     prepare: Callable[[RetailEnv], object] | None = None) -> bool:
     """One trial: a fresh world, the mock agent, then compare the database with the goal.
 
     A task with ``steps`` (T5) gets the extended world and :class:`OrderedTaskAgent`.
+    ``prepare(env)``, if given, changes the fresh world first (exercise 11 wraps a tool there).
     """
     env = RetailEnv(policy_in_tool=policy_in_tool, extended=bool(task.get("steps")))
+    if prepare is not None:
+        prepare(env)
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     model = make_retail_agent(task, rng, p_skip_check, p_typo)
     run_agent(model, env.registry, task["instruction"], system=env.POLICY,
@@ -255,7 +260,8 @@ def run_retail_trial(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: f
 
 def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
                     tasks: Sequence[dict] | None = None, policy_in_tool: bool = False,
-                    memo: dict | None = None) -> list[list[bool]]:
+                    memo: dict | None = None,
+                    prepare: Callable[[RetailEnv], object] | None = None) -> list[list[bool]]:
     """Each trial's pass or fail, per task: ``[[True, False, ...], ...]``.
 
     Trial ``i`` of a task always uses the same random stream for a seed, so raising ``n``
@@ -266,11 +272,13 @@ def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05,
     time, so a trial's outcome depends only on the task, the policy switch and the agent's
     rolled plan (its ``signature()``). With a memo, each distinct plan runs through the
     harness once; later trials with the same plan reuse that outcome. A task has at most 64
-    plans, so the live pass^k explorer redraws in milliseconds.
+    plans, so the live pass^k explorer redraws in milliseconds. ``prepare`` (see
+    :func:`run_retail_trial`) can change what a world does, so it turns the memo off.
     """
     tasks = RETAIL_TASKS if tasks is None else tasks
-    if memo is None:
-        return [[run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo, policy_in_tool)
+    if memo is None or prepare is not None:
+        return [[run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo, policy_in_tool,
+                                  prepare)
                  for i in range(n)]
                 for t in tasks]
     rows = []
@@ -289,6 +297,8 @@ def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05,
 
 
 def run_retail_trials(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
-                      tasks: Sequence[dict] | None = None, policy_in_tool: bool = False) -> list[int]:
+                      tasks: Sequence[dict] | None = None, policy_in_tool: bool = False,
+                      prepare: Callable[[RetailEnv], object] | None = None) -> list[int]:
     """Successes per task out of ``n`` trials; the same seed always gives the same counts."""
-    return [sum(row) for row in retail_outcomes(n, p_skip_check, p_typo, seed, tasks, policy_in_tool)]
+    return [sum(row) for row in retail_outcomes(n, p_skip_check, p_typo, seed, tasks, policy_in_tool,
+                                                prepare=prepare)]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["Checker", "CheckResult", "NotDone", "StudentError", "not_done", "PASS", "FAIL"]
+__all__ = ["Checker", "CheckResult", "NotDone", "StudentError", "not_done", "probe_parts", "PASS", "FAIL"]
 
 PASS = "✓"
 FAIL = "✗"
@@ -150,3 +150,26 @@ def not_done(title: str) -> CheckResult:
     c = Checker(title)
     c._not_done = title
     return c.done()
+
+
+def probe_parts(c: Checker, parts: dict[str, tuple[Callable, tuple]]) -> tuple[list[str], bool]:
+    """Call each named part of a student's answer once with sample arguments.
+
+    Returns ``(names that are still stubs, every part is a stub)``. A part that is still a
+    stub is recorded as a failed item, so a half-done answer never reads as all passed.
+    Other exceptions are left for the real checks to report.
+    """
+    stubs = []
+    for name, (fn, args) in parts.items():
+        try:
+            c.call(fn, *args)
+        except NotDone:
+            stubs.append(name)
+        except StudentError:
+            pass
+    if len(stubs) == len(parts):
+        return stubs, True
+    for name in stubs:
+        c.expect(False, f"{name} is written",
+                 "it still raises NotImplementedError; replace the stub with your code")
+    return stubs, False

@@ -17,35 +17,12 @@ import copy
 from typing import Callable, Literal, Optional
 
 from ..schema import schema_from_function
-from . import Checker, CheckResult, NotDone, StudentError, not_done
+from . import Checker, CheckResult, not_done, probe_parts
 
-__all__ = ["check", "hidden_tools", "probe_parts"]
+__all__ = ["check", "hidden_tools"]
 
 TITLE = "Exercise 1: MCP shape to OpenAI and Anthropic shapes"
 MCP_ONLY = ("inputSchema", "annotations", "title", "outputSchema")
-
-
-def probe_parts(c: Checker, parts: dict[str, tuple[Callable, tuple]]) -> tuple[list[str], bool]:
-    """Call each named part of a student's answer once with sample arguments.
-
-    Returns ``(names that are still stubs, every part is a stub)``. A part that is still a
-    stub is recorded as a failed item, so a half-done answer never reads as all passed.
-    Other exceptions are left for the real checks to report.
-    """
-    stubs = []
-    for name, (fn, args) in parts.items():
-        try:
-            c.call(fn, *args)
-        except NotDone:
-            stubs.append(name)
-        except StudentError:
-            pass
-    if len(stubs) == len(parts):
-        return stubs, True
-    for name in stubs:
-        c.expect(False, f"{name} is written",
-                 "it still raises NotImplementedError; replace the stub with your code")
-    return stubs, False
 
 
 def hidden_tools() -> list[dict]:

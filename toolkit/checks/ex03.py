@@ -21,8 +21,7 @@ from typing import Any, Callable
 
 from ..registry import ToolRegistry
 from ..schema import repair_args
-from . import Checker, CheckResult, NotDone, StudentError, not_done
-from .ex01 import probe_parts
+from . import Checker, CheckResult, NotDone, StudentError, not_done, probe_parts
 
 __all__ = ["check", "repair_with", "reference_rule", "never_fires", "over_eager", "FIRES", "QUIET"]
 

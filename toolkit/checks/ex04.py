@@ -22,8 +22,7 @@ from typing import Callable
 
 from ..loop import ScriptedModel, run_agent
 from ..registry import ToolRegistry
-from . import Checker, CheckResult, StudentError, not_done
-from .ex01 import probe_parts
+from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
 __all__ = ["check", "sample_args", "backoff", "run_flaky"]
 

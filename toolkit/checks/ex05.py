@@ -20,8 +20,7 @@ from typing import Callable
 
 from ..loop import run_agent
 from ..registry import ToolError, ToolRegistry
-from . import Checker, CheckResult, StudentError, not_done
-from .ex01 import probe_parts
+from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
 __all__ = ["check", "order_registry", "REQUEST", "HIDDEN_IDS"]
 

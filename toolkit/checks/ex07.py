@@ -17,8 +17,7 @@ from typing import Callable
 from ..demo_tools import make_weather_registry
 from ..mcp import InMemoryTransport, MCPClient, MCPServer
 from ..schema import validate_args
-from . import Checker, CheckResult, not_done
-from .ex01 import probe_parts
+from . import Checker, CheckResult, not_done, probe_parts
 
 __all__ = ["OutputSchemaServer", "check", "weather_results", "REFERENCE_SCHEMA"]
 

@@ -18,8 +18,7 @@ from typing import Callable
 from ..catalog import CATALOG_QUERIES, make_catalog
 from ..selection import ToolIndex, selection_recall, tokenize, tool_text
 from ..widgets.recall import expand_query
-from . import Checker, CheckResult, StudentError, not_done
-from .ex01 import probe_parts
+from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
 __all__ = ["check", "recall_row", "HELD_OUT", "KS", "MAX_SHARED", "shared_share"]
 

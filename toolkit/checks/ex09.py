@@ -20,10 +20,9 @@ import copy
 import re
 from typing import Any, Callable
 
-from ..callers import CALLER_TYPES, _concrete, _written_call, gold_text, render_calls, scoring_cases
+from ..callers import CALLER_TYPES, concrete_value, written_call, gold_text, render_calls, scoring_cases
 from ..scoring import classify, evaluate_calls, values_equal
-from . import Checker, CheckResult, StudentError, not_done
-from .ex01 import probe_parts
+from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
 __all__ = ["check", "FUNCTIONS", "EXAMPLE", "EXISTING_IDS", "CATEGORIES", "HIDDEN_LENIENT", "HARMLESS",
            "nested_cases", "optional_params", "squash"]
@@ -156,7 +155,7 @@ def _problems(case: Any, seen: set) -> list[str]:
 def _with_nested_value_changed(case: dict, j: int, param: str) -> str:
     """The gold reply with one nested value replaced by something no gold list holds."""
     first = lambda choices: choices[0]  # noqa: E731
-    calls = [_written_call(g, first) for g in case["gold"]]
+    calls = [written_call(g, first) for g in case["gold"]]
     name, kwargs = calls[j]
     kwargs = copy.deepcopy(kwargs)
     value = kwargs.get(param)
@@ -174,10 +173,10 @@ def _with_nested_value_changed(case: dict, j: int, param: str) -> str:
 def _optional_both_ways(case: dict, j: int, param: str) -> tuple[str, str]:
     """The gold reply once with the optional parameter given and once without it."""
     first = lambda choices: choices[0]  # noqa: E731
-    calls = [_written_call(g, first) for g in case["gold"]]
+    calls = [written_call(g, first) for g in case["gold"]]
     name, kwargs = calls[j]
     option = next(o for o in case["gold"][j]["args"][param] if o != "")
-    with_it = dict(kwargs, **{param: _concrete(option, first)})
+    with_it = dict(kwargs, **{param: concrete_value(option, first)})
     without = {k: v for k, v in kwargs.items() if k != param}
     a, b = list(calls), list(calls)
     a[j], b[j] = (name, with_it), (name, without)

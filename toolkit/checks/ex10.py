@@ -15,8 +15,7 @@ from typing import Callable
 
 from ..reliability import pass_hat_k
 from ..retail import RETAIL_TASKS, run_retail_trials
-from . import Checker, CheckResult, StudentError, not_done
-from .ex01 import probe_parts
+from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
 __all__ = ["check", "reference_table", "N_TRIALS", "DEFAULTS", "HIDDEN_SETTINGS"]
 

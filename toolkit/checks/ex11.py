@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ..loop import run_agent
 from ..reliability import pass_hat_k
-from ..retail import RETAIL_TASKS, RetailEnv, _trial_rng, make_retail_agent, run_retail_trials
+from ..retail import RETAIL_TASKS, RetailEnv, run_retail_trials
 from . import Checker, CheckResult, NotDone, StudentError, not_done
 
 __all__ = ["check", "run_trials_in", "HIDDEN_ORDERS", "KS"]
@@ -39,20 +38,7 @@ def run_trials_in(prepare: Callable[[RetailEnv], object] | None, n: int = N_TRIA
     Trial ``i`` of a task uses the same random stream as ``run_retail_trials``, so with
     ``prepare=None`` both give the same counts (a test checks it).
     """
-    tasks = RETAIL_TASKS if tasks is None else tasks
-    counts = []
-    for task in tasks:
-        wins = 0
-        for i in range(n):
-            env = RetailEnv(extended=bool(task.get("steps")))
-            if prepare is not None:
-                prepare(env)
-            model = make_retail_agent(task, _trial_rng(seed, task["id"], i), p_skip_check, p_typo)
-            run_agent(model, env.registry, task["instruction"], system=env.POLICY,
-                      call_timeout=None, parallel=False)
-            wins += env.db == task["goal"]
-        counts.append(wins)
-    return counts
+    return run_retail_trials(n, p_skip_check, p_typo, seed, tasks, prepare=prepare)
 
 
 def _guarded(c: Checker, enforce: Callable, orders: dict | None = None) -> RetailEnv:
