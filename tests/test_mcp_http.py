@@ -412,3 +412,23 @@ def test_replies_on_a_kept_alive_connection_are_not_held_back(app):
         conn.close()
     median = sorted(times)[len(times) // 2]
     assert median < 0.02, f"median round trip {median * 1000:.1f} ms"
+
+
+def test_a_client_that_hangs_up_leaves_no_traceback_on_stderr(capsys):
+    """A reset connection is routine for an HTTP server: no traceback (notebook 06 once
+    showed one as stray stderr output)."""
+    import struct
+
+    with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry()), port=0) as web:
+        port = int(web.url.split(":")[2].split("/")[0])
+        for _ in range(5):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # half a request
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()  # linger 0: the peer sees a reset
+        time.sleep(0.3)
+        with HTTPTransport(web.url) as http:  # and the server still answers
+            client = T.MCPClient(http)
+            client.initialize()
+            assert result_text(client.call_tool("add", {"a": 2, "b": 3})) == "5"
+    assert "Traceback" not in capsys.readouterr().err

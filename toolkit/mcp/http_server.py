@@ -274,6 +274,14 @@ class _Listener(ThreadingHTTPServer):
     allow_reuse_address = True
     app: StreamableHTTPServer
 
+    def handle_error(self, request, client_address) -> None:
+        """A client that hangs up (reset, broken pipe, timeout) is normal, not a fault to
+        print a traceback for; anything else gets one line on standard error."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return
+        sys.stderr.write(f"toolkit HTTP server: {type(exc).__name__} while serving {client_address[0]}: {exc}\n")
+
 
 class _Handler(BaseHTTPRequestHandler):
     """Thin glue between :mod:`http.server` and :class:`StreamableHTTPServer`."""
