@@ -1,12 +1,13 @@
 """Tool selection with BM25 (pack §2.4; API.md §4)."""
 
 import json
+import math
 import random
 
 import pytest
 
 import toolkit as T
-from toolkit.selection import PlainBM25Index, bm25_term_weight
+from toolkit.selection import PlainBM25Index, bm25_term_weight, query_words, tool_text
 from toolkit.synthetic import zipf_catalog, zipf_queries
 
 
@@ -117,3 +118,90 @@ def test_scores_helper_matches_search():
     scores = index.scores("cooking recipes")
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))
     assert index.names[best] == index.search("cooking recipes", 1)[0][0]
+
+
+# --- Each distinct query word counts once (pack §2.4 and API.md §4; issue 11) ----------------
+
+TINY = [{"name": "p", "description": "red apple", "inputSchema": {}},
+        {"name": "q", "description": "green apple pie", "inputSchema": {}},
+        {"name": "r", "description": "blue sky", "inputSchema": {}}]
+
+
+def pack_formula(query_words, doc_words, all_docs, k1=1.5, b=0.75):
+    """The pack's score written out: the sum over DISTINCT query words of
+    idf * tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)), idf = ln(1 + (N - df + 0.5) / (df + 0.5))."""
+    n = len(all_docs)
+    avgdl = sum(len(d) for d in all_docs) / n
+    total = 0.0
+    for word in set(query_words):
+        tf = doc_words.count(word)
+        if tf:
+            df = sum(word in d for d in all_docs)
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            total += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(doc_words) / avgdl))
+    return total
+
+
+def test_a_repeated_query_word_counts_once():
+    catalog = T.make_catalog()
+    index, plain = T.ToolIndex(catalog), PlainBM25Index(catalog)
+    once = "cooking recipes for leek soup"
+    for repeated in ("cooking cooking recipes for leek soup", "cooking recipes for leek soup soup soup",
+                     "Recipes cooking RECIPES for leek soup recipes"):
+        assert index.search(repeated, 10) == index.search(once, 10), repeated
+        assert index.scores(repeated) == index.scores(once), repeated
+        assert plain.search(repeated, 10) == plain.search(once, 10), repeated
+        assert T.plain_bm25_search(catalog, repeated, 3) == T.plain_bm25_search(catalog, once, 3)
+
+
+def test_query_words_are_the_distinct_words_in_first_seen_order():
+    assert query_words("Apple red apple, RED pie the apple") == ["apple", "red", "pie"]
+    assert query_words("") == [] and query_words("the of") == []
+
+
+def test_scores_equal_the_pack_formula_by_hand():
+    # documents: "p red apple" (3 words), "q green apple pie" (4), "r blue sky" (3); N 3, avgdl 10/3
+    # "red": df 1, idf ln(1 + 2.5/1.5); "apple": df 2, idf ln(1 + 1.5/2.5); each tf 1
+    idf_red, idf_apple = math.log(1 + 2.5 / 1.5), math.log(1 + 1.5 / 2.5)
+    p = idf_red * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 3 / (10 / 3))) \
+        + idf_apple * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 3 / (10 / 3)))
+    q = idf_apple * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 4 / (10 / 3)))
+    assert round(p, 3) == 1.519 and round(q, 3) == 0.431
+    for query in ("red apple", "red apple red", "apple red red apple apple"):
+        assert T.ToolIndex(TINY).search(query, 3) == [("p", 1.519), ("q", 0.431)], query
+        assert T.ToolIndex(TINY).scores(query) == pytest.approx([p, q, 0.0], rel=1e-15, abs=0), query
+
+
+def test_scores_equal_the_pack_formula_on_a_zipf_catalog():
+    tools = zipf_catalog(n_tools=300, words_per_tool=10, vocab_size=150, seed=3)
+    docs = [T.tokenize(tool_text(t)) for t in tools]
+    index = T.ToolIndex(tools)
+    queries = zipf_queries(30, words_per_query=5, vocab_size=150, seed=3)
+    assert any(len(set(q.split())) < 5 for q in queries)  # some queries repeat a word
+    for query in queries:
+        words = T.tokenize(query)
+        assert index.scores(query) == pytest.approx([pack_formula(words, d, docs) for d in docs],
+                                                    rel=1e-12, abs=1e-12), query
+
+
+def test_same_top_five_and_scores_as_bm25s_given_each_word_once():
+    """Done-when of issue 11: bm25s with the ATIRE tf part, Lucene idf (the pack's idf) and float64,
+    given the same tokens, each distinct query word once, gives the same top five and scores."""
+    import bm25s  # in the `test` extra (pyproject.toml)
+
+    tools = zipf_catalog(n_tools=2000, words_per_tool=15, vocab_size=1500, seed=4)
+    index = T.ToolIndex(tools)
+    reference = bm25s.BM25(k1=1.5, b=0.75, method="atire", idf_method="lucene", dtype="float64")
+    reference.index([T.tokenize(tool_text(t)) for t in tools], show_progress=False)
+    queries = zipf_queries(80, words_per_query=4, vocab_size=1500, seed=4)
+    queries += [q + " " + q.split()[-1] + " " + q.split()[0] for q in queries[:20]]
+    repeats = 0
+    for query in queries:
+        words = query_words(query)
+        repeats += len(words) < len(T.tokenize(query))
+        theirs = reference.get_scores(words).tolist() if words else [0.0] * len(tools)
+        assert index.scores(query) == theirs, query  # same formula, same order: the same floats
+        # bm25s's own tie order differs, so rank its scores with the toolkit's rule
+        ranked = sorted((i for i, s in enumerate(theirs) if s > 0), key=lambda i: (-theirs[i], i))[:5]
+        assert index.search(query, 5) == [(index.names[i], round(theirs[i], 3)) for i in ranked], query
+    assert repeats >= 20

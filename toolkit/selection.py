@@ -4,13 +4,18 @@ Pack §2.4 ("Picking tools: a retrieval problem"). Each tool is a document made 
 its description and its parameter names. A query returns the best k tools, so the model sees
 a short menu instead of every schema.
 
-The index gives exactly the scores of the plain BM25 formula (see :func:`plain_bm25_search`)
+A tool's score is the BM25 sum over the distinct words of the query, each counted once however
+often it is typed: idf = ln(1 + (N - df + 0.5) / (df + 0.5)) times tf (k1 + 1) / (tf + k1 (1 - b
++ b dl / avgdl)). That is the pack's index, and what bm25s computes with method="atire",
+idf_method="lucene" when given each distinct word once.
+
+The index gives exactly the scores of the plain loop (see :func:`plain_bm25_search`)
 but does far less work on big catalogs. Each posting stores its finished contribution
 (idf times the saturated term frequency), and terms are visited from the highest possible
 contribution down. Once the k-th best partial score is larger than everything the remaining
 terms could add, no new document can enter the top k, so the remaining (frequent, low-idf)
 terms only update documents already in play; this is the MaxScore idea of Turtle and Flood
-(1995). The survivors are then scored again term by term in query order, so the floating
+(1995). The survivors are then scored again word by word in first-seen order, so the floating
 point sums, and therefore ties, match the plain loop bit for bit.
 """
 
@@ -25,8 +30,8 @@ from itertools import repeat
 from operator import add
 from typing import Any, Iterable
 
-__all__ = ["STOP_WORDS", "tokenize", "ToolIndex", "plain_bm25_search", "PlainBM25Index", "bm25_term_weight",
-           "selection_recall", "schema_size_estimate", "tool_text", "as_schema"]
+__all__ = ["STOP_WORDS", "tokenize", "query_words", "ToolIndex", "plain_bm25_search", "PlainBM25Index",
+           "bm25_term_weight", "selection_recall", "schema_size_estimate", "tool_text", "as_schema"]
 
 STOP_WORDS = frozenset(
     "a an the of for to in on and or is are be me my it its what whats which how do does "
@@ -39,6 +44,15 @@ def tokenize(text: str) -> list[str]:
     """Lower case; ``_`` and ``-`` split words; runs of ``[a-z0-9]``; stop words removed."""
     text = (text or "").lower().replace("_", " ").replace("-", " ")
     return [w for w in _WORD.findall(text) if w not in STOP_WORDS]
+
+
+def query_words(query: str) -> list[str]:
+    """The words a query is scored on: its tokens, each distinct word once, in first-seen order.
+
+    Pack §2.4 (API.md §4): BM25 adds one term per distinct query word, so "soup soup" scores as
+    "soup". Every scoring path here goes through this function.
+    """
+    return list(dict.fromkeys(tokenize(query)))
 
 
 def as_schema(tool: Any) -> dict:
@@ -66,18 +80,26 @@ def tool_text(tool: Any) -> str:
 
 
 def bm25_term_weight(idf: float, tf: int, dl: int, avgdl: float, k1: float, b: float) -> float:
-    """One term's BM25 contribution to one document's score."""
-    return idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * dl / avgdl))
+    """One query word's BM25 contribution to one document's score (pack §2.4):
+    idf times the saturated term frequency tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)).
+
+    Computed in that order (the tf part first, then times idf), as bm25s does, so the two agree
+    to the last bit.
+    """
+    return idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + b * dl / avgdl)))
 
 
 def _idf(n_docs: int, df: int) -> float:
+    """ln(1 + (N - df + 0.5) / (df + 0.5)): never negative, unlike Robertson's original."""
     return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
 
 
 class ToolIndex:
     """BM25 over a catalog of tools. ``search(query, k)`` gives ``[(name, score)]``.
 
-    Scores are rounded to 3 places, best first, ties in catalog order, zero scores left out.
+    A tool's score is the sum, over the distinct words of the query (:func:`query_words`), of
+    :func:`bm25_term_weight`; a word said twice counts once. Scores are rounded to 3 places,
+    best first, ties in catalog order, zero scores left out.
     """
 
     def __init__(self, tools: Iterable, k1: float = 1.5, b: float = 0.75) -> None:
@@ -107,23 +129,23 @@ class ToolIndex:
     def scores(self, query: str) -> list[float]:
         """The full score of every tool, in catalog order (for plots and checks)."""
         out = [0.0] * len(self.tools)
-        for term in tokenize(query):
+        for term in query_words(query):
             for doc_id, w in self._postings.get(term, {}).items():
                 out[doc_id] += w
         return out
 
     def search(self, query: str, k: int = 5) -> list[tuple[str, float]]:
+        """The ``k`` best tools for ``query`` as ``[(name, score rounded to 3 places)]``."""
         if k <= 0 or not self.tools:
             return []
-        qterms = [t for t in tokenize(query) if t in self._postings]
+        qterms = [t for t in query_words(query) if t in self._postings]
         if not qterms:
             return []
-        counts = Counter(qterms)
         # visit terms from the largest possible contribution down
-        order = sorted(counts, key=lambda t: counts[t] * self._max[t], reverse=True)
+        order = sorted(qterms, key=self._max.__getitem__, reverse=True)
         rest = [0.0] * (len(order) + 1)  # rest[i]: the most terms i, i+1, ... can still add
         for i in range(len(order) - 1, -1, -1):
-            rest[i] = rest[i + 1] + counts[order[i]] * self._max[order[i]]
+            rest[i] = rest[i + 1] + self._max[order[i]]
         acc: dict[int, float] = {}
         i = 0
         # phase 1: every document in these postings is a candidate
@@ -133,25 +155,21 @@ class ToolIndex:
             if (i and len(acc) >= k and rest[i] < rest[0] - rest[i]
                     and rest[i] < _below(heapq.nlargest(k, acc.values())[-1])):
                 break  # a document not seen yet can no longer reach the top k
-            posting, w = self._postings[order[i]], counts[order[i]]
-            if not acc and w == 1:
+            posting = self._postings[order[i]]
+            if not acc:
                 acc = dict(posting)
             else:
                 docs = posting.keys()
-                weights = posting.values() if w == 1 else [w * c for c in posting.values()]
-                acc.update(zip(docs, map(add, map(acc.get, docs, repeat(0.0)), weights)))
+                acc.update(zip(docs, map(add, map(acc.get, docs, repeat(0.0)), posting.values())))
             i += 1
         # phase 2: the remaining terms only add to documents already in play
         while i < len(order):
             floor = _below(heapq.nlargest(k, acc.values())[-1])
             acc = {d: s for d, s in acc.items() if s + rest[i] >= floor}
-            posting, w = self._postings[order[i]], counts[order[i]]
+            posting = self._postings[order[i]]
             docs = list(filter(posting.__contains__, acc)) if len(acc) <= len(posting) \
                 else list(filter(acc.__contains__, posting))
-            weights = map(posting.__getitem__, docs)
-            if w != 1:
-                weights = (w * c for c in weights)
-            acc.update(zip(docs, map(add, map(acc.__getitem__, docs), weights)))
+            acc.update(zip(docs, map(add, map(acc.__getitem__, docs), map(posting.__getitem__, docs))))
             i += 1
         floor = _below(heapq.nlargest(k, acc.values())[-1]) if len(acc) >= k else 0.0
         exact = []
@@ -174,7 +192,7 @@ def _below(x: float) -> float:
 
 
 class PlainBM25Index:
-    """The textbook loop: score every tool against every query word, then sort.
+    """The textbook loop: score every tool against every distinct query word, then sort.
 
     Word counts, document frequencies and lengths are computed once, as any sensible first
     version would; the cost is in the query, which touches every document. It is the
@@ -198,7 +216,7 @@ class PlainBM25Index:
     def search(self, query: str, k: int = 5) -> list[tuple[str, float]]:
         if k <= 0 or not self.docs:
             return []
-        q = tokenize(query)
+        q = query_words(query)
         scored = []
         for doc_id, doc in enumerate(self.docs):
             score = 0.0
