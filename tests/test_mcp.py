@@ -1,7 +1,9 @@
 """MCP over JSON-RPC 2.0: server rules, client checks, in memory and over a child process
 (pack §2.6; API.md §3)."""
 
+import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -56,7 +58,8 @@ def test_initialize_handshake_and_flags():
 
 def test_version_negotiation():
     assert server().handle(init_msg(version="2024-11-05"))["result"]["protocolVersion"] == "2024-11-05"
-    assert server().handle(init_msg(version="1999-01-01"))["result"]["protocolVersion"] == "2025-06-18"
+    # a version the server does not speak: its latest (the spec's SHOULD), not the pack's default
+    assert server().handle(init_msg(version="1999-01-01"))["result"]["protocolVersion"] == "2025-11-25"
 
 
 def test_initialize_needs_its_params():
@@ -178,6 +181,36 @@ def test_serve_lines_skips_blanks_and_reports_parse_errors():
     assert all(x.count("\n") == 1 for x in out)
 
 
+def ping_line(id_, pad=0):
+    """A ping as one line of JSON, padded to be long when asked."""
+    params = {"pad": "x" * pad} if pad else {}
+    return json.dumps({"jsonrpc": "2.0", "id": id_, "method": "ping", "params": params})
+
+
+def test_a_line_over_the_limit_gets_one_error_and_the_next_line_is_served():
+    from toolkit.mcp.server import MAX_LINE_BYTES, bounded_lines
+    assert MAX_LINE_BYTES == 1024 * 1024
+    exact = ping_line(1, pad=100)
+    limit = len(exact)
+    data = "\n".join([exact, ping_line(2, pad=101), ping_line(3, pad=5000), ping_line(4)]).encode() + b"\n"
+    out = []
+    T.serve_lines(server(), bounded_lines(io.BytesIO(data), max_line=limit), out.append)
+    replies = [json.loads(x) for x in out]
+    assert [r["id"] for r in replies] == [1, None, None, 4]  # exactly the limit is fine; one byte more is not
+    for refused, size in zip(replies[1:3], (limit + 1, limit + 4900)):
+        assert refused["error"]["code"] == -32600
+        assert f"at most {limit:,} bytes" in refused["error"]["message"]
+        assert refused["error"]["data"] == {"maxLineBytes": limit, "lineBytes": size}
+
+
+def test_serve_lines_applies_the_same_limit_to_lines_given_as_strings():
+    out = []
+    T.serve_lines(server(), [ping_line(1, pad=3000), ping_line(2)], out.append, max_line=1000)
+    replies = [json.loads(x) for x in out]
+    assert replies[0]["id"] is None and "at most 1,000 bytes" in replies[0]["error"]["message"]
+    assert replies[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
 def test_in_memory_client_session_and_log():
     transport = T.InMemoryTransport(server())
     client = T.MCPClient(transport)
@@ -246,7 +279,7 @@ def test_mcp_to_registry_maps_annotations_and_errors():
     s = server()
     client = T.MCPClient(T.InMemoryTransport(s))
     client.initialize()
-    reg = T.mcp_to_registry(client)
+    reg = T.mcp_to_registry(client, trusted=True)  # annotations count only from a trusted server
     assert reg.names() == ["get_weather", "flaky_rate", "slow_lookup"]
     w = reg.get("get_weather")
     assert (w.read_only, w.destructive, w.open_world) == (True, False, False)
@@ -316,6 +349,26 @@ def test_send_line_waits_for_a_slow_starting_server_but_not_for_a_notification()
         assert time.monotonic() - started < 1.0  # a notification is not held for the start-up
         assert t.send_line(json.dumps(init_msg()), wait=0.2)["id"] == 1
         assert t.send_line('{"jsonrpc":"2.0","id":2,"method":"ping"}', wait=0.2)["id"] == 2
+
+
+def peak_memory_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return int(next(line for line in status if line.startswith("VmHWM:")).split()[1])
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads peak memory from Linux /proc")
+def test_the_stdio_server_discards_a_line_of_several_mib_without_holding_it():
+    """`python -m toolkit serve` gets an 8 MiB line: one -32600 reply with id null, the line
+    read and dropped in small pieces (peak memory barely moves), then the next request works."""
+    with T.StdioTransport(timeout=60) as t:
+        assert t.send_line(json.dumps(init_msg()))["id"] == 1
+        before = peak_memory_kib(t.proc.pid)
+        refused = t.send_line(ping_line(2, pad=8 * 1024 * 1024), wait=60)
+        grown = peak_memory_kib(t.proc.pid) - before
+        assert refused["id"] is None and refused["error"]["code"] == -32600
+        assert "at most 1,048,576 bytes" in refused["error"]["message"]
+        assert t.send_line(ping_line(3)) == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert grown < 4 * 1024, f"peak memory grew by {grown} KiB while discarding the line"
 
 
 FUZZ_LINES = [

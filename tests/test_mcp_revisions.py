@@ -45,9 +45,48 @@ def test_each_handshake_revision_is_echoed(version):
 
 
 @pytest.mark.parametrize("asked", ["1999-01-01", "2026-07-28", "2025-11-26", "latest", ""])
-def test_an_unknown_version_gets_the_pack_revision(asked):
+def test_an_unknown_version_gets_the_latest_revision_the_server_speaks(asked):
+    """Lifecycle, Version Negotiation: otherwise the server MUST answer with another version
+    it supports, and SHOULD pick its latest."""
     reply = T.MCPServer(make_server_registry()).handle(init_msg(asked))
-    assert reply["result"]["protocolVersion"] == "2025-06-18"
+    assert reply["result"]["protocolVersion"] == "2025-11-25"
+
+
+class OldServer(T.MCPServer):
+    """A server that stopped at 2025-03-26 (the one revision with JSON-RPC batches)."""
+    SUPPORTED = ("2024-11-05", "2025-03-26")
+
+
+@pytest.mark.parametrize("asked, answered", [
+    ("2024-11-05", "2024-11-05"), ("2025-03-26", "2025-03-26"),
+    ("2025-06-18", "2025-03-26"), ("2025-11-25", "2025-03-26"), ("1999-01-01", "2025-03-26"),
+])
+def test_a_subclass_that_speaks_fewer_revisions_is_honoured(asked, answered):
+    server = OldServer(make_server_registry())
+    assert server.handle(init_msg(asked))["result"]["protocolVersion"] == answered
+    assert server.protocol_version == answered
+
+
+def test_the_latest_revision_does_not_depend_on_the_order_of_supported():
+    class NewestFirst(T.MCPServer):
+        SUPPORTED = ("2025-06-18", "2024-11-05")
+    assert NewestFirst(make_server_registry()).handle(init_msg("2025-11-25"))["result"]["protocolVersion"] == "2025-06-18"
+
+
+def test_the_toolkit_client_follows_a_subclass_down_to_its_revision():
+    server = OldServer(make_server_registry())
+    client = T.MCPClient(T.InMemoryTransport(server))
+    assert client.initialize("2025-06-18")["protocolVersion"] == "2025-03-26"
+    assert client.protocol_version == "2025-03-26"
+    # the session then follows the revision it agreed on: 2025-03-26 accepts a batch
+    assert server.handle([{"jsonrpc": "2.0", "id": 7, "method": "ping"}]) == [{"jsonrpc": "2.0", "id": 7, "result": {}}]
+
+
+def test_a_server_that_speaks_no_revision_is_refused_at_once():
+    class Mute(T.MCPServer):
+        SUPPORTED = ()
+    with pytest.raises(ValueError, match="SUPPORTED"):
+        Mute(make_server_registry())
 
 
 @pytest.mark.parametrize("version", HANDSHAKE)

@@ -2,7 +2,8 @@
 
 The pack pins revision 2025-06-18 and asks students to check the newer ones (assignment
 Part D). The server agrees to any of the four revisions that open with an ``initialize``
-handshake and switches the few behaviours that differ on the version it negotiated. Each
+handshake (offering its latest, 2025-11-25, to a client that asks for one it does not know)
+and switches the few behaviours that differ on the version it negotiated. Each
 switch is one small function below, named after the rule, with the changelog entry it comes
 from, so a reader can see the whole difference in one place.
 
@@ -33,9 +34,8 @@ __all__ = [
     "schema_errors_are_tool_results", "revision_notes",
 ]
 
-# The pack's revision: what the toolkit's client asks for and what the server offers when a
-# client asks for a version it does not know. (The spec says this counter-offer SHOULD be the
-# server's latest; the course keeps the pack's revision so a default session matches the text.)
+# The pack's revision: what the toolkit's client asks for by default. A server that is asked
+# for a version it does not speak offers its latest instead (see negotiate).
 PROTOCOL_VERSION = "2025-06-18"
 
 # Revisions that open with initialize / notifications/initialized, oldest first.
@@ -64,10 +64,18 @@ def at_least(version: str | None, minimum: str) -> bool:
     return KNOWN_VERSIONS.index(version) >= KNOWN_VERSIONS.index(minimum)
 
 
-def negotiate(asked: str) -> str:
-    """The server's side of version negotiation: the client's version if we speak it,
-    else the pack's 2025-06-18 (the client then decides whether it can go on)."""
-    return asked if asked in SUPPORTED_VERSIONS else PROTOCOL_VERSION
+def negotiate(asked: str, supported=SUPPORTED_VERSIONS) -> str:
+    """The server's side of version negotiation (2025-06-18 lifecycle, "Version Negotiation").
+
+    If the server speaks the version the client asked for, it MUST answer with that one;
+    otherwise it MUST answer with another it speaks, which SHOULD be its latest. The client
+    then decides whether it can go on. ``supported`` is the server's own list (a subclass of
+    MCPServer may speak fewer revisions); revision names are dates written YYYY-MM-DD, so the
+    latest is the largest string, whatever order the list is in.
+    """
+    if not supported:
+        raise ValueError("a server must speak at least one protocol revision")
+    return asked if asked in supported else max(supported)
 
 
 def accepts_batches(version: str | None) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import re
 import sys
-from typing import Any, Callable, Iterable
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from ..registry import ToolRegistry
 from ..schema import validate_args
@@ -24,7 +24,7 @@ from .protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_N
 from .revisions import (META_VERSION_KEY, accepts_batches, negotiate,
                         schema_errors_are_tool_results)
 
-__all__ = ["MCPServer", "serve_lines", "serve_stdio"]
+__all__ = ["MCPServer", "serve_lines", "serve_stdio", "bounded_lines", "LineTooLong", "MAX_LINE_BYTES"]
 
 _CURSOR = re.compile(r"^[0-9]{1,9}$", re.ASCII)
 
@@ -63,11 +63,17 @@ class MCPServer:
     gets a list of replies, or None when it held only notifications.
     """
 
+    #: The revisions this server speaks. A subclass may narrow it; initialize then answers a
+    #: version outside it with the latest one inside, and the HTTP transport checks the
+    #: MCP-Protocol-Version header against it.
     SUPPORTED = SUPPORTED_VERSIONS
 
     def __init__(self, registry: ToolRegistry, name: str = "toy-tools", version: str = "0.1.0",
                  title: str = "Toy Tools", instructions: str | None = None,
                  page_size: int | None = None) -> None:
+        if not self.SUPPORTED or not all(isinstance(v, str) for v in self.SUPPORTED):
+            raise ValueError(f"{type(self).__name__}.SUPPORTED must list at least one protocol revision "
+                             f"as a string such as '2025-06-18' (it is {self.SUPPORTED!r})")
         self.registry = registry
         self.name = name
         self.version = version
@@ -180,7 +186,7 @@ class MCPServer:
                 or not isinstance(params["clientInfo"], dict):
             raise MCPError(INVALID_PARAMS, "Invalid params: protocolVersion must be a string, "
                                            "capabilities and clientInfo objects")
-        version = negotiate(asked)
+        version = negotiate(asked, self.SUPPORTED)
         self.protocol_version = version
         self.initialized = True
         result = {
@@ -230,37 +236,107 @@ class MCPServer:
         return out
 
 
-def serve_lines(server: MCPServer, lines: Iterable[str | bytes], write: Callable[[str], Any],
-                trace: Callable[[str, str], Any] | None = None) -> None:
+# One stdio message may be at most this many bytes (newline not counted). A longer line is
+# read and dropped in pieces of _DISCARD_CHUNK bytes, so it never sits in memory whole.
+MAX_LINE_BYTES = 1024 * 1024
+_DISCARD_CHUNK = 64 * 1024
+
+
+class LineTooLong:
+    """Stands in for a line that was over the limit and has been discarded unread."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+
+    def reply(self) -> dict:
+        return error_response(None, INVALID_REQUEST,
+                              f"Invalid Request: a line of {self.size:,} bytes; this server reads at most "
+                              f"{self.limit:,} bytes per message, so the line was discarded unread. "
+                              "Send each JSON-RPC message on one line, within the limit",
+                              {"maxLineBytes": self.limit, "lineBytes": self.size})
+
+
+def bounded_lines(stream: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[bytes | LineTooLong]:
+    """The lines of a binary ``stream``, each at most ``max_line`` bytes before its newline.
+
+    A longer line is not kept: the rest of it is read in small chunks up to its newline and
+    dropped, and a :class:`LineTooLong` takes its place, so one huge line costs a bounded
+    amount of memory and the lines after it are read as usual. (Pack §2.6: one message per line.)
+    """
+    if max_line < 1:
+        raise ValueError(f"max_line must be at least 1 byte (got {max_line})")
+    while True:
+        line = stream.readline(max_line + 1)  # room for the newline after a line at the limit
+        if not line:
+            return
+        if line.endswith(b"\n") or len(line) <= max_line:
+            yield line
+            continue
+        size = len(line)
+        while not line.endswith(b"\n"):
+            line = stream.readline(_DISCARD_CHUNK)
+            if not line:
+                break  # the stream ended inside the long line
+            size += len(line)
+        yield LineTooLong(size - line.endswith(b"\n"), max_line)
+
+
+def _line_size(line: str | bytes, max_line: int) -> int:
+    """The UTF-8 size of ``line``; a str is only encoded when it might be over the limit."""
+    if isinstance(line, (bytes, bytearray)) or len(line) * 4 <= max_line:
+        return len(line)
+    return len(line.encode("utf-8", "surrogatepass"))
+
+
+def serve_lines(server: MCPServer, lines: Iterable[str | bytes | LineTooLong], write: Callable[[str], Any],
+                trace: Callable[[str, str], Any] | None = None, max_line: int = MAX_LINE_BYTES) -> None:
     """The stdio loop: one message per line in, one reply per request out.
 
     Blank lines are skipped; a line that is not JSON gets a -32700 reply with id null;
-    notifications get nothing. ``write`` receives each reply as one encoded line. ``trace``,
-    if given, sees the wire: ``("->", line)`` for each line read and ``("<-", line)`` for each
-    line written.
+    notifications get nothing. A line over ``max_line`` bytes (newline not counted), or a
+    :class:`LineTooLong` from :func:`bounded_lines`, gets one -32600 reply with id null that
+    names the limit, and the loop goes on. ``write`` receives each reply as one encoded line.
+    ``trace``, if given, sees the wire: ``("->", line)`` for each line read and ``("<-",
+    line)`` for each line written.
     """
     for line in lines:
-        if not line.strip():
-            continue
-        if trace is not None:
-            trace("->", _printable(line))
-        try:
-            msg = decode_line(line)
-        except MCPError as exc:
-            text = encode_line(error_response(None, exc.code, exc.message))
-        else:
-            reply = server.handle(msg)
-            if reply is None:
+        if not isinstance(line, LineTooLong):
+            if not line.strip():
                 continue
-            try:
-                text = encode_line(reply)
-            except (ValueError, TypeError, RecursionError):
-                id_ = reply.get("id") if isinstance(reply, dict) else None
-                text = encode_line(error_response(id_, INTERNAL_ERROR,
-                                                  "Internal error: the reply could not be encoded as JSON"))
+            size = _line_size(line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n"), max_line)
+            if size > max_line:
+                line = LineTooLong(size, max_line)
+        if isinstance(line, LineTooLong):
+            if trace is not None:
+                trace("->", f"<a line of {line.size:,} bytes, over the {line.limit:,}-byte limit: discarded>")
+            text = encode_line(line.reply())
+        else:
+            if trace is not None:
+                trace("->", _printable(line))
+            text = _answer(server, line)
+            if text is None:
+                continue
         if trace is not None:
             trace("<-", text.rstrip("\n"))
         write(text)
+
+
+def _answer(server: MCPServer, line: str | bytes) -> str | None:
+    """The encoded reply to one line, or None when nothing is due (a notification)."""
+    try:
+        msg = decode_line(line)
+    except MCPError as exc:
+        return encode_line(error_response(None, exc.code, exc.message))
+    reply = server.handle(msg)
+    if reply is None:
+        return None
+    try:
+        return encode_line(reply)
+    except (ValueError, TypeError, RecursionError):
+        id_ = reply.get("id") if isinstance(reply, dict) else None
+        return encode_line(error_response(id_, INTERNAL_ERROR,
+                                          "Internal error: the reply could not be encoded as JSON"))
 
 
 def _printable(line: str | bytes) -> str:
@@ -268,13 +344,14 @@ def _printable(line: str | bytes) -> str:
     return text.rstrip("\r\n")
 
 
-def serve_stdio(server: MCPServer, trace: bool = False) -> None:
+def serve_stdio(server: MCPServer, trace: bool = False, max_line: int = MAX_LINE_BYTES) -> None:
     """Run ``server`` on this process's stdin and stdout until stdin closes.
 
     Standard output carries only MCP messages, so anything else that prints (a tool calling
     ``print``, say) is sent to standard error instead. With ``trace``, every line read and
     written is echoed to standard error as ``-> line`` or ``<- line`` (the wire log that
-    ``python -m toolkit serve --trace`` shows).
+    ``python -m toolkit serve --trace`` shows). A line longer than ``max_line`` bytes is
+    dropped as it is read and answered with one error (see :func:`bounded_lines`).
     """
     out = sys.stdout.buffer
     sys.stdout = sys.stderr
@@ -287,4 +364,5 @@ def serve_stdio(server: MCPServer, trace: bool = False) -> None:
         sys.stderr.write(f"{arrow} {text}\n")
         sys.stderr.flush()
 
-    serve_lines(server, sys.stdin.buffer, write, trace=echo if trace else None)
+    serve_lines(server, bounded_lines(sys.stdin.buffer, max_line), write,
+                trace=echo if trace else None, max_line=max_line)
