@@ -4,9 +4,11 @@ Each run must really fail in the way its data entry says, every time, so the act
 asks students to sort a run that went right.
 """
 
+import re
+
 import toolkit as T
 from toolkit.data import load_json
-from toolkit.failures import GROUPS, failed_runs, group_guide, normalise_group
+from toolkit.failures import GROUPS, failed_runs, group_guide, normalise_group, schema_problems
 
 
 def by_id():
@@ -65,3 +67,97 @@ def test_group_guide_covers_each_group():
     guide = group_guide()
     assert set(guide) == set(GROUPS)
     assert all(guide[g]["look_for"] and guide[g]["fix"] for g in GROUPS)
+
+
+# ------------------------------------------------------------------------------------------
+# Each run's stated reason ("why") must match what its transcript shows. The claims below are
+# the checkable parts of each reason; F9's ("no offered tool answers the question") is a
+# judgement about meaning and is left to the reader.
+
+
+def _user_text(run):
+    return next(line for line in run.evidence if line.startswith("user: "))[len("user: "):]
+
+
+def test_f1_reason_the_call_was_valid_and_broke_the_policy():
+    run = by_id()["F1"]
+    assert "valid" in run.why and "policy" in run.why
+    (name, args), = run.calls
+    assert name == "cancel_order" and args["order_id"] in _user_text(run)
+    assert not schema_problems(run)
+    assert all(not m.get("is_error") for m in run.result.messages if m["role"] == "tool")
+    assert "C1 is canceled, goal delivered" in run.evidence[-1]
+
+
+def test_f2_reason_names_a_function_nobody_offered():
+    run = by_id()["F2"]
+    assert "nobody offered" in run.why
+    (name, _), = run.calls
+    assert name not in run.offered
+    assert schema_problems(run) == [f"unknown tool {name!r}"]
+
+
+def test_f3_reason_the_same_failing_call_until_the_step_limit():
+    run = by_id()["F3"]
+    assert "repeats a call" in run.why and "step limit" in run.why
+    assert len(run.calls) > 1 and all(c == run.calls[0] for c in run.calls)
+    errors = [m["content"] for m in run.result.messages if m["role"] == "tool"]
+    assert errors and all("check the id" in e for e in errors)  # the error said what to change
+    assert run.result.stop_reason == "max_steps"
+
+
+def test_f4_reason_the_user_never_named_the_target_currency():
+    run = by_id()["F4"]
+    assert "never said which currency" in run.why
+    (name, args), = run.calls
+    assert name in run.offered and not schema_problems(run)
+    assert args["to_currency"] not in _user_text(run)
+
+
+def test_f5_reason_both_writes_at_once_in_the_users_order_without_a_read():
+    run = by_id()["F5"]
+    assert "together" in run.why and "without reading first" in run.why
+    turns = [m["tool_calls"] for m in run.result.messages if m["role"] == "assistant" and m.get("tool_calls")]
+    assert len(turns) == 1  # fired together, in one turn
+    assert [c["name"] for c in turns[0]] == ["refund_order", "return_order"]  # the order the user spoke
+    assert {c["arguments"]["order_id"] for c in turns[0]} == {"C1"}  # the right id
+    assert "get_order" not in {name for name, _ in run.calls}
+    assert not schema_problems(run)
+
+
+def test_f6_reason_a_required_argument_the_user_gave_is_missing():
+    run = by_id()["F6"]
+    assert "required argument" in run.why
+    assert schema_problems(run) == ["send_message: missing required parameter 'text'"]
+    assert "running ten minutes late" in _user_text(run)
+
+
+def test_f7_reason_the_order_came_from_the_fetched_page():
+    run = by_id()["F7"]
+    assert "planted in a fetched page" in run.why
+    names = [name for name, _ in run.calls]
+    assert names == ["fetch_page", "send_email"]
+    page = next(m["content"] for m in run.result.messages if m["role"] == "tool" and m["name"] == "fetch_page")
+    to = run.calls[1][1]["to"]
+    assert to in page and to not in _user_text(run)
+
+
+def test_f8_reason_matches_the_transcript_the_id_was_mangled_in_the_first_call():
+    run = by_id()["F8"]
+    asked = re.search(r"order ([A-Z]\d+)", _user_text(run)).group(1)
+    (name, args), = run.calls  # one look-up, and no call after its error
+    sent = args["order_id"]
+    assert name == "get_order" and sent != asked  # mangled in the very first call
+    assert not schema_problems(run)  # any string is a valid id
+    error = next(m for m in run.result.messages if m["role"] == "tool")
+    assert error["is_error"] and sent in error["content"]  # the error named the problem
+    assert run.result.final == "Done."
+    # the reason says so, naming both ids, and does not blame a later step for losing the id
+    assert asked in run.why and sent in run.why and "first" in run.why
+    assert "lost the id" not in run.why
+
+
+def test_a_schema_check_stops_only_f2_and_f6():
+    """Pack discussion question 12 (answered in notebook 05): a schema stops few failures."""
+    stopped = {r.id for r in failed_runs() if schema_problems(r)}
+    assert stopped == {"F2", "F6"}

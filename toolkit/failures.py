@@ -13,7 +13,8 @@ model:
 
 ``data/failure_runs.json`` says how to reproduce each run, which group we file it under and
 why. :func:`failed_runs` makes the runs; :func:`normalise_group` reads a student's spelling of
-a group name.
+a group name; :func:`schema_problems` says what a schema check would have caught in a run (pack
+discussion question 12: "we have a schema, so tool calls are safe").
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from dataclasses import dataclass, field
 
 from .callers import CALLER_TYPES, scoring_cases
 from .data import load_json
-from .injection import injection_demo
+from .injection import injection_demo, make_injection_registry
 from .loop import AgentResult, call, run_agent
 from .retail import RETAIL_TASKS_EXTENDED, RetailEnv, make_retail_agent
-from .scoring import classify
+from .schema import validate_args
+from .scoring import classify, parse_calls
 
-__all__ = ["GROUPS", "FailedRun", "failed_runs", "group_guide", "normalise_group"]
+__all__ = ["GROUPS", "FailedRun", "failed_runs", "group_guide", "normalise_group", "schema_problems"]
 
 GROUPS = ("single call", "many steps", "conversation")
 
@@ -64,6 +66,8 @@ class FailedRun:
     why: str = ""
     hint: str = ""
     result: AgentResult | None = None  # the whole run, for agent runs (None for scored replies)
+    calls: list = field(default_factory=list)  # every call made, as (name, arguments), in order
+    offered: dict = field(default_factory=dict)  # tool name -> input schema, for the tools offered
 
     def text(self) -> str:
         lines = [f"{self.id} · {self.title}  [{self.source}]"]
@@ -99,7 +103,16 @@ def _agent_lines(result: AgentResult) -> list[str]:
     return lines
 
 
-def _retail(spec: dict) -> tuple[str, list[str], AgentResult]:
+def _agent_calls(result: AgentResult) -> list[tuple[str, dict]]:
+    return [(c.get("name"), c.get("arguments") or {}) for m in result.messages
+            if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+
+
+def _schemas(registry) -> dict:
+    return {t.name: t.input_schema for t in registry.tools()}
+
+
+def _retail(spec: dict) -> tuple:
     task = next(t for t in RETAIL_TASKS_EXTENDED if t["id"] == spec["task"])
     env = RetailEnv(extended=bool(task.get("steps")))
     model = make_retail_agent(task, random.Random(spec.get("seed", 0)),
@@ -110,10 +123,10 @@ def _retail(spec: dict) -> tuple[str, list[str], AgentResult]:
     lines = [f"policy in the prompt: {env.POLICY}"] + _agent_lines(result)
     lines.append("database at the end vs the goal: "
                  + "; ".join(f"{k} is {got}, goal {goal}" for k, (got, goal) in sorted(wrong.items())))
-    return f"mock retail agent, task {task['id']}", lines, result
+    return f"mock retail agent, task {task['id']}", lines, result, _schemas(env.registry)
 
 
-def _caller(spec: dict) -> tuple[str, list[str], None]:
+def _caller(spec: dict) -> tuple:
     functions, cases = scoring_cases("all")
     case = next(c for c in cases if c["id"] == spec["case"])
     cls = next(c for c in CALLER_TYPES if c.__name__ == spec["caller"])
@@ -124,7 +137,8 @@ def _caller(spec: dict) -> tuple[str, list[str], None]:
                  f"{name}({', '.join(_params(spec_))})" for name, spec_ in offered.items()),
              f"reply: {reply}",
              f"scorer (classify): {classify(case, reply, functions)}"]
-    return f"mock caller '{cls.name}', case {case['id']}", lines, None
+    schemas = {name: f.get("parameters") or f.get("inputSchema") or {} for name, f in offered.items()}
+    return f"mock caller '{cls.name}', case {case['id']}", lines, None, schemas, parse_calls(reply)
 
 
 def _params(function_spec) -> list[str]:
@@ -135,14 +149,15 @@ def _params(function_spec) -> list[str]:
     return [p for p in props if p in required] + [f"{p}?" for p in props if p not in required]
 
 
-def _injection(spec: dict) -> tuple[str, list[str], AgentResult]:
+def _injection(spec: dict) -> tuple:
+    offered = _schemas(make_injection_registry())
     result, sent, _ = injection_demo(defended=bool(spec.get("defended", False)))
     lines = _agent_lines(result)
     lines.append("e-mails sent: " + (", ".join(f"to {to}: {body!r}" for to, body in sent) or "none"))
-    return "injection demo, undefended", lines, result
+    return "injection demo, undefended", lines, result, offered
 
 
-def _loop(spec: dict) -> tuple[str, list[str], AgentResult]:
+def _loop(spec: dict) -> tuple:
     env = RetailEnv()
     oid = spec["order_id"]
 
@@ -151,7 +166,7 @@ def _loop(spec: dict) -> tuple[str, list[str], AgentResult]:
 
     result = run_agent(stubborn, env.registry, spec["user"], system=env.POLICY,
                        max_steps=spec.get("max_steps", 4), call_timeout=None, parallel=False)
-    return "scripted agent that retries", _agent_lines(result), result
+    return "scripted agent that retries", _agent_lines(result), result, _schemas(env.registry)
 
 
 _MAKERS = {"retail": _retail, "caller": _caller, "injection": _injection, "loop": _loop}
@@ -162,10 +177,26 @@ def failed_runs() -> list[FailedRun]:
     runs = []
     for entry in load_json("failure_runs.json")["runs"]:
         spec = entry["source"]
-        source, lines, result = _MAKERS[spec["kind"]](spec)
+        source, lines, result, offered, *calls = _MAKERS[spec["kind"]](spec)
+        calls = calls[0] if calls else _agent_calls(result)
         runs.append(FailedRun(entry["id"], entry["title"], source, lines, entry["group"],
-                              entry["why"], entry["hint"], result))
+                              entry["why"], entry["hint"], result, calls, offered))
     return runs
+
+
+def schema_problems(run: FailedRun) -> list[str]:
+    """What checking each of the run's calls against the offered tools and schemas finds.
+
+    An empty list means every call named an offered tool and fitted its schema: a schema check
+    would have let the whole run through (pack discussion question 12).
+    """
+    problems = []
+    for name, args in run.calls:
+        if name not in run.offered:
+            problems.append(f"unknown tool {name!r}")
+        else:
+            problems += [f"{name}: {p}" for p in validate_args(args, run.offered[name])]
+    return problems
 
 
 def group_guide() -> dict:
