@@ -1,6 +1,8 @@
 """Permission gate, taint, and the injection demo (pack §2.10; API.md §2, §6)."""
 
 import toolkit as T
+from toolkit import injection
+from toolkit.gate import REASON_TAINTED
 
 
 def registry():
@@ -118,3 +120,52 @@ def test_injection_registry_flags_and_clearing():
     assert (send.read_only, send.destructive) == (False, False)
     assert "send_email(" in reg.run("fetch_page", {"url": "https://acme.test/x"}).content
     assert "send_email" in T.ATTACKER_PAGE and "evil@attacker.test" in T.ATTACKER_PAGE
+
+
+# ---- issue 11, point 5: taint beyond open_world --------------------------------------------------
+
+def test_a_closed_world_tool_that_declares_outside_text_taints():
+    reg = registry()
+
+    def get_ticket(ticket_id: str) -> str:
+        """Read a support ticket (written by a customer)."""
+        return "ticket"
+
+    reg.add(get_ticket, outside_text=True)
+    gate = T.PermissionGate(pre_approved={"delete_file"})
+    gate.note_result(reg.get("lookup"))       # declares nothing, closed world: no taint
+    assert not gate.tainted
+    gate.note_result(reg.get("get_ticket"))   # closed world, but its text came from outside
+    assert gate.tainted
+    assert check(gate, reg, "delete_file", path="/a")[1] == REASON_TAINTED
+
+
+def test_stored_injection_passes_an_undeclared_tool_and_is_blocked_once_it_declares():
+    res, sent, gate = injection.stored_injection_demo(outside_text=None)
+    assert sent == [(injection.STORED_ATTACK_TO, injection.STORED_ATTACK_BODY)]   # the gate saw a clean run
+    assert not gate.tainted and gate.log[-1] == ("allow", "send_email", "")
+    assert res.messages[1]["tool_calls"][0]["name"] == "get_ticket"
+    res, sent, gate = injection.stored_injection_demo(outside_text=True)
+    assert sent == [] and gate.tainted
+    assert gate.log[-1] == ("deny", "send_email", REASON_TAINTED)
+    assert res.final == injection.TICKET_SUMMARY
+    ticket = next(m for m in res.messages if m["role"] == "tool")
+    assert "send_email(" in ticket["content"]          # the ticket really carried the order
+    reg = injection.make_ticket_registry()
+    assert reg.get("get_ticket").open_world is False and reg.get("get_ticket").read_only
+
+
+# ---- issue 11, point 4: the gate sees the call that runs -------------------------------------------
+
+def test_refund_lesson_gate_sees_the_repaired_amount():
+    for label, args in injection.REFUND_SLIPS.items():
+        raw = {"id": "r1", "name": "refund", "arguments": args}
+        seen_raw = injection.RefundLimitGate(pre_approved={"refund"}).check(raw, injection.make_refund_registry().get("refund"))
+        assert seen_raw == (True, ""), label      # a gate shown the raw call misreads it
+        res, refunds, gate = injection.refund_demo(args)
+        assert refunds == [], label               # the run's gate saw 150 and stopped it
+        assert gate.seen == [{"order_id": "A1", "amount": 150}], label
+        assert res.results[0][1].kind == "blocked"
+        assert res.messages[1]["tool_calls"][0]["arguments"] == args   # what the model sent is kept
+    res, refunds, gate = injection.refund_demo({"order_id": "A1", "amount": "40"})
+    assert refunds == [("A1", 40)] and gate.seen == [{"order_id": "A1", "amount": 40}]

@@ -159,7 +159,9 @@ def test_repairs_are_recorded_as_events():
     reg = make_weather_registry()
     model = T.ScriptedModel([{"tool_calls": [T.call("c", "get_weather", city="Rome", unit="Fahrenheit")]}])
     res = T.run_agent(model, reg, "x")
-    assert res.events == ["repaired get_weather: unit: fixed case of 'Fahrenheit' to 'fahrenheit'"]
+    assert res.events == ["repaired get_weather: unit: fixed case of 'Fahrenheit' to 'fahrenheit'",
+                          'repaired get_weather arguments: {"city": "Rome", "unit": "fahrenheit"} '
+                          '(the model sent {"city": "Rome", "unit": "Fahrenheit"})']
     assert '"temp": 70' in tool_msgs(res)[0]["content"]
 
 
@@ -224,3 +226,123 @@ def test_result_cap_truncates_with_a_visible_marker():
     assert big["content"] == "x" * 10 + " [truncated 40 characters]"
     assert small["content"] == "xxxxx"
     assert res.events == ["truncated dump: 40 characters cut"]
+
+
+# ---- issue 11, point 4: the gate sees exactly the call that runs ---------------------------------
+
+class RefundCapGate(T.PermissionGate):
+    """Reads arguments: refunds over 100 need a person. Records every call it is shown."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.shown = []
+
+    def check(self, call, tool):
+        self.shown.append(call)
+        amount = call["arguments"].get("amount", 0) if isinstance(call["arguments"], dict) else 0
+        if isinstance(amount, (int, float)) and amount > 100:
+            self.log.append(("deny", call["name"], "over 100"))
+            return False, "over 100"
+        return super().check(call, tool)
+
+
+def refund_registry():
+    reg = T.ToolRegistry()
+    paid = []
+
+    def refund(order_id: str, amount: int) -> str:
+        """Refund part of an order."""
+        paid.append((order_id, amount))
+        return f"refunded {amount}"
+
+    reg.add(refund, read_only=False)
+    return reg, paid
+
+
+SLIPS = {
+    "key in another case": {"order_id": "A1", "Amount": 150},
+    "misspelt key": {"order_id": "A1", "amuont": 150},
+    "number as a string": {"order_id": "A1", "amount": "150"},
+    "arguments as a JSON string": '{"order_id": "A1", "amount": 150}',
+    "all at once": '{"order_id": "A1", "AMOUNT": "150"}',
+}
+
+
+def test_a_gate_that_reads_arguments_sees_the_repaired_call():
+    for label, args in SLIPS.items():
+        reg, paid = refund_registry()
+        gate = RefundCapGate(pre_approved={"refund"})
+        model = T.ScriptedModel([{"tool_calls": [{"id": "r1", "name": "refund", "arguments": args}]}])
+        res = T.run_agent(model, reg, "refund", gate=gate)
+        assert paid == [], label
+        assert gate.shown == [{"id": "r1", "name": "refund", "arguments": {"order_id": "A1", "amount": 150}}], label
+        assert res.results[0][1].kind == "blocked", label
+        # the conversation keeps what the model sent
+        assert res.messages[1]["tool_calls"][0]["arguments"] == args, label
+        assert res.results[0][0]["arguments"] == args, label
+
+
+def test_the_tool_runs_exactly_what_the_gate_allowed_and_both_are_logged():
+    reg, paid = refund_registry()
+    gate = RefundCapGate(pre_approved={"refund"})
+    model = T.ScriptedModel([{"tool_calls": [T.call("r1", "refund", order_id="A1", Amount="40")]}])
+    res = T.run_agent(model, reg, "refund", gate=gate)
+    assert paid == [("A1", 40)]
+    assert gate.shown[0]["arguments"] == {"order_id": "A1", "amount": 40}
+    assert res.results[0][1].notes == ["renamed parameter 'Amount' to 'amount'", "amount: converted '40' to integer"]
+    assert res.events == [
+        "repaired refund: renamed parameter 'Amount' to 'amount'; amount: converted '40' to integer",
+        'repaired refund arguments: {"order_id": "A1", "amount": 40} '
+        '(the model sent {"order_id": "A1", "Amount": "40"})']
+
+
+def test_a_call_that_fails_validation_is_answered_and_never_reaches_the_gate_or_the_tool():
+    reg, paid = refund_registry()
+    gate = RefundCapGate(confirm=lambda c: True)   # a gate that would allow anything
+    model = T.ScriptedModel([{"tool_calls": [T.call("r1", "refund", order_id="A1", amount="lots"),
+                                             T.call("r2", "refund", order_id="A1"),
+                                             T.call("r3", "refnud", order_id="A1", amount=5),
+                                             {"id": "r4", "name": "refund", "arguments": "{not json"}]}])
+    res = T.run_agent(model, reg, "refund", gate=gate)
+    assert paid == [] and gate.shown == [] and gate.log == []
+    assert [r.kind for _, r in res.results] == ["invalid_args", "invalid_args", "unknown_tool", "invalid_args"]
+    assert "amount: expected integer, got string ('lots')" in res.results[0][1].content
+
+
+# ---- issue 11, point 8: nothing from the registry escapes into the loop --------------------------
+
+def test_a_result_too_long_to_print_is_not_reported_as_a_timeout():
+    reg = T.ToolRegistry()
+
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    reg.add(add)
+    huge = int("9" * 4300)
+    for timeout in (2.0, None):
+        res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("a", "add", a=huge, b=huge)]}]), reg, "x",
+                          call_timeout=timeout, sleep=lambda s: None)
+        assert res.results[0][1].kind == "ok" and "4301 digits" in tool_msgs(res)[0]["content"]
+        assert not any(e.startswith("retry") for e in res.events)
+
+
+def test_an_exception_out_of_registry_run_becomes_a_crash_not_a_timeout():
+    class BrokenRegistry(T.ToolRegistry):
+        def run(self, name, args, repair=True):
+            raise RuntimeError("the registry itself broke")
+
+    reg = BrokenRegistry()
+
+    def ping(x: int) -> str:
+        """Ping."""
+        return "pong"
+
+    reg.add(ping)
+    for timeout in (2.0, None):
+        waits = []
+        res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("p", "ping", x=1)]}, {"content": "ok"}]),
+                          reg, "x", call_timeout=timeout, sleep=waits.append)
+        result = res.results[0][1]
+        assert result.kind == "crash" and "RuntimeError" in result.content, result
+        assert waits == [] and res.final == "ok"

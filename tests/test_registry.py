@@ -5,6 +5,7 @@ from typing import Literal
 import pytest
 
 import toolkit as T
+from toolkit.registry import to_text
 
 
 def make_registry():
@@ -124,3 +125,131 @@ def test_run_never_raises_even_for_odd_input():
     for name, args in [(None, None), (5, {}), ("get_weather", [1, 2]), ("get_weather", {"city": object()})]:
         r = reg.run(name, args)
         assert isinstance(r, T.ToolResult) and not r.ok
+
+
+# ---- issue 11, point 8: run() turns every failure into a result the model reads ---------------
+
+class Unprintable(Exception):
+    """An exception whose message cannot be turned into text."""
+
+    def __str__(self):
+        raise RuntimeError("no message for you")
+
+    __repr__ = __str__
+
+
+class UnprintableToolError(T.ToolError):
+    def __str__(self):
+        raise RuntimeError("no message for you")
+
+
+def big_registry():
+    reg = T.ToolRegistry()
+
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    def shout(text: str) -> str:
+        """Upper-case a text."""
+        return text.upper()
+
+    def explode(x: int) -> str:
+        """Raises an exception that cannot be printed."""
+        raise Unprintable()
+
+    def refuse(x: int) -> str:
+        """Raises a ToolError that cannot be printed."""
+        raise UnprintableToolError()
+
+    def gadget(x: int) -> object:
+        """Returns an object that cannot be shown."""
+        class Gadget:
+            def __repr__(self):
+                raise RuntimeError("no repr")
+        return Gadget()
+
+    for fn in (add, shout, explode, refuse, gadget):
+        reg.add(fn)
+    return reg
+
+
+HUGE = int("9" * 4300)  # the largest int Python will still print by default; HUGE + HUGE is not
+
+
+def test_to_text_turns_unprintable_values_into_a_sentence():
+    text = to_text(HUGE + HUGE)
+    assert isinstance(text, str) and "4301 digits" in text
+    assert "cannot be shown" in to_text(big_registry().get("gadget").fn(1))
+    assert to_text({"a": [1, 2]}) == '{"a": [1, 2]}' and to_text("plain") == "plain"
+
+
+def test_a_sum_too_long_to_print_comes_back_as_a_result():
+    r = big_registry().run("add", {"a": HUGE, "b": HUGE})
+    assert (r.ok, r.kind) == (True, "ok") and r.data == HUGE + HUGE
+    assert "4301 digits" in r.content and len(r.content) < 300
+
+
+def test_exceptions_that_cannot_be_printed_still_give_a_message():
+    reg = big_registry()
+    crash = reg.run("explode", {"x": 1})
+    assert crash.kind == "crash" and "Unprintable" in crash.content and "fault in the tool" in crash.content
+    refused = reg.run("refuse", {"x": 1})
+    assert refused.kind == "tool_error" and "'refuse' failed" in refused.content
+
+
+def test_huge_or_odd_values_in_arguments_are_reported_not_raised():
+    reg = big_registry()
+    as_text = reg.run("shout", {"text": HUGE + HUGE})   # an int where a string goes: repr fails
+    assert as_text.kind == "invalid_args" and "text: expected string, got integer" in as_text.content
+    assert len(as_text.content) < 400
+    digits = reg.run("add", {"a": "7" * 5000, "b": 1})  # a digit string too long to convert
+    assert digits.kind == "invalid_args" and "a: expected integer, got string" in digits.content
+    keys = reg.run("add", {1: 2, "a": 1, "b": 2})       # a key that is not a string
+    assert keys.kind == "invalid_args" and "parameter names must be strings" in keys.content
+
+
+def test_unknown_tool_names_that_are_huge_or_odd_get_a_short_answer():
+    reg = big_registry()
+    for name in ("x" * 1_000_000, HUGE + HUGE, ["add"], {"name": "add"}, b"add"):
+        r = reg.run(name, {})
+        assert r.kind == "unknown_tool" and len(r.content) < 400, (type(name), r.content[:100])
+        assert "Available tools: add, shout" in r.content
+    assert "Did you mean 'add'?" in reg.run("ad d", {}).content
+
+
+def test_a_failure_anywhere_inside_run_becomes_a_crash_result():
+    reg = big_registry()
+    reg.get("shout").input_schema = ["not", "a", "schema"]  # a broken definition, say from a server
+    r = reg.run("shout", {"text": "hi"})
+    assert isinstance(r, T.ToolResult) and r.kind == "crash" and "shout" in r.content
+
+
+# ---- issue 11, point 5: a tool may declare that its results carry outside text ----------------
+
+def test_outside_text_is_a_tool_option_and_open_world_implies_it():
+    reg = T.ToolRegistry()
+
+    @reg.tool(outside_text=True)
+    def get_review(product: str) -> str:
+        """A stored customer review."""
+        return "great"
+
+    def lookup(key: str) -> str:
+        """A local record."""
+        return "record"
+
+    def browse(url: str) -> str:
+        """A web page."""
+        return "page"
+
+    reg.add(lookup)
+    reg.add(browse, open_world=True)
+    assert reg.get("get_review").outside_text is True and reg.get("get_review").carries_outside_text
+    assert reg.get("lookup").outside_text is None and not reg.get("lookup").carries_outside_text
+    assert reg.get("browse").carries_outside_text        # open world: always outside text
+    with pytest.raises(ValueError, match="open-world"):
+        reg.add(browse, name="browse2", open_world=True, outside_text=False)
+    # MCP has no such annotation: the tool's MCP form is unchanged
+    assert reg.get("get_review").to_mcp()["annotations"] == {
+        "readOnlyHint": True, "destructiveHint": False, "openWorldHint": False}

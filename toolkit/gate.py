@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
-__all__ = ["PermissionGate", "wrap_untrusted", "looks_like_injection",
+__all__ = ["PermissionGate", "wrap_untrusted", "looks_like_injection", "carries_outside_text",
            "REASON_ALLOWLIST", "REASON_CHANGES_STATE", "REASON_TAINTED", "REASON_DECLINED"]
 
 REASON_ALLOWLIST = "not on this task's allowlist"
@@ -26,8 +26,21 @@ class PermissionGate:
     Rules, in order: a tool the registry does not know passes (the registry will report it);
     a tool missing from ``allow`` (when an allowlist is set) is denied; a tool that is not
     read-only runs only if it is ``pre_approved`` and the run is not tainted, or if
-    ``confirm(call)`` returns true. Once any ``open_world`` tool has run, the run is tainted.
-    Every decision is appended to ``log`` as ``("allow"|"deny", name, reason)``.
+    ``confirm(call)`` returns true. Every decision is appended to ``log`` as
+    ``("allow"|"deny", name, reason)``.
+
+    **Taint.** The run is tainted once a tool that carries *outside text* has run, that is,
+    text someone outside the system could have written. A tool carries it when it is
+    ``open_world`` (the web, an inbox) or declares ``outside_text=True`` (a support ticket, a
+    product review, a document in an internal store: a stored injection waits there for the
+    agent, pack §2.10). A closed-world tool that declares nothing does not taint; declare
+    ``outside_text=True`` on every tool that returns text a stranger can write. Where the host
+    cannot know, the toolkit assumes outside text: a tool bridged from an MCP server that the
+    host has not marked trusted is open world and carries it (:func:`toolkit.mcp_to_registry`).
+
+    The harness (:func:`toolkit.run_agent`) shows the gate the call that will run: arguments
+    decoded and repaired, then validated. A gate that reads arguments (an amount, a host)
+    therefore judges what executes, never a misspelt or string-typed variant of it.
     """
 
     def __init__(self, allow: Iterable[str] | None = None, pre_approved: Iterable[str] = (),
@@ -60,9 +73,15 @@ class PermissionGate:
         return ok, reason
 
     def note_result(self, tool) -> None:
-        """Tell the gate a tool ran; an open-world tool taints the rest of the run."""
-        if tool is not None and getattr(tool, "open_world", False):
+        """Tell the gate a tool ran; a tool that carries outside text taints the rest of the run."""
+        if tool is not None and carries_outside_text(tool):
             self.tainted = True
+
+
+def carries_outside_text(tool) -> bool:
+    """Whether ``tool``'s results may hold text written outside the system: it is open world,
+    or it declares ``outside_text=True``. Works for any object with those attributes."""
+    return bool(getattr(tool, "open_world", False)) or getattr(tool, "outside_text", None) is True
 
 
 def wrap_untrusted(text: str) -> str:

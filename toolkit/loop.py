@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from .gate import PermissionGate, wrap_untrusted
 from .registry import ToolRegistry, ToolResult
+from .schema import _short_repr
 
 __all__ = ["ScriptedModel", "call", "run_agent", "AgentResult", "BACKOFF_START"]
 
@@ -62,13 +63,28 @@ class AgentResult:
     results: list = field(default_factory=list)  # (call, ToolResult) pairs, in order
 
 
-def _run_with_timeout(registry: ToolRegistry, name: str, args: Any, timeout: float | None) -> ToolResult:
-    if timeout is None or registry.get(name) is None:
-        return registry.run(name, args)
+def _crashed(name: Any, exc: BaseException) -> ToolResult:
+    """The answer when the registry itself fails: a fault, reported, never a timeout."""
+    return ToolResult(False, f"Running tool {_short_repr(name)} failed inside the harness "
+                      f"({type(exc).__name__}). This is a fault in the tool or its setup, not in "
+                      "your call; do not repeat it, try another way or tell the user.", kind="crash")
+
+
+def _run_once(registry: ToolRegistry, name: str, args: dict) -> ToolResult:
+    """Run exactly ``args`` (already repaired and validated): no second repair."""
+    try:
+        return registry.run(name, args, repair=False)
+    except Exception as exc:  # ToolRegistry.run never raises; a subclass or stand-in might
+        return _crashed(name, exc)
+
+
+def _run_with_timeout(registry: ToolRegistry, name: str, args: dict, timeout: float | None) -> ToolResult:
+    if timeout is None:
+        return _run_once(registry, name, args)
     box: dict = {}
 
     def work() -> None:
-        box["result"] = registry.run(name, args)
+        box["result"] = _run_once(registry, name, args)
 
     worker = threading.Thread(target=work, daemon=True, name=f"tool:{name}")
     worker.start()
@@ -81,21 +97,13 @@ def _run_with_timeout(registry: ToolRegistry, name: str, args: Any, timeout: flo
 
 def _execute(registry: ToolRegistry, call_: dict, call_timeout: float | None, max_retries: int,
              sleep: Callable[[float], Any]) -> tuple[ToolResult, list[str]]:
-    """Run one allowed call with its retries; returns the result and this call's events."""
-    name = call_.get("name")
-    args = call_.get("arguments")
-    if isinstance(args, str):  # vendors send arguments as a JSON string
-        try:
-            args = json.loads(args) if args.strip() else {}
-        except ValueError:
-            pass
+    """Run one prepared, allowed call with its retries; returns the result and its events."""
+    name, args = call_["name"], call_["arguments"]
     tool = registry.get(name)
     events: list[str] = []
     attempt = 0
     while True:
         result = _run_with_timeout(registry, name, args, call_timeout)
-        if result.notes and attempt == 0:
-            events.append(f"repaired {name}: " + "; ".join(result.notes))
         retryable = result.kind == "transient" or (
             result.kind == "timeout" and tool is not None and tool.read_only)
         if retryable and attempt < max_retries:
@@ -106,6 +114,44 @@ def _execute(registry: ToolRegistry, call_: dict, call_timeout: float | None, ma
         if retryable and attempt > 0:
             result.content += f" Gave up after {attempt + 1} tries."
         return result, events
+
+
+def _decode(args: Any) -> Any:
+    """Arguments as a dict when a vendor sent them as a JSON string; else as they came."""
+    if isinstance(args, str):
+        try:
+            return json.loads(args) if args.strip() else {}
+        except (ValueError, RecursionError):
+            return args  # validation will say the arguments are not an object
+    return args
+
+
+def _shown(value: Any, limit: int = 200) -> str:
+    """Arguments for the events log: JSON (a string as it came), cut to ``limit`` characters."""
+    if isinstance(value, str):
+        return _short_repr(value, limit)
+    try:
+        text = json.dumps(value, default=str)
+    except Exception:
+        return _short_repr(value, limit)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _prepare(registry: ToolRegistry, call_: dict) -> tuple[dict, list[str], ToolResult | None, list[str]]:
+    """Decode, repair and validate one call before the gate sees it (pack §2.2).
+
+    Returns the call that would run (same id and name, the repaired arguments), the repair
+    notes, a failed result to answer instead (or None), and the events to log.
+    """
+    name, sent = call_.get("name"), call_.get("arguments")
+    try:
+        args, notes, failed = registry.prepare(name, _decode(sent))
+    except Exception as exc:  # ToolRegistry.prepare never raises; a stand-in might
+        args, notes, failed = sent, [], _crashed(name, exc)
+    events = [f"repaired {name}: " + "; ".join(notes)] if notes else []
+    if notes and failed is None:
+        events.append(f"repaired {name} arguments: {_shown(args)} (the model sent {_shown(sent)})")
+    return {"id": call_.get("id"), "name": name, "arguments": args}, notes, failed, events
 
 
 def _reply_calls(reply: Any, step: int) -> list[dict]:
@@ -128,10 +174,22 @@ def run_agent(model, registry: ToolRegistry, user: str, *, system: str | None = 
               max_result_chars: int | None = None) -> AgentResult:
     """Run the tool-call loop until the model answers in text or ``max_steps`` turns pass.
 
-    Each turn: ask the model; if it wrote tool calls, check each with the ``gate``, run the
-    allowed ones (at the same time when ``parallel``) under ``call_timeout`` with up to
-    ``max_retries`` retries for transient failures and read-only timeouts, and append one
-    ``tool`` message per call. ``sleep`` receives the back-off waits (0.1, 0.2, 0.4 … s), so
+    Each turn: ask the model; if it wrote tool calls, prepare each one (arguments sent as a
+    JSON string are decoded, then repaired and validated), check the prepared call with the
+    ``gate``, run the allowed ones (at the same time when ``parallel``) under ``call_timeout``
+    with up to ``max_retries`` retries for transient failures and read-only timeouts, and
+    append one ``tool`` message per call.
+
+    Check what you execute: the gate is shown exactly the call that will run (the model's id
+    and name, the repaired arguments) and that call runs as it is, with no second repair, so
+    a gate that reads arguments cannot be slipped past with ``{"Amount": "150"}``. A call that
+    fails validation (or names no known tool) is answered with the registry's message and
+    never runs, so the gate is not asked about it. The conversation and ``results`` keep what
+    the model sent; when repair changed the arguments, the events hold both versions.
+    Anything that goes wrong inside the registry comes back as a ``crash`` result, never as
+    an exception or a timeout.
+
+    ``sleep`` receives the back-off waits (0.1, 0.2, 0.4 … s), so
     tests can record them instead of waiting. ``call_timeout=None`` runs calls inline.
     ``max_result_chars`` caps each result the model reads, with a visible marker, so one huge
     result cannot fill the context (the harness's fifth job in §2.2).
@@ -155,24 +213,34 @@ def run_agent(model, registry: ToolRegistry, user: str, *, system: str | None = 
         messages.append({"role": "assistant", "content": reply.get("content"), "tool_calls": calls})
         n_calls += len(calls)
 
-        # 1. permission checks, in call order, before anything runs
+        # 1. decode, repair and validate each call, then ask the gate about exactly that call,
+        #    in call order, before anything runs. A call that fails validation is answered
+        #    with the registry's message; it never runs, so the gate is not asked about it.
         outcome: list = [None] * len(calls)
+        ready: list = [None] * len(calls)
         per_call_events: list[list[str]] = [[] for _ in calls]
         to_run = []
         for i, c in enumerate(calls):
+            run_call, notes, failed, per_call_events[i] = _prepare(registry, c)
+            if failed is not None:
+                outcome[i] = failed
+                continue
             if gate is not None:
-                ok, reason = gate.check(c, registry.get(c.get("name")))
+                ok, reason = gate.check(run_call, registry.get(run_call["name"]))
                 if not ok:
                     outcome[i] = ToolResult(
                         False, f"Blocked by policy: {reason}. Tell the user what you wanted to do and ask.",
-                        kind="blocked")
-                    per_call_events[i].append(f"blocked {c.get('name')}: {reason}")
+                        kind="blocked", notes=notes)
+                    per_call_events[i].append(f"blocked {run_call['name']}: {reason}")
                     continue
+            ready[i] = (run_call, notes)
             to_run.append(i)
 
-        # 2. run the allowed calls, together or one after another
+        # 2. run exactly the allowed calls, together or one after another
         def work(i: int) -> None:
-            outcome[i], evs = _execute(registry, calls[i], call_timeout, max_retries, sleep)
+            run_call, notes = ready[i]
+            outcome[i], evs = _execute(registry, run_call, call_timeout, max_retries, sleep)
+            outcome[i].notes = list(notes)
             per_call_events[i].extend(evs)
 
         if parallel and len(to_run) > 1:
@@ -201,7 +269,6 @@ def run_agent(model, registry: ToolRegistry, user: str, *, system: str | None = 
             results.append((c, result))
         if gate is not None:
             for i in to_run:
-                if outcome[i].kind not in ("unknown_tool", "invalid_args"):
-                    gate.note_result(registry.get(calls[i].get("name")))
+                gate.note_result(registry.get(ready[i][0]["name"]))
     events.append(f"stopped: reached max_steps={max_steps}")
     return AgentResult(None, messages, max_steps, n_calls, "max_steps", events, results)

@@ -13,9 +13,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .schema import repair_args, schema_from_function, validate_args
+from .gate import carries_outside_text
+from .schema import _short_repr, repair_args, schema_from_function, validate_args
 
 __all__ = ["ToolError", "TransientToolError", "Tool", "ToolResult", "ToolRegistry", "RESULT_KINDS"]
+
+_MAX_MATCHED_NAME = 200  # longer unknown names get no "Did you mean"
 
 RESULT_KINDS = ("ok", "unknown_tool", "invalid_args", "tool_error", "transient", "crash",
                 "timeout", "blocked")
@@ -36,6 +39,13 @@ class Tool:
     The three flags mirror MCP's annotations (pack §2.6): ``read_only`` (does not change
     anything), ``destructive`` (may destroy data) and ``open_world`` (reads or acts outside
     the system, such as the web). The permission gate uses them (pack §2.10).
+
+    ``outside_text`` says whether the tool's results can carry text that someone outside
+    wrote: a support ticket, a product review, a document in an internal store. Such text
+    can hold a planted instruction even when the tool never leaves the system (a stored
+    injection, pack §2.10). ``None`` means "not declared"; an open-world tool always
+    carries outside text (see :attr:`carries_outside_text`), so ``open_world=True`` with
+    ``outside_text=False`` is refused.
     """
 
     name: str
@@ -45,6 +55,20 @@ class Tool:
     read_only: bool = True
     destructive: bool = False
     open_world: bool = False
+    outside_text: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.open_world is True and self.outside_text is False:
+            raise ValueError(
+                f"tool {self.name!r}: an open-world tool always carries outside text, so "
+                "outside_text=False cannot hold; leave outside_text out (or set it to True)")
+
+    @property
+    def carries_outside_text(self) -> bool:
+        """True when the tool's results may hold text written outside the system: it is
+        open world, or it declared ``outside_text=True``. The gate taints the run after
+        such a tool has run (the rule is :func:`toolkit.gate.carries_outside_text`)."""
+        return carries_outside_text(self)
 
     def schema(self) -> dict:
         return {"name": self.name, "description": self.description, "inputSchema": self.input_schema}
@@ -91,13 +115,54 @@ def _describe_params(schema: dict) -> str:
 
 
 def to_text(value: Any) -> str:
-    """A tool's return value as the text a model reads: strings as they are, the rest as JSON."""
+    """A tool's return value as the text a model reads: strings as they are, the rest as JSON.
+
+    It never raises. A value JSON cannot hold is shown by its ``repr``; a value that cannot
+    be shown at all (an integer longer than Python will print, an object whose ``repr``
+    fails) becomes a sentence that says so, so the model still learns the call worked.
+    """
     if isinstance(value, str):
         return value
     try:
         return json.dumps(value, default=str)
-    except (TypeError, ValueError, RecursionError):
+    except Exception:
+        pass
+    try:
         return repr(value)
+    except Exception as exc:
+        return _unshowable(value, exc)
+
+
+def _unshowable(value: Any, exc: BaseException) -> str:
+    """A sentence for a return value that has no text form."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (f"(The tool returned an integer with {_digit_count(value)} digits, too long to "
+                "show as text here. The call itself worked.)")
+    return (f"(The tool returned a {type(value).__name__} value that cannot be shown as text "
+            f"({type(exc).__name__}). The call itself worked.)")
+
+
+def _digit_count(n: int) -> int:
+    """How many decimal digits ``n`` has, without turning it into text."""
+    n = abs(n)
+    digits = max(1, int((n.bit_length() - 1) * 0.30102999566398120) + 1)  # log10(2) per bit
+    while n >= 10 ** digits:
+        digits += 1
+    return digits
+
+
+def _message(exc: BaseException) -> str:
+    """An exception's message, or "" when it has none or cannot produce one (its ``__str__``
+    may itself raise)."""
+    try:
+        return str(exc)
+    except Exception:
+        return ""
+
+
+def _short_message(exc: BaseException, limit: int = 200) -> str:
+    text = _message(exc) or "no message"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class ToolRegistry:
@@ -108,11 +173,15 @@ class ToolRegistry:
 
     def add(self, fn: Callable, name: str | None = None, read_only: bool = True,
             destructive: bool = False, open_world: bool = False,
-            description: str | None = None) -> Tool:
-        """Make a :class:`Tool` from a typed, documented function and register it."""
+            description: str | None = None, outside_text: bool | None = None) -> Tool:
+        """Make a :class:`Tool` from a typed, documented function and register it.
+
+        ``outside_text=True`` marks a tool whose results may hold text written outside the
+        system (tickets, reviews, stored documents), so reading them taints the run.
+        """
         schema = schema_from_function(fn, name)
         tool = Tool(schema["name"], description or schema["description"], fn,
-                    schema["inputSchema"], read_only, destructive, open_world)
+                    schema["inputSchema"], read_only, destructive, open_world, outside_text)
         self.register(tool)
         return tool
 
@@ -152,39 +221,69 @@ class ToolRegistry:
 
     def unknown_tool_message(self, name: Any) -> str:
         names = self.names()
-        text = f"Unknown tool {name!r}."
-        close = difflib.get_close_matches(name, names, n=1, cutoff=0.75) if isinstance(name, str) else []
-        if close:
-            text += f" Did you mean {close[0]!r}?"
+        text = f"Unknown tool {_short_repr(name)}."
+        # difflib is quadratic in the name's length: only look for a match a model could mean
+        if isinstance(name, str) and len(name) <= _MAX_MATCHED_NAME:
+            close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+            if close:
+                text += f" Did you mean {close[0]!r}?"
         return text + f" Available tools: {', '.join(names) if names else '(none)'}."
 
-    def run(self, name: str, args: Any, repair: bool = True) -> ToolResult:
-        """Check and run one call. Never raises; see :data:`RESULT_KINDS` for the outcomes."""
-        tool = self.get(name)
-        if tool is None:
-            return ToolResult(False, self.unknown_tool_message(name), kind="unknown_tool")
-        if args is None:
-            args = {}
+    def prepare(self, name: str, args: Any, repair: bool = True) -> tuple[Any, list[str], ToolResult | None]:
+        """Everything :meth:`run` does before the tool's code runs: find the tool, repair the
+        arguments (when ``repair`` and they form a dict; ``None`` means ``{}``), validate them.
+
+        Returns ``(args, notes, None)`` when the call may run, ``args`` being exactly what
+        would run; or ``(args, notes, result)`` with a failed :class:`ToolResult`
+        (``unknown_tool`` or ``invalid_args``, or ``crash`` if the tool's definition is
+        broken) to answer instead. The harness uses it to show the permission gate the call
+        that will really run (pack §2.2: check what you execute). Never raises.
+        """
         notes: list[str] = []
-        if repair and isinstance(args, dict):
-            args, notes = repair_args(args, tool.input_schema)
-        errors = validate_args(args, tool.input_schema)
-        if errors:
-            text = (f"Invalid arguments for tool {tool.name!r}: " + "; ".join(errors)
-                    + f". Fix the call and try again; {_describe_params(tool.input_schema)}.")
-            return ToolResult(False, text, kind="invalid_args", notes=notes)
+        try:
+            tool = self.get(name)
+            if tool is None:
+                return args, notes, ToolResult(False, self.unknown_tool_message(name), kind="unknown_tool")
+            if args is None:
+                args = {}
+            if repair and isinstance(args, dict):
+                args, notes = repair_args(args, tool.input_schema)
+            errors = validate_args(args, tool.input_schema)
+            if errors:
+                text = (f"Invalid arguments for tool {tool.name!r}: " + "; ".join(errors)
+                        + f". Fix the call and try again; {_describe_params(tool.input_schema)}.")
+                return args, notes, ToolResult(False, text, kind="invalid_args", notes=notes)
+        except Exception as exc:  # a broken definition (say, a server's odd schema), not the call
+            return args, notes, ToolResult(
+                False, f"Tool {_short_repr(name)} could not be checked ({type(exc).__name__}: "
+                f"{_short_message(exc)}). This is a fault in the tool's definition, not in your "
+                "call; do not repeat it, try another way or tell the user.", kind="crash", notes=notes)
+        return args, notes, None
+
+    def run(self, name: str, args: Any, repair: bool = True) -> ToolResult:
+        """Check and run one call. Never raises; see :data:`RESULT_KINDS` for the outcomes.
+
+        With ``repair=False`` the arguments run exactly as given, once they pass validation:
+        that is how the harness runs a call it has already repaired and shown to the gate.
+        """
+        args, notes, failed = self.prepare(name, args, repair)
+        if failed is not None:
+            return failed
+        tool = self.get(name)
         try:
             value = tool.fn(**args)
         except TransientToolError as exc:
-            return ToolResult(False, str(exc) or f"Tool {tool.name!r} is busy; try again.",
+            return ToolResult(False, _message(exc) or f"Tool {tool.name!r} is busy; try again.",
                               kind="transient", notes=notes)
         except ToolError as exc:
-            return ToolResult(False, str(exc) or f"Tool {tool.name!r} failed.", kind="tool_error", notes=notes)
+            return ToolResult(False, _message(exc) or f"Tool {tool.name!r} failed.", kind="tool_error", notes=notes)
         except Exception as exc:  # a bug in the tool, not in the call
+            detail = _message(exc)
             return ToolResult(
                 False,
-                f"Tool {tool.name!r} crashed with {type(exc).__name__}: {exc}. This is a fault in "
-                "the tool, not in your call; do not repeat it, try another way or tell the user.",
+                f"Tool {tool.name!r} crashed with {type(exc).__name__}{': ' + detail if detail else ''}. "
+                "This is a fault in the tool, not in your call; do not repeat it, try another way or "
+                "tell the user.",
                 kind="crash", notes=notes)
         if isinstance(value, str):
             return ToolResult(True, value, data=None, notes=notes)

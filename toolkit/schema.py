@@ -206,10 +206,14 @@ def _fits_type(value: Any, kind: str) -> bool:
 
 
 def _short_repr(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters; never raises (an integer too long to
+    print, a deeply nested list or an object whose ``repr`` fails get a stand-in)."""
     try:
         text = repr(value)
     except RecursionError:
         text = f"<deeply nested {json_type_name(value)}>"
+    except Exception:
+        text = f"<{json_type_name(value)} too large or odd to show>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -247,7 +251,9 @@ def _check_object(args: dict, schema: dict, prefix: str, errors: list[str]) -> N
             errors.append(f"missing required parameter '{prefix}{req}'")
     closed = schema.get("additionalProperties", True) is False
     for key, value in args.items():
-        if key in props:
+        if not isinstance(key, str):
+            errors.append(f"parameter names must be strings, got {json_type_name(key)} {_short_repr(key)}")
+        elif key in props:
             _check_value(value, props[key], f"{prefix}{key}", errors)
         elif closed:
             errors.append(f"unknown parameter '{prefix}{key}'")
@@ -307,27 +313,56 @@ def _fix_value(value: Any, schema: dict) -> tuple[Any, str | None]:
 
 
 def _coerce(value: Any, kind: str) -> tuple[Any, str | None]:
-    shown = repr(value)
+    try:
+        fixed = _converted(value, kind)
+    except (ValueError, OverflowError):  # digits past Python's int/str limit: leave it to validation
+        return value, None
+    if fixed is _NO_FIX:
+        return value, None
+    what = "wrapped {} in a list" if kind == "array" else f"converted {{}} to {kind}"
+    return fixed, what.format(_short_repr(value))
+
+
+_NO_FIX = object()
+
+
+def _converted(value: Any, kind: str) -> Any:
+    """``value`` converted to the JSON type ``kind``, or ``_NO_FIX`` when the intent is unclear."""
     if kind == "integer":
         if isinstance(value, float) and not isinstance(value, bool) and value.is_integer():
-            return int(value), f"converted {shown} to integer"
+            return int(value)
         if isinstance(value, str) and _INT_TEXT.match(value):
-            return int(value), f"converted {shown} to integer"
+            return int(value)
     elif kind == "number":
         if isinstance(value, str) and _NUMBER_TEXT.match(value):
             number = int(value) if _INT_TEXT.match(value) else float(value)
             if math.isfinite(number):
-                return number, f"converted {shown} to number"
+                return number
     elif kind == "boolean":
         if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-            return value.strip().lower() == "true", f"converted {shown} to boolean"
+            return value.strip().lower() == "true"
     elif kind == "string":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return str(value), f"converted {shown} to string"
+            return str(value)
     elif kind == "array":
         if not isinstance(value, (list, dict)) and value is not None:
-            return [value], f"wrapped {shown} in a list"
-    return value, None
+            return [value]
+    return _NO_FIX
+
+
+_MAX_MATCHED_KEY = 200  # difflib is quadratic in length; longer keys are only matched by case
+
+
+def _matching_parameter(key: str, free: list) -> str | None:
+    """The free parameter ``key`` was surely meant to be: same letters ignoring case, or a
+    close spelling (difflib ratio at least 0.75). None when there is no such parameter."""
+    same_case = [p for p in free if isinstance(p, str) and p.lower() == key.lower()]
+    if same_case:
+        return same_case[0]
+    if len(key) > _MAX_MATCHED_KEY:
+        return None
+    close = difflib.get_close_matches(key, [p for p in free if isinstance(p, str)], n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def repair_args(args: Any, input_schema: dict) -> tuple[Any, list[str]]:
@@ -351,16 +386,14 @@ def repair_args(args: Any, input_schema: dict) -> tuple[Any, list[str]]:
     taken = {k for k in args if k in props}
     for key, value in args.items():
         target = key
-        if key not in props and closed:
-            free = [p for p in props if p not in taken]
-            same_case = [p for p in free if p.lower() == key.lower()]
-            close = same_case or difflib.get_close_matches(key, free, n=1, cutoff=0.75)
+        if isinstance(key, str) and key not in props and closed:
+            close = _matching_parameter(key, [p for p in props if p not in taken])
             if close:
-                target = close[0]
+                target = close
                 taken.add(target)
-                notes.append(f"renamed parameter {key!r} to {target!r}")
+                notes.append(f"renamed parameter {_short_repr(key)} to {target!r}")
             else:
-                notes.append(f"dropped unknown parameter {key!r}")
+                notes.append(f"dropped unknown parameter {_short_repr(key)}")
                 continue
         if target in props:
             value, note = _fix_value(value, props[target])

@@ -3,7 +3,8 @@
 Pack §2.6 ("The session: initialize, then use"). The client numbers its requests from 1 and
 never reuses an id, checks every reply's shape, and raises :class:`MCPError` for error
 replies. :func:`mcp_to_registry` lets the agent loop of §2.2 use remote tools as if they were
-local, with the annotations mapped onto the permission gate's flags.
+local. A server's annotations are its own claims: they set the permission gate's flags only
+for a server the host marks trusted (pack §2.10).
 """
 
 from __future__ import annotations
@@ -108,26 +109,86 @@ def result_text(result: dict) -> str:
     return "\n".join(parts)
 
 
-def mcp_to_registry(client: MCPClient) -> ToolRegistry:
+HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
+                 "openWorldHint": True}  # the specification's cautious defaults for absent hints
+
+
+def mcp_to_registry(client: MCPClient, trusted: bool = False) -> ToolRegistry:
     """A registry whose tools forward to the server behind ``client``.
 
-    Missing annotations take the spec's cautious defaults: not read-only, destructive, open
-    world. Protocol errors and ``isError`` results both become :class:`ToolError` text that
-    the model can read.
+    Annotations are the server's own claims, and the MCP specification says clients MUST
+    treat them as untrusted unless the server is trusted (pack §2.6, §2.10). So:
+
+    * ``trusted=False`` (the default): the hints never relax the gate. Every tool is taken to
+      change state, to be destructive, to be open world and to carry outside text, whatever
+      it claims; a server that calls its mail tool read-only gains nothing.
+    * ``trusted=True`` (a server the host vouches for): the hints are used, with the
+      specification's cautious defaults for any that are absent (not read-only, destructive,
+      open world).
+
+    Either way the annotations must be well formed: an object whose hints are JSON booleans
+    (``"false"`` is a string, not false). Anything else raises :class:`MCPError` naming the
+    tool, the key and what was found, before any tool is registered.
+
+    Protocol errors and ``isError`` results both become :class:`ToolError` text that the
+    model can read.
     """
     registry = ToolRegistry()
-    for spec in client.list_tools():
-        notes = spec.get("annotations") or {}
+    specs = client.list_tools()
+    flags = [_flags(spec, trusted) for spec in specs]  # check every tool before using any
+    for spec, (read_only, destructive, open_world, outside_text) in zip(specs, flags):
         registry.register(Tool(
             name=spec["name"],
             description=spec.get("description") or spec["name"],
             fn=_forwarder(client, spec["name"]),
             input_schema=spec.get("inputSchema") or {"type": "object", "properties": {}},
-            read_only=bool(notes.get("readOnlyHint", False)),
-            destructive=bool(notes.get("destructiveHint", True)),
-            open_world=bool(notes.get("openWorldHint", True)),
+            read_only=read_only, destructive=destructive, open_world=open_world,
+            outside_text=outside_text,
         ))
     return registry
+
+
+def _flags(spec: Any, trusted: bool) -> tuple[bool, bool, bool, bool | None]:
+    """``(read_only, destructive, open_world, outside_text)`` for one listed tool."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
+        raise MCPError(INVALID_REQUEST, f"Bad tool list: each tool needs a non-empty string 'name'; "
+                                        f"got {_brief(spec)}. The server is broken; ask its author to fix it.")
+    hints = _hints(spec["name"], spec.get("annotations", {}))
+    if not trusted:
+        return False, True, True, True
+    read_only = hints.get("readOnlyHint", HINT_DEFAULTS["readOnlyHint"])
+    # destructiveHint means something only for a tool that is not read-only (the spec)
+    destructive = (not read_only) and hints.get("destructiveHint", HINT_DEFAULTS["destructiveHint"])
+    open_world = hints.get("openWorldHint", HINT_DEFAULTS["openWorldHint"])
+    return read_only, destructive, open_world, None
+
+
+def _hints(name: str, annotations: Any) -> dict:
+    """The behaviour hints of one tool's annotations, each checked to be a JSON boolean."""
+    if not isinstance(annotations, dict):
+        raise MCPError(INVALID_REQUEST, f"Bad annotations for tool {name!r}: 'annotations' must be an "
+                                        f"object, got {_brief(annotations)}. The server is broken; ask "
+                                        "its author to fix it, or leave this server out.")
+    hints = {}
+    for key in HINT_DEFAULTS:
+        if key not in annotations:
+            continue
+        value = annotations[key]
+        if not isinstance(value, bool):
+            raise MCPError(INVALID_REQUEST, f"Bad annotations for tool {name!r}: {key} must be true or "
+                                            f"false (a JSON boolean), got {_brief(value)}. The server is "
+                                            "broken; ask its author to fix it, or leave this server out.")
+        hints[key] = value
+    return hints
+
+
+def _brief(value: Any) -> str:
+    """A value as an error message shows it: its repr, cut short, and its JSON type."""
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    kind = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+    return f"{text} ({kind})"
 
 
 def _forwarder(client: MCPClient, name: str):
