@@ -5,7 +5,8 @@ Part 1: the student writes ``time_one_turn(parallel, n_calls=4, delay=0.2)``, wh
 turn, runs :func:`~toolkit.run_agent` and returns the seconds the run took. The check calls it
 for the pack's case (four calls of 0.2 s: about 0.2 s together, about 0.8 s one after another,
 the pack's own arithmetic) and for a hidden one, and compares the returned time with its own
-stopwatch.
+stopwatch. It prints the student's two times for the pack's case next to that arithmetic, so
+the comparison the exercise asks for is on the page.
 
 Part 2: the second call needs the first call's result ("find Dana's latest order, then cancel
 it"). The student writes ``chained_model()``, a mock that asks for ``find_order`` alone, reads
@@ -138,6 +139,6 @@ def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
     step = "Now answer the question below."
     if (4, 0.2) in seen:
         together, apart = seen[(4, 0.2)]
-        speed = "at least twice as" if apart >= 2 * together else "less than twice as"
-        step = f"By your own clock, running the four calls together was {speed} fast. " + step
+        step = (f"By your own clock, {together:.1f} s together and {apart:.1f} s one after another, "
+                "for four calls of 0.2 s; the pack's arithmetic says about 0.2 s and 0.8 s. " + step)
     return c.done(next_step=step)
