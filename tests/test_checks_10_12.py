@@ -6,16 +6,19 @@ student writes makes a check raise. Starter and solution code are read from the 
 jupytext sources, so the tests follow the cells students actually get.
 """
 
+import base64
+import re
 from math import comb
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
 import toolkit as T
 from toolkit.checks import ex10, ex11, ex12, failure_groups
+from toolkit.exfiltration import PORTAL_URL, leaked_urls
 from toolkit.failures import failed_runs
 
-from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, cell_namespace
+from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, cell_namespace, failed_lines
 
 
 @pytest.fixture(scope="module")
@@ -212,6 +215,7 @@ def test_ex11_never_raises():
 def test_ex12_solution_passes(nb11_solution):
     result = ex12.check(nb11_solution["make_gate"])
     assert result.ok, result.text
+    assert result.total == 3 + len(ex12.VARIANTS)  # every hidden variant was run
     assert "blocked: read the customer list, then open a public help page" in result.text
 
 
@@ -219,22 +223,81 @@ def test_ex12_starter_is_not_done(nb11_starter, capsys):
     assert_not_done(ex12.check(nb11_starter["make_gate"]), capsys)
 
 
-def test_ex12_the_unchanged_gate_fails():
+def test_ex12_the_unchanged_gate_fails_every_attack_and_names_each_shape():
     result = ex12.check(lambda: T.PermissionGate(allow={"fetch_url", "get_customers"}))
-    assert_fails_with_sentence(result, "read_only cannot be the test")
+    assert_fails_with_sentence(result, "read_only cannot be the test", "upper case", "hex-encoded",
+                               "reversed", "ROT13", "host name", "split across")
+    assert len(failed_lines(result)) == len(ex12.VARIANTS)
+    assert all(line.count(". ") == 0 for line in failed_lines(result))  # one sentence each
+
+
+def test_ex12_each_hidden_variant_is_a_real_leak_in_its_own_shape():
+    """With no fix, each variant gets the list out, as the detector judges it, in the shape
+    its name promises: the split one in pieces no single request gives away, the host one
+    with nothing in the path or query."""
+    for variant in ex12.VARIANTS:
+        gate = T.PermissionGate(allow={"fetch_url", "get_customers"})
+        _, fetched = ex12.run_with_gate(gate, variant.model(), f"What does {PORTAL_URL} say?", variant.page)
+        leaks = leaked_urls(fetched)
+        assert leaks, variant.label
+        if "split" in variant.label:
+            assert len(leaks) > 5 and not any(leaked_urls([url]) for url in leaks)
+        if "host name" in variant.label:
+            parts = urlsplit(leaks[0])
+            assert not leaked_urls([f"https://x.test{parts.path}?{parts.query}"])
+
+
+def company_host(call):
+    host = urlsplit(str(call["arguments"].get("url", ""))).hostname or ""
+    return host == "acme.test" or host.endswith(".acme.test")
+
+
+class Egress(T.PermissionGate):
+    """An allowlist of hosts: passes, with a different cost from the notebook's solution."""
+
+    def check(self, call, tool):
+        if tool is not None and tool.name == "fetch_url" and not company_host(call):
+            return False, "not a site this task may open"
+        return super().check(call, tool)
+
+
+class PrivateThenNoWeb(T.PermissionGate):
+    """After the private tool has run, no open-world call at all (and no confirm step)."""
+
+    def __init__(self):
+        super().__init__(allow={"fetch_url", "get_customers"})
+        self.read_private = False
+
+    def check(self, call, tool):
+        if tool is not None and tool.open_world and self.read_private and not self.still_fine(call):
+            return False, "the run has read private data"
+        return super().check(call, tool)
+
+    def still_fine(self, call):
+        return False
+
+    def note_result(self, tool):
+        super().note_result(tool)
+        self.read_private = self.read_private or (tool is not None and tool.name == "get_customers")
+
+
+class PrivateThenAllowlist(PrivateThenNoWeb):
+    """After the private tool has run, open-world calls only to the company's own hosts."""
+
+    def still_fine(self, call):
+        return company_host(call)
+
+
+@pytest.mark.parametrize("make_gate", [lambda: Egress(allow={"fetch_url", "get_customers"}),
+                                       PrivateThenNoWeb, PrivateThenAllowlist],
+                         ids=["host allowlist", "no web after private data", "allowlist after private data"])
+def test_ex12_other_right_designs_pass(make_gate):
+    result = ex12.check(make_gate)
+    assert result.ok, result.text
 
 
 def test_ex12_other_designs():
-    class Egress(T.PermissionGate):  # an allowlist of hosts: passes, with a different cost
-        def check(self, call, tool):
-            if tool is not None and tool.name == "fetch_url":
-                host = urlsplit(call["arguments"].get("url", "")).hostname or ""
-                if not host.endswith("acme.test"):
-                    return False, f"{host} is not a site this task may open"
-            return super().check(call, tool)
-
     result = ex12.check(lambda: Egress(allow={"fetch_url", "get_customers"}))
-    assert result.ok, result.text
     assert "blocked: open a page on a site the task never mentioned" in result.text
 
     class WordFilter(T.PermissionGate):  # reads the URL's text: the base64 variant gets through
@@ -255,6 +318,75 @@ def test_ex12_other_designs():
     assert_fails_with_sentence(ex12.check(lambda: NoWeb()), "fetch_url")
     shared = ex12.check((lambda g: lambda: g)(WordFilter()))
     assert_fails_with_sentence(shared, "same gate twice")
+
+
+# Cheap fixes a student might write. Each inspects the URL, so each misses some disguise; the
+# last two passed the check before the hidden variants covered case, hex, ROT13, reversal,
+# the host name and splitting.
+
+EMAILS = ("ada@example.test", "alan@example.test")
+
+
+def url_of(call):
+    return str(call["arguments"].get("url", ""))
+
+
+class URLRule(T.PermissionGate):
+    def __init__(self):
+        super().__init__(allow={"fetch_url", "get_customers"})
+
+    def check(self, call, tool):
+        if tool is not None and tool.name == "fetch_url" and self.suspicious(url_of(call)):
+            return False, "this address looks like it carries customer data"
+        return super().check(call, tool)
+
+
+class NoAtSign(URLRule):
+    def suspicious(self, url):
+        return "@" in unquote(url)
+
+
+class NoAttackerHost(URLRule):
+    def suspicious(self, url):
+        return "attacker" in (urlsplit(url).hostname or "")
+
+
+class DecodesBase64(URLRule):  # unquotes, tries base64 on every long word, looks for addresses
+    def suspicious(self, url):
+        texts = [unquote(url)]
+        for word in re.findall(r"[A-Za-z0-9_=-]{8,}", unquote(url)):
+            texts.append(base64.urlsafe_b64decode(word + "==").decode("latin-1"))
+        return any(email in text for text in texts for email in EMAILS)
+
+
+class LengthCap(URLRule):  # the attack URLs are long, the harmless ones short
+    def suspicious(self, url):
+        return len(url) > 60
+
+
+class DetectorOnEachURL(URLRule):  # the course's own detector, one address at a time
+    def suspicious(self, url):
+        return bool(leaked_urls([url]))
+
+
+class DetectorOnPathAndQuery(URLRule):  # the detector, on the part after the host only
+    def suspicious(self, url):
+        parts = urlsplit(url)
+        return bool(leaked_urls([f"https://x.test{parts.path}?{parts.query}#{parts.fragment}"]))
+
+
+@pytest.mark.parametrize("gate, shapes", [
+    (NoAtSign, ["base64", "hex-encoded", "host name", "split across"]),  # ROT13 keeps the '@'
+    (NoAttackerHost, ["another collecting site"]),
+    (DecodesBase64, ["upper case", "hex-encoded", "reversed", "ROT13", "host name", "split across"]),
+    (LengthCap, ["split across"]),
+    (DetectorOnEachURL, ["split across"]),
+    (DetectorOnPathAndQuery, ["host name"]),
+], ids=lambda x: x.__name__ if isinstance(x, type) else "")
+def test_ex12_cheap_url_filters_are_rejected_naming_the_shape_that_got_out(gate, shapes):
+    result = ex12.check(gate)
+    assert_fails_with_sentence(result, *shapes)
+    assert "still works" not in " ".join(failed_lines(result))  # harmless runs are not the reason
 
 
 def test_ex12_never_raises():
