@@ -1,7 +1,7 @@
 # %% [markdown] slideshow={"slide_type": "slide"}
 # # 05 · Describing a tool: REST, JSON Schema and function calling
 #
-# *Pack §2.5. Exercises 1 and 2.*
+# *Pack §2.5. Exercises 1 and 2; discussion question 12.*
 #
 # Before a model can use a tool, somebody has to tell it the tool exists, what it is for and
 # what arguments it takes. This notebook follows that description through three stages:
@@ -163,10 +163,13 @@ except TypeError as err:
 #
 # A schema is only useful if the harness holds every call up against it before the tool runs.
 # `T.validate_args` lists every problem it finds; an empty list means the call is valid.
-# `T.repair_args` then makes the small fixes whose meaning is not in doubt (the letter case of
-# an enum value, a number sent as a string, a misspelled parameter name) and writes down each
-# change. It never fills in a value the caller did not send.
+# `T.repair_args` then tries a short list of small fixes and writes down each change it makes:
+# the letter case of an enum value, digits sent as a string where a number belongs, a
+# misspelled parameter name, an unknown parameter dropped, a number where a string belongs. It
+# never fills in a value the caller did not send.
 #
+# Not every fix on that list is as safe as the others. Fixing `"Celsius"` to `"celsius"` cannot
+# change what the caller meant; turning a number into a string can, as the third call shows.
 # Below, six calls a careless model might write (typed by hand, not produced by a model).
 
 # %%
@@ -191,14 +194,24 @@ for args in bad_calls:
 # about meaning is exactly what it must not make. `"kelvin"` is not a spelling slip of either
 # allowed unit, so it is left for the model to fix.
 #
-# What does the model get back when a call stays invalid? The registry runs the same checks and
-# answers with text that names each problem and shows what it expected:
+# Now look at `{"city": 5}`. Repair turned 5 into `"5"`, and validation says *valid*. The schema
+# is satisfied, but nobody knows what the model meant: no city is called "5". Number to string
+# is a fix whose meaning can be in doubt. It is harmless for a field that holds digits anyway
+# (a postcode, an order number typed as a number) and empty for a city, and the schema cannot
+# tell the two apart. Dropping `"days": "two"` is a judgement too: the call now asks for today's
+# weather, whatever the model wanted two days of. Repair at least leaves a note each time, so
+# the harness can log it or pass it on.
+#
+# What happens next? The registry repairs and validates every call itself, then runs the tool or
+# answers with text that names each problem and what it expected. For the "valid" `"5"` it is
+# the tool's own check that finally objects:
 
 # %%
 registry = T.ToolRegistry()
 registry.add(get_weather)
-result = registry.run("get_weather", {"city": "Rome", "unit": "kelvin"})
-print(result.kind, "|", result.content)
+for args in ({"city": "Rome", "unit": "kelvin"}, {"city": 5}):
+    result = registry.run("get_weather", args)
+    print(f"{json.dumps(args)} -> {result.kind} | {result.content}\n   repairs: {result.notes}\n")
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. Function calling in two vendors' APIs
@@ -294,12 +307,65 @@ def to_anthropic(tool: dict) -> dict:
 # %% tags=["check"]
 ex01.check(to_openai, to_anthropic)
 
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# **Strict mode asks more of the schema than a flag.** `"strict": true` is only the switch.
+# OpenAI accepts it only for a schema inside a subset of JSON Schema, and its structured-output
+# rules set three conditions our weather schema does not meet [23]:
+#
+# * every property of every object is listed in `required`, so an optional parameter is written
+#   as required but allowed to be `null` (a union with `null`);
+# * every object, nested ones too, sets `"additionalProperties": false`;
+# * only supported keywords appear; `default` is not among them.
+#
+# The helper below is our own: it rewrites a schema to those rules. A free-form object (a `dict`
+# parameter with no named keys) cannot be written that way, so it says so instead of guessing.
+# Rules like these change; check the current documentation before relying on them.
+
+# %%
+def strict_parameters(schema: dict, where: str = "parameters") -> dict:
+    """A copy of `schema` rewritten for OpenAI's strict mode [23] (our own helper, not the vendor's)."""
+    node = {key: value for key, value in schema.items() if key != "default"}
+    if node.get("type") == "object":
+        if "properties" not in node:
+            raise ValueError(f"strict mode needs every key of an object named, and {where} names none: "
+                             "list its properties, or leave this tool out of strict mode")
+        optional = set(node["properties"]) - set(node.get("required", []))
+        node["properties"] = {name: (or_null if name in optional else strict_parameters)(spec, f"{where}.{name}")
+                              for name, spec in node["properties"].items()}
+        node["required"] = list(node["properties"])
+        node["additionalProperties"] = False
+    if isinstance(node.get("items"), dict):
+        node["items"] = strict_parameters(node["items"], f"{where}[]")
+    return node
+
+
+def or_null(spec: dict, where: str) -> dict:
+    """An optional parameter in strict form: its type or null; null stands for the default."""
+    inner = strict_parameters({key: value for key, value in spec.items() if key != "description"}, where)
+    note = spec.get("description", "")
+    if spec.get("default") is not None:
+        note += f" (null means {json.dumps(spec['default'])})"
+    return {"anyOf": [inner, {"type": "null"}], "description": note.strip()}
+
+
+print(json.dumps(strict_parameters(weather_tool["inputSchema"])["properties"]["unit"], indent=1))
+
 # %% [markdown]
-# Once both converters pass, this cell puts the three shapes of the weather tool next to each
-# other (its MCP form includes the annotations, which only MCP has a slot for). The `strict`
-# flag is only the switch: OpenAI's documentation sets further conditions on a schema used in
-# strict mode, for example on how optional fields are written, and this converter does not
-# apply them [23].
+# The price of the rewrite lands in the harness. A strict model must now send `unit` every
+# time, as `null` when the user did not say. Our own schema, which the registry checks, has no
+# `null` in it, so a harness that takes strict calls turns `null` back into "not given" first
+# and lets the default apply:
+
+# %%
+strict_call = {"city": "Oslo", "unit": None}
+print("as sent:        ", T.validate_args(strict_call, weather_tool["inputSchema"]))
+print("nulls dropped:  ", T.validate_args({k: v for k, v in strict_call.items() if v is not None},
+                                          weather_tool["inputSchema"]) or "valid")
+
+# %% [markdown]
+# Once both converters pass, the next cell puts the three shapes of the weather tool next to each
+# other. The MCP form includes the annotations, which only MCP has a slot for; the OpenAI one is
+# your `to_openai(..., strict=True)` applied after `strict_parameters`.
 
 # %%
 def side_by_side(shapes: dict) -> HTML:
@@ -309,8 +375,9 @@ def side_by_side(shapes: dict) -> HTML:
 
 
 mcp_shape = T.Tool("get_weather", weather_tool["description"], get_weather, weather_tool["inputSchema"]).to_mcp()
+strict_shape = {**mcp_shape, "inputSchema": strict_parameters(mcp_shape["inputSchema"])}
 try:
-    shapes = {"MCP (toolkit)": mcp_shape, "OpenAI, strict [23]": to_openai(mcp_shape, strict=True),
+    shapes = {"MCP (toolkit)": mcp_shape, "OpenAI, strict [23]": to_openai(strict_shape, strict=True),
               "Anthropic [22]": to_anthropic(mcp_shape)}
 except NotImplementedError:
     shapes = {"MCP (toolkit)": mcp_shape}
@@ -325,13 +392,14 @@ side_by_side(shapes)
 # %% [markdown] tags=["solution"]
 # *A model answer.* The OpenAI definition gains a wrapper (`"type": "function"`, and in Chat
 # Completions a nested `"function"` object), so the tool list can hold other kinds of tool; the
-# Anthropic one stays flat. `strict` is an OpenAI switch with no twin in the definition itself.
-# The MCP `annotations` (read-only, destructive, open world) have no slot in either vendor
-# shape: once a tool goes to a vendor API, those facts must stay in your own harness, where the
-# permission gate (notebook 11) reads them. The schema itself passes through untouched, but
-# which JSON Schema keywords each vendor accepts, especially in strict mode, is vendor specific
-# and changes over time [22] [23], so a converter for real use also has to check the schema
-# against the current docs.
+# Anthropic one stays flat. The MCP `annotations` (read-only, destructive, open world) have no
+# slot in either vendor shape: once a tool goes to a vendor API, those facts must stay in your
+# own harness, where the permission gate (notebook 11) reads them. Without strict mode the
+# schema passes through untouched. With it, the schema itself changes: `unit` becomes required
+# but nullable, its `default` moves into prose, and the harness has to map `null` back to the
+# default, because strict mode accepts only a subset of JSON Schema [23]. Which keywords each
+# vendor accepts is vendor specific and changes over time [22] [23], so a converter for real
+# use checks the schema against the current docs rather than trusting a flag.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Exercise 2: valid but wrong
@@ -381,20 +449,45 @@ ex02.check(valid_but_wrong)
 # before it runs (notebook 11).
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## For discussion
+# ## Is a schema enough?
 #
-# *(From the pack's discussion questions, in our words.)* A colleague argues that because every
-# tool has a JSON Schema, the agent's tool calls are safe. Using your answer to Exercise 2, and
-# the three failure groups of Figure 8 (notebook 12), name three things that go wrong with a
-# call that the schema happily accepts.
+# **For discussion.** *(Pack discussion question 12, in our words.)* A colleague argues that
+# because every tool has a JSON Schema, the agent's tool calls are safe. Using your answer to
+# Exercise 2, and the three failure groups of Figure 8 (notebook 12), name three things that go
+# wrong with a call that the schema happily accepts.
+
+# %% [markdown] tags=["solution"]
+# *Instructor's note.* A schema answers one question, whether a call is well formed; safety
+# needs more. Good answers name failures from more than one group of Figure 8:
 #
+# * **Single call, right shape, wrong value.** Exercise 2's Oslo in Celsius, or the `"5"` that
+#   repair turned into a "valid" city in section 4. A typed-in id that is one character off
+#   fits `"type": "string"` as well as the real one.
+# * **Many steps.** Every call fits its schema and the order is wrong: a refund before the
+#   return is recorded, a write before the read that should have stopped it, the same failing
+#   call sent again and again. The schema sees one call at a time, never the sequence.
+# * **Conversation.** The call is exactly what someone asked for, but the wrong someone: the user
+#   over the written policy (τ-bench's setting [5]), a planted instruction in a fetched page over
+#   the user [18], or a value the model guessed instead of asking [22].
+#
+# Notebook 12 makes it concrete: of its nine failed runs, a check of each call against the
+# offered tools and their schemas stops two (the invented function name and the message without
+# text); the other seven pass it. A follow-up for the group: which of the seven would a
+# permission gate, a policy check inside the tool, or pass^k over repeated runs have caught?
+# The fair concession to the colleague: schemas (and strict mode [23]) do remove a whole class
+# of malformed calls cheaply, which is why they are the first line, not the only one.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What to take away
 #
 # * A tool's description is written for a reader that rereads it on every request; wrap REST
 #   endpoints into a few intent-level actions before you show them to a model.
 # * A JSON Schema with `enum`, `required` and `"additionalProperties": false` stops malformed
-#   calls; validation should name every problem, and repair should fix only slips whose meaning
-#   is plain.
+#   calls; validation should name every problem. Repair should stay with slips whose meaning is
+#   plain and log every change; some conversions, such as a number into a string, can make a
+#   call valid without making it mean anything.
+# * Strict mode is a switch plus a rewritten schema: every key required, optional ones nullable,
+#   objects closed, only supported keywords.
 # * The vendor formats carry the same schema in different wrappers, and they keep changing.
 # * Valid is not the same as right. Notebook 06 takes the same tool definitions onto the wire
 #   with the Model Context Protocol.
