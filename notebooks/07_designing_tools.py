@@ -210,6 +210,29 @@ for n in (5, 48, 120):
 # cost of a long menu) and this notebook (rules 1 and 6), give them two arguments against, and
 # one point where they are right.
 
+# %% [markdown] tags=["solution"]
+# *Instructor's note.* Look for two arguments with numbers or mechanisms behind them, and a
+# concession that is real rather than polite.
+#
+# 1. **Cost and confusion on every request.** By our rough estimate in section 6, 120 short
+#    definitions from the practice catalog come to about 8,000 tokens, sent again with every
+#    request, against a few hundred for five; real endpoint docs are longer. And each extra
+#    entry is one more near neighbour to pick by mistake: thin wrappers around `GET`, `PATCH`
+#    and `POST` on the same resource read almost alike (notebook 04).
+# 2. **The work lands on the model.** An endpoint says how the server is organised, not what a
+#    user wants. Cancelling an order becomes read, check, patch, log: four calls, four turns,
+#    four chances to slip or to skip the check, as the mock agents of notebook 10 do. One tool
+#    per task (`orders_cancel` that reads and checks inside) keeps that logic in code and fits
+#    the post's advice to fold several steps into one tool and to prefer a search to a dump
+#    (rule 1) [21]. Rule 6 adds a quieter cost: 120 descriptions that each say when to use the
+#    tool and when not are 120 onboarding notes someone must write and keep true.
+#
+# **Where the teammate is right.** Coverage is easy to audit (every endpoint is reachable) and
+# the wrappers can be generated and kept in step with the API. If the catalog must stay large,
+# the answer is not to show all of it: index the tools and retrieve a short list per request,
+# as Gorilla and ToolLLM do and as notebook 04 measures with recall@k [2] [4]. A retriever has
+# its own failure, though: a tool it misses cannot be picked at all.
+
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # **Quiz.** *(Pack quiz question 10, in our words.)* Which change follows the post's advice
 # best [21]?

@@ -1,7 +1,7 @@
 # %% [markdown] slideshow={"slide_type": "slide"}
 # # 10 · Reliability: τ-bench and pass^k
 #
-# *Pack §2.9 (ToolBench, τ-bench, pass^k). Exercises 10 and 11.*
+# *Pack §2.9 (ToolBench, τ-bench, pass^k). Exercises 10 and 11; discussion question 9.*
 #
 # Notebook 09 scored single calls. This one asks a harder question: if you give an agent the
 # same job again and again, how often does it get **all** of them right? A support agent that
@@ -56,7 +56,7 @@ show_figure(6)
 # * removing the policy from the prompt costs little on retail (61.2 → 56.8) and a lot on
 #   airline, so the airline rules are not something a model already knows.
 #
-# Two relatives are worth knowing. **τ²-bench** adds a telecom domain where the customer has
+# Three relatives are worth knowing. **τ²-bench** adds a telecom domain where the customer has
 # tools too and both act on one shared world, as when a support agent walks someone through
 # resetting their phone [6]; the course's lecture slides also note that τ-bench has kept
 # evolving [30]. **ToolSandbox** uses stateful tools with hidden dependencies between them, a
@@ -150,8 +150,9 @@ print(f"\nour own arithmetic: 0.9^5 = {0.9 ** 5:.2f}, 0.9^8 = {0.9 ** 8:.2f}")
 #
 # τ-bench's repository publishes the trajectories behind its leaderboard. `T.load_taubench()`
 # holds, for each of the 50 airline tasks, how many of 4 trials the gpt-4o tool-calling agent
-# passed (MIT licence; attribution in `data/taubench/ATTRIBUTION.md`) [5]. From those counts
-# alone we can rebuild the published row.
+# passed, taken from the repository's `historical_trajectories/gpt-4o-airline.json` (MIT
+# licence; source and attribution in `data/taubench/ATTRIBUTION.md`) [5]. From those counts
+# alone we can rebuild the repository's leaderboard row.
 
 # %%
 tau = T.load_taubench()
@@ -168,8 +169,13 @@ for k in range(1, n + 1):
 # in it:
 #
 # * **It is not the paper's number.** The paper's table gives 35.2% for this agent on airline
-#   [5]; the leaderboard in the repository, updated since the paper, says 0.42. Same agent, same
-#   benchmark name, two published values: when you quote a score, say which run it came from.
+#   [5]; the leaderboard in the repository, updated since the paper, says 0.42. Same label, same
+#   benchmark name, two published values. Part of the gap may be the model itself: "gpt-4o" is
+#   an alias that OpenAI has pointed at newer dated snapshots over time, and neither the
+#   leaderboard row nor the shipped trajectory file names a dated snapshot (the leaderboard's
+#   Claude rows do carry dates). The paper's run and the repository's may therefore have used
+#   different gpt-4o snapshots, as well as different versions of the benchmark's code. When you
+#   quote a score, say which run it came from, and pin the snapshot when you run one yourself.
 # * **The tasks are not alike.** Count the tasks above: many pass all 4 trials or none. The
 #   next cell compares the real curve with what independent tries at pass^1's rate would give
 #   (our own arithmetic).
@@ -357,15 +363,33 @@ for skip in (0.0, 0.2, 0.5, 1.0):
 # | How many runs per task? | 4 in the counts used here | 8 (16 in the assignment) |
 # | What prompt and call format? | the tool-calling strategy with the domain policy in the prompt | a scripted agent; the policy text is passed but the mock never reads it |
 #
-# Two consequences. The published τ-bench value for one agent changed between the paper and the
-# repository's leaderboard, so always say which run you quote. And the mock's numbers repeat
-# exactly for a seed, which makes them good for teaching and useless as a statement about any
-# real model.
-#
-# **For discussion** *(pack discussion question 9, in our words)*. A colleague's support agent
+# Two consequences. The published τ-bench value for one label, "gpt-4o", changed between the
+# paper and the repository's leaderboard, possibly with the snapshot behind the label, so
+# always say which run you quote. And the mock's numbers repeat exactly for a seed, which makes
+# them good for teaching and useless as a statement about any real model.
+
+# %% [markdown]
+# **For discussion.** *(Pack discussion question 9, in our words.)* A colleague's support agent
 # gets 80% on its task set, one run per task. Would you let it talk to customers? Which number
 # would you ask for before deciding, and why that one?
-#
+
+# %% [markdown] tags=["solution"]
+# *Instructor's note.* The expected answer is "not yet", with a reason. One run per task
+# cannot tell a task the agent always solves from one it solves by luck, and customers meet the
+# agent many times, so the number that matters is how often it gets the *same* task right
+# *every* time. Ask for pass^k from repeated trials (at least 4 to 8 runs per task), with the
+# task set described: τ-bench introduced the metric because pass^1 hides exactly this, and even
+# a strong gpt-4o agent fell below 25% at pass^8 on retail [5]. Two reference points from this
+# notebook: if every try succeeded independently at 0.8, pass^8 would be about 0.17 (our own
+# arithmetic); the τ-airline counts fall much more slowly than pass^1 to the k, because the
+# failures sit on particular tasks, and that is useful too, since it names the tasks to fix.
+# Strong answers also ask what is scored (the final state or the reply), who plays the user,
+# and what a failure costs: a refused refund and a wrong cancellation are not equal, so a
+# reliability target should weigh the writes. A fair conclusion: ship behind a gate on state
+# changes (notebook 11) or for read-only tasks first, and move hard rules into the tools
+# (Exercise 11) before trusting the agent with writes.
+
+# %% [markdown]
 # **Quiz.** One task, 4 trials, 3 successes. What is pass^2 by τ-bench's estimate [5]?
 # (a) 0.75 (b) 0.5 (c) 1.0 (d) 0.25
 #
