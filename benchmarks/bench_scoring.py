@@ -42,15 +42,16 @@ class Stopped(Exception):
     """The permutation approach ran past its time cap."""
 
 
-def permutation_match(preds, golds, deadline: float = float("inf")) -> bool:
-    """The pack's approach: try every order of the gold calls until one fits call by call."""
-    preds, golds = list(preds), list(golds)
+def permutation_match(preds, golds, schemas=None, deadline: float = float("inf")) -> bool:
+    """The pack's approach: try every order of the gold calls until one fits call by call.
+    ``schemas`` as in calls_match (values checked against their declared types)."""
+    preds, golds, schemas = list(preds), list(golds), schemas or {}
     if len(preds) != len(golds):
         return False
     for count, order in enumerate(itertools.permutations(golds)):
         if count % 4096 == 0 and time.perf_counter() > deadline:
             raise Stopped
-        if all(call_matches(p, g) for p, g in zip(preds, order)):
+        if all(call_matches(p, g, schemas.get(g["name"])) for p, g in zip(preds, order)):
             return True
     return False
 
@@ -132,7 +133,7 @@ def naive_time(preds, golds) -> float:
     runs = []
     while len(runs) < 21 and (not runs or runs[0] < 0.05):
         start = time.perf_counter()
-        answer = permutation_match(preds, golds, start + NAIVE_CAP_S)
+        answer = permutation_match(preds, golds, deadline=start + NAIVE_CAP_S)
         runs.append(time.perf_counter() - start)
         assert answer is False
     return median(runs)

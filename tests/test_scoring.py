@@ -224,3 +224,74 @@ def test_bfcl_optional_parameters_may_be_left_out():
     assert T.classify(case, "prime_factorize(number=60, return_type='dictionary')") == "pass"
     assert T.classify(case, "prime_factorize(number=60)") == "wrong_arguments"  # not optional here
     assert T.classify(case, "prime_factorize(number=60, return_type='dictionary', extra=1)") == "wrong_arguments"
+
+
+# ---- issue 11: the rules BFCL's checker shares with the course ------------------------------
+
+def _bfcl_case(case_id):
+    category = case_id.rsplit("_", 1)[0]
+    return next(c for c in load_bfcl(category) if c["id"] == case_id)
+
+
+def test_an_empty_string_given_as_a_value_fails_for_a_typed_parameter():
+    """'' in the gold list means "may be left out"; BFCL fails '' given for an integer or float."""
+    case = _bfcl_case("simple_python_25")  # initial_velocity: integer [0, ""]; gravity: float [9.81, ""]
+    assert T.classify(case, "calculate_final_velocity(height=150)") == "pass"
+    assert T.classify(case, "calculate_final_velocity(height=150, initial_velocity='')") == "wrong_arguments"
+    assert T.classify(case, "calculate_final_velocity(height=150, gravity='')") == "wrong_arguments"
+    # without a schema no type can be checked, and a listed "" is never a value to match
+    assert not T.call_matches(("f", {"z": ""}), {"name": "f", "args": {"z": [1, ""]}})
+    assert T.call_matches(("f", {}), {"name": "f", "args": {"z": [1, ""]}})
+    # a string parameter compares the given text with every listed one, "" included, as BFCL does
+    weather = _bfcl_case("simple_python_44")  # medium: string ["", "vacuum"]
+    assert T.classify(weather, "calculate_electric_field_strength(charge=0.01, distance=4, medium='')") == "pass"
+
+
+def test_values_are_checked_against_the_declared_type_when_the_schema_is_known():
+    simple = T.BFCL_CASES[0]  # add(a=2, b=3); add declares integers
+    assert T.classify(simple, "add(a=2, b=3)", T.FUNCS) == "pass"
+    assert T.classify(simple, "add(a=2.0, b=3)", T.FUNCS) == "wrong_arguments"  # BFCL: float for integer fails
+    assert T.classify(simple, "add(a=2.0, b=3)", ["add"]) == "pass"  # names only: values compared, 3 == 3.0
+    assert T.values_equal(2, 2.0)
+    gcd = _bfcl_case("simple_python_19")
+    assert T.classify(gcd, "math.gcd(num1=40, num2=True)") == "wrong_arguments"  # a bool is no integer
+    speed = _bfcl_case("simple_python_29")  # gravity: float [-9.81, ""]; time: integer [5]
+    assert T.classify(speed, "calculate_final_speed(time=5, gravity=-9.81)") == "pass"
+    assert T.classify(speed, "calculate_final_speed(time='5', gravity=-9.81)") == "wrong_arguments"
+    melody = _bfcl_case("simple_python_292")  # progression: array of strings
+    assert T.classify(melody, "compose_melody(progression=['C', 'F', 'G'], measures=4)") == "pass"
+    assert T.classify(melody, "compose_melody(progression=('C', 'F', 'G'), measures=4)") == "wrong_arguments"
+    schema = {"type": "object", "properties": {"x": {"type": "number"}, "n": {"type": "integer"}}}
+    gold = {"name": "f", "args": {"x": [2.0], "n": [1]}}
+    assert T.call_matches(("f", {"x": 2, "n": 1}), gold, schema)  # an int is fine for a float
+    assert not T.call_matches(("f", {"x": 2.0, "n": 1.0}), gold, schema)
+
+
+@pytest.mark.parametrize("reply", [
+    "```python\n[add(a=1, b=2)]\n```", "```\nadd(a=1, b=2)\n```", "\n  ```python\nadd(a=1, b=2)\n```  \n",
+    "`add(a=1, b=2)`", "```add(a=1, b=2)```",
+])
+def test_a_call_in_a_markdown_fence_is_read_as_the_call(reply):
+    assert T.parse_calls(reply) == [("add", {"a": 1, "b": 2})]
+    assert T.classify(T.BFCL_CASES[3], reply.replace("add(a=1, b=2)", "add(a=1, b=2), add(a=3, b=4)"),
+                      T.FUNCS) == "pass"
+
+
+def test_a_fenced_call_on_an_irrelevance_case_does_not_count_as_abstaining():
+    irrelevant = T.BFCL_CASES[6]
+    assert T.classify(irrelevant, "```python\nget_weather(city='Stratford-upon-Avon')\n```", T.FUNCS) == "should_abstain"
+    assert T.classify(irrelevant, "```\n[get_weather(city='Paris')]\n```", T.FUNCS) == "should_abstain"
+    assert T.classify(irrelevant, "```\nNone of my tools can answer that.\n```", T.FUNCS) == "pass"
+
+
+@pytest.mark.parametrize("reply, label", [
+    ("add(a=3, b=4), add(a=1, b=2)", "pass"),            # BFCL adds the brackets
+    ("[add(a=3, b=4), add(a=1, b=2)", "pass"),           # ... or only the missing one
+    ("add(a=3, b=4), add(a=1, b=2)]", "pass"),
+    ("(add(a=3, b=4), add(a=1, b=2))", "format_error"),  # a tuple inside the list is not a call
+    ("add(a=3, b=4)\nadd(a=1, b=2)", "format_error"),    # no comma between the calls
+    ("add(a=3, b=4), add(a=1, b=2) Done.", "format_error"),
+    ("add(a=3, b=4)", "wrong_call_count"),
+])
+def test_calls_without_list_brackets_get_bfcls_verdict(reply, label):
+    assert T.classify(T.BFCL_CASES[3], reply, T.FUNCS) == label

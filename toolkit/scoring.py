@@ -5,30 +5,51 @@ model's reply such as ``[add(a=2, b=3), mult(a=4, b=5)]`` is parsed into calls w
 running anything; each call is compared with gold calls whose parameters list every
 acceptable value; parallel calls may come in any order.
 
-Where these rules differ from BFCL's own checker (``bfcl_eval``'s ``ast_checker``), on purpose:
+BFCL's rules, followed here (checked reply by reply against ``bfcl_eval`` 2026.3.23's
+``ast_checker`` and decoders by ``benchmarks/compare_bfcl.py``):
 
-* Strings: BFCL lower-cases and removes spaces and ``,./-_*^``; here every character that is
-  not a letter or digit is ignored, so "New York!" equals "new york". Exercise 9 asks students
-  to find where this is too lenient.
-* Numbers: ``3 == 3.0`` both ways. BFCL accepts an int for a float parameter but rejects a
-  float for an integer parameter, and checks each value's type against the function's schema;
-  here only the values are compared (a bool still never equals a number).
-* Parallel calls: a true one-to-one matching (augmenting paths) decides whether the calls can
-  be paired with the gold calls. BFCL pairs greedily, which can miss a valid pairing when one
-  output fits two gold calls.
-* Decoding: replies must be Python call syntax; BFCL's model-specific tolerant decoders are
-  not reproduced.
-
-Where BFCL's semantics are followed:
-
+* Reading a reply: outer white space, a Markdown fence (```` ``` ```` or ```` ```python ````)
+  and backticks are dropped, and missing list brackets are added, so ``f(a=1), g(b=2)`` is two
+  calls and ``[f(a=1)`` is one. Prose before or after the calls, a tuple ``(f(), g())`` or
+  calls on separate lines with no comma between them are not calls.
 * ``""`` among a parameter's acceptable values makes it optional; an extra parameter fails.
   When the function schemas are known, an argument the schema does not declare, or a missing
   required one, also fails, whatever the gold answer lists.
+* Types, when the schema is known: each value must have its declared type (BFCL's integer,
+  float, string, boolean, array or tuple, dict, any; JSON Schema's number and object too). An
+  int passes for a float; a float never passes for an integer (``3.0`` fails there); a bool is
+  never a number; a tuple is no array; "any" is checked as a string, as BFCL does; list items
+  are checked one level down. A value of the gold's own type passes too (BFCL's golds
+  sometimes hold a variable's name, such as ``"data['sales']"``, for an array).
+* ``''`` given as a value: it fails the type check for anything but a string. For a string
+  parameter BFCL compares it with every listed text, ``""`` included, so it passes where
+  ``""`` is listed (and ``[]`` passes for an array). Without a schema no type can be checked,
+  and a listed ``""`` only ever means "may be left out": ``z=''`` fails.
 * A dict-typed parameter's gold value may be BFCL's nested form ``{key: [acceptable values]}``
   (and a list of such dicts, matched in order); keys are checked one by one, with ``""`` again
-  marking optional keys.
-* On an irrelevance case (no gold calls), a reply that does not decode to any call, such as
-  plain prose, counts as abstaining, and so passes; any decoded call fails.
+  marking optional keys, and the dict's own values are not type-checked.
+* On an irrelevance case (no gold calls), a reply that is not written as calls (prose, ``[]``)
+  passes; any reply written as calls fails, fenced or not, even with arguments the parser
+  below refuses (BFCL's decoder reads those).
+
+Where this scorer differs from BFCL on purpose (MORE LENIENT unless it says stricter):
+
+* Strings: here every character that is not a letter or digit is ignored, with case; BFCL
+  lower-cases and removes only spaces and ``,./-_*^``. So "New York!" passes for "New York"
+  (BFCL fails it), and so does "!" where ``""`` is listed. The same holds inside lists and
+  dicts, where BFCL compares list items' text or a variable name exactly. Exercise 9 asks
+  students to find where this is too lenient.
+* Numbers: ``values_equal(3, 3.0)`` is True. With a schema the type check comes first, so this
+  only passes ``3.0`` for an integer when no schema is known (BFCL always has one); inside a
+  dict argument BFCL's ``==`` also makes ``True == 1``, which here is never so (stricter).
+* Parallel calls: a true one-to-one matching (augmenting paths) decides whether the calls can
+  be paired with the gold calls. BFCL pairs greedily, which can miss a valid pairing when one
+  output fits two gold calls: such a reply passes here and fails there.
+* Arguments must be literals (stricter): positional arguments, bare names such as
+  ``city=Paris``, arithmetic and nested calls are a ``format_error``. BFCL's decoder drops
+  positional arguments, reads a bare name as its text and evaluates arithmetic, so it can pass
+  such a call. Of fence tags only ``python`` (and ``json``) are dropped, as BFCL's Phi decoder
+  does; BFCL's default decoder sees through bare ```` ``` ```` fences only.
 """
 
 from __future__ import annotations
@@ -36,7 +57,8 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 __all__ = [
     "parse_calls", "values_equal", "call_matches", "calls_match", "classify",
@@ -80,29 +102,72 @@ def _parse_one(node: ast.AST) -> tuple[str, dict]:
     return name, kwargs
 
 
+def _unwrap(text: str) -> str:
+    """The reply as BFCL's decoders see it before parsing.
+
+    ``default_decode_ast_prompting`` strips backticks, spaces and newlines from both ends and
+    adds a ``[`` at the start and a ``]`` at the end when either is missing; the Phi handler's
+    decoder first drops a leading ```` ```json ```` or ```` ```python ```` tag. So a fenced
+    call, calls without their list brackets, and a list missing one bracket all read as a list
+    of calls; prose before or after the calls does not.
+    """
+    source = text.strip()
+    for tag in ("```json", "```python"):
+        if source.startswith(tag):
+            source = source[len(tag):]
+    source = source.strip("`\n ")  # only these three characters, as BFCL: not tabs or CR
+    if not source.startswith("["):
+        source = "[" + source
+    if not source.endswith("]"):
+        source += "]"
+    return source
+
+
+def _call_nodes(text: Any) -> list[ast.AST]:
+    """The reply's top-level items as syntax trees (not yet checked to be calls)."""
+    if not isinstance(text, str):
+        raise ValueError(f"expected the reply as a string, got {type(text).__name__}")
+    try:
+        body = ast.parse(_unwrap(text), mode="eval").body
+    except SyntaxError as exc:
+        raise ValueError(f"not valid call syntax, read as a list of calls ({exc.msg}); write keyword "
+                         "calls, f(a=1) or [f(a=1), g(b=2)], with no text around them") from None
+    except Exception as exc:  # NUL bytes, RecursionError or MemoryError on absurd nesting, ...
+        raise ValueError(f"could not parse the reply ({type(exc).__name__})") from None
+    return body.elts if isinstance(body, (ast.List, ast.Tuple)) else [body]
+
+
 def parse_calls(text: str) -> list[tuple[str, dict]]:
     """Parse a reply into ``[(name, kwargs)]`` without evaluating any code.
 
-    Accepts one call or a list (or tuple) of calls with keyword arguments whose values are
-    literals; dotted names like ``math.gcd`` are fine; ``""`` and ``"[]"`` mean no calls.
-    Anything else raises :class:`ValueError` saying why, and nothing but ``ValueError``,
-    whatever the input.
+    Reads the reply the way BFCL's decoder does (see :func:`_unwrap`): a Markdown fence
+    around it (```` ``` ```` or ```` ```python ````) is dropped, and calls written without the
+    list brackets, ``f(a=1), g(b=2)``, are a list of two calls. Each call needs keyword
+    arguments whose values are literals; dotted names like ``math.gcd`` are fine; ``""`` and
+    ``"[]"`` mean no calls. Anything else (prose, trailing text, a tuple of calls in
+    parentheses, positional arguments) raises :class:`ValueError` saying why, and nothing but
+    ``ValueError``, whatever the input.
     """
-    if not isinstance(text, str):
-        raise ValueError(f"expected the reply as a string, got {type(text).__name__}")
-    source = text.strip()
-    if not source:
-        return []
+    nodes = _call_nodes(text)
     try:
-        body = ast.parse(source, mode="eval").body
-        nodes = body.elts if isinstance(body, (ast.List, ast.Tuple)) else [body]
         return [_parse_one(n) for n in nodes]
     except ValueError as exc:
         raise ValueError(str(exc)) from None
-    except SyntaxError as exc:
-        raise ValueError(f"not valid call syntax: {exc.msg}") from None
     except Exception as exc:  # RecursionError, MemoryError on absurd nesting, and the like
         raise ValueError(f"could not parse the reply ({type(exc).__name__})") from None
+
+
+def _written_as_calls(text: Any) -> bool:
+    """Is the reply call syntax, ``f(...)`` or a list of them, whatever the arguments?
+
+    BFCL's decoder reads positional arguments, bare names and arithmetic too, so on an
+    irrelevance case ``get_weather("Paris")`` is a call made, not an abstention.
+    """
+    try:
+        nodes = _call_nodes(text)
+        return bool(nodes) and all(isinstance(n, ast.Call) and _dotted_name(n.func) for n in nodes)
+    except Exception:  # not a name, or nested past the recursion limit
+        return False
 
 
 def _as_calls(output: Any) -> list[tuple[str, dict]]:
@@ -152,21 +217,90 @@ def values_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+# BFCL's types (ast_checker.PYTHON_TYPE_MAPPING, where "any" is checked as a string), and the
+# JSON Schema spellings of MCP tools and the pack's cases.
+_PY_TYPES = {"string": str, "any": str, "integer": int, "float": float, "number": float,
+             "boolean": bool, "array": list, "tuple": list, "dict": dict, "object": dict}
+
+
+def _declared_type(prop: Any) -> str | None:
+    """A parameter's declared type, if it is one the checks know (else it is not checked)."""
+    kind = prop.get("type") if isinstance(prop, Mapping) else None
+    return kind if type(kind) is str and kind in _PY_TYPES else None
+
+
+def _is_omit_marker(option: Any) -> bool:
+    return isinstance(option, str) and option == ""
+
+
+def _gold_type(options: list) -> type | None:
+    """The type of the first acceptable value that is not the ``""`` marker."""
+    return next((type(o) for o in options if not _is_omit_marker(o)), None)
+
+
+def _type_ok(value: Any, options: list, prop: Mapping, declared: str) -> bool:
+    """BFCL's type check (``ast_checker.type_checker``) for one argument.
+
+    The value must be of the declared type, exactly: an int passes for a float (BFCL turns it
+    into one), a float never passes for an integer, a bool is never a number, a tuple is no
+    array (except for BFCL's ``tuple`` type). A value of the same type as the gold's own values
+    passes too: BFCL's golds sometimes hold a variable's name, such as ``"data['sales']"``, for
+    an array. For an array, each item is checked one level down the same way, against the
+    ``items`` type or the type of the gold list's items.
+    """
+    expected = _PY_TYPES[declared]
+    if declared == "tuple" and type(value) is tuple:
+        value = list(value)
+    if expected is float and type(value) is int:
+        value = float(value)
+    if type(value) is not expected:
+        return type(value) is _gold_type(options)
+    items = prop.get("items") if expected is list else None
+    item_type = _PY_TYPES.get(_declared_type(items)) if items else None
+    if item_type is None:
+        return True
+    for option in options:  # some acceptable list whose items have the types of the value's
+        if not isinstance(option, list):
+            return True  # BFCL: the "" marker (or any non-list) lets the items through
+        gold = _gold_type(option)
+        if all(type(v) is item_type or type(v) is gold for v in value):
+            return True
+    return False
+
+
+def _matches_omitted(value: Any, declared: str | None) -> bool:
+    """Does a given value match a listed ``""``? Only as BFCL's comparisons let it: a text
+    that is empty once normalised (a string parameter compares texts, ``""`` included), or
+    ``[]`` for an array. Never when the type is unknown: then ``""`` only marks "may be left out"."""
+    if declared is None:
+        return False
+    if isinstance(value, str):
+        return _norm_text(value) == ""
+    return declared in ("array", "tuple") and isinstance(value, (list, tuple)) and not value
+
+
 def _is_nested_form(option: Any) -> bool:
     return isinstance(option, dict) and all(isinstance(v, list) for v in option.values())
 
 
 def _nested_ok(value: dict, gold: dict) -> bool:
-    """BFCL's nested dict form: each gold key lists acceptable values; ``""`` makes it optional."""
+    """BFCL's nested dict form: each gold key lists acceptable values; ``""`` makes it optional.
+    As in BFCL, a dict's own values are compared without a type check ("any" below)."""
     for key, v in value.items():
-        if key not in gold or not _value_ok(v, gold[key]):
+        if key not in gold or not _value_ok(v, gold[key], "any"):
             return False
     return all(key in value or "" in opts for key, opts in gold.items())
 
 
-def _value_ok(value: Any, acceptable: Any) -> bool:
+def _value_ok(value: Any, acceptable: Any, declared: str | None = None) -> bool:
+    """Is ``value`` one of the acceptable values? ``declared``: the parameter's type, already
+    checked, or None when unknown (see :func:`_matches_omitted` for the ``""`` marker)."""
     options = acceptable if isinstance(acceptable, list) else [acceptable]
     for option in options:
+        if _is_omit_marker(option):
+            if _matches_omitted(value, declared):
+                return True
+            continue
         if values_equal(value, option):
             return True
         if isinstance(value, dict) and _is_nested_form(option) and _nested_ok(value, option):
@@ -178,18 +312,30 @@ def _value_ok(value: Any, acceptable: Any) -> bool:
     return False
 
 
-def call_matches(pred: Any, gold: Mapping) -> bool:
+def _argument_ok(value: Any, acceptable: Any, prop: Any) -> bool:
+    """One argument: the declared type first, when the schema gives one, then the value."""
+    declared = _declared_type(prop)
+    options = acceptable if isinstance(acceptable, list) else [acceptable]
+    if declared is not None and not _type_ok(value, options, prop, declared):
+        return False
+    return _value_ok(value, options, declared)
+
+
+def call_matches(pred: Any, gold: Mapping, schema: Mapping | None = None) -> bool:
     """Does one predicted call fit one gold call ``{"name", "args": {param: [acceptable]}}``?
 
     Same name; every given argument has an acceptable value; every gold parameter missing
-    from the call lists ``""`` (optional); no argument the gold call does not know.
+    from the call lists ``""`` (optional); no argument the gold call does not know. With the
+    function's parameters ``schema`` (JSON Schema, or BFCL's ``parameters``), each value must
+    also have its declared type, as BFCL checks it (see :func:`_type_ok`).
     """
     name, kwargs = _as_call(pred)
     if name != gold.get("name"):
         return False
     args = gold.get("args") or {}
+    props = (schema.get("properties") or {}) if isinstance(schema, Mapping) else {}
     for param, value in kwargs.items():
-        if param not in args or not _value_ok(value, args[param]):
+        if param not in args or not _argument_ok(value, args[param], props.get(param)):
             return False
     for param, options in args.items():
         if param not in kwargs and "" not in (options if isinstance(options, list) else [options]):
@@ -197,20 +343,26 @@ def call_matches(pred: Any, gold: Mapping) -> bool:
     return True
 
 
-def calls_match(preds: Iterable, golds: Iterable[Mapping]) -> bool:
+def calls_match(preds: Iterable, golds: Iterable[Mapping], schemas: Mapping | None = None) -> bool:
     """Can the predicted calls be paired one to one with the gold calls, in any order?
 
     A bipartite matching by augmenting paths (Kuhn's algorithm): at most n² comparisons and
-    n augmentations, instead of trying all n! orders.
+    n augmentations, instead of trying all n! orders. ``schemas``: ``{name: parameters
+    schema}`` (see :func:`function_schemas`), to check values against their declared types.
     """
     preds = [_as_call(p) for p in preds]
     golds = list(golds)
+    schemas = schemas or {}
     n = len(preds)
     if n != len(golds):
         return False
-    if all(call_matches(p, g) for p, g in zip(preds, golds)):
+
+    def fit(p, g):
+        return call_matches(p, g, schemas.get(g.get("name")))
+
+    if all(fit(p, g) for p, g in zip(preds, golds)):
         return True  # the calls came in the gold order: n comparisons settle it
-    fits = [[j for j in range(n) if call_matches(preds[i], golds[j])] for i in range(n)]
+    fits = [[j for j in range(n) if fit(preds[i], golds[j])] for i in range(n)]
     if any(not f for f in fits):
         return False
     owner = [-1] * n  # owner[j]: the prediction currently paired with gold j
@@ -330,13 +482,18 @@ def classify(case: Mapping, output: Any, known_functions: Any = None) -> str:
 
     ``known_functions`` defaults to the case's own function list (``function`` in BFCL files,
     ``functions`` here). When it carries schemas, an argument the function does not declare,
-    or a missing required one, is ``wrong_arguments`` even if the gold answer would allow it.
+    a missing required one, or a value of another type than declared (``z=''`` for an integer)
+    is ``wrong_arguments`` even if the gold answer would allow it. Replies are read by
+    :func:`parse_calls` (fences dropped, missing brackets added); on an irrelevance case any
+    reply written as calls is ``should_abstain``, even one the parser refuses.
     """
     gold = gold_calls(case)
     try:
         calls = _as_calls(output)
     except ValueError:
-        return "pass" if not gold else "format_error"
+        if gold:
+            return "format_error"
+        return "should_abstain" if _written_as_calls(output) else "pass"
     if not gold:
         return "should_abstain" if calls else "pass"
     if not calls:
@@ -353,7 +510,7 @@ def classify(case: Mapping, output: Any, known_functions: Any = None) -> str:
     schemas = function_schemas(known_functions)
     if any(not _fits_declared(kwargs, schemas.get(name)) for name, kwargs in calls):
         return "wrong_arguments"
-    if not calls_match(calls, gold):
+    if not calls_match(calls, gold, schemas):
         return "wrong_arguments"
     return "pass"
 
