@@ -368,10 +368,11 @@ print("charges on the card:", list(charged.values()))
 # 1. Write `make_flaky_tool(failures)`. It returns a tool function (typed, with a docstring, such
 #    as `quote(symbol: str) -> str`) that raises `T.TransientToolError` on its first `failures`
 #    calls and works after that. Each tool it returns keeps its own count.
-# 2. In the solution cell, run a tool that fails five times with `max_retries` of 0, 2 and 5, and
-#    read the events and the waits each time.
-# 3. Write `slow_writer_registry(seconds, saved)`: a registry with one tool that changes state
+# 2. Write `slow_writer_registry(seconds, saved)`: a registry with one tool that changes state
 #    (register it with `read_only=False`); it sleeps `seconds`, then appends its input to `saved`.
+# 3. After the check, run the cell below it: it gives the loop a tool from your
+#    `make_flaky_tool(5)` with `max_retries` of 0, 2 and 5. Read the events and the waits each
+#    time: how many tries, how long between them, and what the model is told in the end?
 #
 # The check runs your flaky tool with several retry limits and counts the tries, then runs your
 # slow writer under a time limit shorter than its sleep and watches what the harness does.
@@ -422,17 +423,26 @@ def slow_writer_registry(seconds: float, saved: list) -> T.ToolRegistry:
     return registry
 
 
-for max_retries in (0, 2, 5):
-    reg = T.ToolRegistry()
-    reg.add(make_flaky_tool(5))
-    waits = []
-    outcome = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("c1", "quote", symbol="ACME")]}]), reg,
-                          "Quote ACME.", max_retries=max_retries, sleep=waits.append)
-    print(f"max_retries={max_retries}: waits {waits}\n   events {outcome.events}\n"
-          f"   model read: {outcome.messages[2]['content']}")
-
 # %% tags=["check"]
 ex04.check(make_flaky_tool, slow_writer_registry)
+
+# %% [markdown]
+# Step 3: your flaky tool, failing five times, under three retry limits. The waits are recorded
+# instead of slept, so the cell runs at once.
+
+# %%
+try:
+    for max_retries in (0, 2, 5):
+        reg = T.ToolRegistry()
+        reg.add(make_flaky_tool(5), name="flaky_quote")
+        waits = []
+        args = ex04.sample_args(reg.get("flaky_quote"))
+        outcome = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("c1", "flaky_quote", **args)]}]), reg,
+                              "Quote ACME.", max_retries=max_retries, sleep=waits.append)
+        print(f"max_retries={max_retries}: waits {waits}\n   events {outcome.events}\n"
+              f"   model read: {outcome.messages[2]['content']}")
+except NotImplementedError:
+    print("Write make_flaky_tool (step 1) to see the retries here.")
 
 # %% [markdown]
 # **Why** must the loop not retry the slow writer after its timeout? What would make a retry
@@ -486,7 +496,8 @@ print(f"our arithmetic: 12 turns read {totals[12] / totals[6]:.1f} times as much
 #    `delay` seconds, have a scripted mock ask for all of them in one turn, run `T.run_agent` with
 #    that `parallel` setting, and return the seconds the run took (measure it with
 #    `time.perf_counter()`). Compare with the pack's arithmetic: about 0.2 s together, about
-#    0.8 s one after another, for four calls of 0.2 s.
+#    0.8 s one after another, for four calls of 0.2 s. The check prints your two times next to
+#    those numbers.
 # 2. Now call 2 depends on call 1. `order_registry(order_id)` (from `toolkit.checks.ex05`) has
 #    `find_order(customer)` and `cancel_order(order_id)`. Write `chained_model()`: a mock that
 #    handles "Cancel Dana's latest order." by calling `find_order` alone, reading the id from the
