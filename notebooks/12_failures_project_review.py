@@ -89,7 +89,7 @@ def sort_failures() -> dict:
         "F5": "many steps",    # two right writes in the wrong order, without reading first
         "F6": "single call",   # a required argument left out
         "F7": "conversation",  # obeyed a planted instruction
-        "F8": "many steps",    # lost the id after a failed look-up
+        "F8": "many steps",    # mangled the id in its first look-up, then ignored the error
         "F9": "single call",   # called a tool when none fits
     }
 
@@ -278,11 +278,12 @@ for t in RETAIL_TASKS_EXTENDED:
     print(f"{t['id']}: {t['instruction']}" + (f"   (writes, in order: {' then '.join(t['steps'])})" if t.get("steps") else ""))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## For discussion
+# ## Back to the schema question
 #
-# Discussion question 12 of the pack ("we have a schema, so our calls are safe") sits at the end
-# of notebook 05, where schemas are taught. Answer it now with the nine runs above: how many of
-# them would a schema have stopped?
+# Discussion question 12 of the pack ("we have a schema, so our calls are safe") is posed once,
+# at the end of notebook 05, where schemas are taught. If your group takes it up after this
+# notebook, bring the nine runs above as evidence: hold each call up against the tools and
+# schemas that were offered.
 #
 # ## What to take away
 #

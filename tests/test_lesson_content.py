@@ -1,0 +1,216 @@
+"""What notebooks 05, 07, 08, 10 and 12 say and print, where a sentence can be wrong.
+
+Issue 12, points 4 to 6: the vendor shape labelled "OpenAI, strict" obeys strict mode's
+rules; the repair lesson does not call a doubtful fix certain; every discussion prompt names
+the pack's question and is followed by an answer for instructors; exercise instructions never
+point at cells the student edition hides, and what an exercise asks students to compare is
+printed. Read from the notebooks as they are stored (sources and saved outputs).
+"""
+
+import ast
+import copy
+import html
+import json
+import re
+from pathlib import Path
+
+import jupytext
+import pytest
+
+from toolkit.checks import ex01, ex05
+
+from exercise_helpers import cell_namespace
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+MINE = ["05_schemas_and_function_calling", "07_designing_tools", "08_parallel_chained_retried",
+        "10_reliability_pass_k", "12_failures_project_review"]
+
+
+def cells(stem):
+    return jupytext.read(NOTEBOOKS / f"{stem}.py").cells
+
+
+def stored(stem):
+    with open(NOTEBOOKS / f"{stem}.ipynb", encoding="utf-8") as f:
+        return json.load(f)
+
+
+# ------------------------------------------------------------ OpenAI strict mode (notebook 05)
+
+# The subset of JSON Schema that OpenAI's strict mode accepts, as its structured-outputs guide
+# lists it (pack [23]): types, enums, anyOf, definitions, and a few string, number and array
+# constraints. `default` is not in it, and every object must close itself and require all keys.
+STRICT_KEYWORDS = {"type", "description", "properties", "required", "additionalProperties", "items",
+                   "enum", "const", "anyOf", "$defs", "$ref", "pattern", "format", "minimum", "maximum",
+                   "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems"}
+
+
+def strict_mode_problems(schema, path="parameters"):
+    """Every way ``schema`` breaks OpenAI's strict-mode rules (empty when it follows them)."""
+    problems = [f"{path}: {key!r} is outside strict mode's subset" for key in schema if key not in STRICT_KEYWORDS]
+    if schema.get("type") == "object" or "properties" in schema:
+        if schema.get("additionalProperties") is not False:
+            problems.append(f"{path}: additionalProperties must be false")
+        props = schema.get("properties")
+        if props is None:
+            problems.append(f"{path}: an object must name its properties")
+            props = {}
+        left_out = [p for p in props if p not in schema.get("required", [])]
+        if left_out:
+            problems.append(f"{path}: every property must be in required; left out: {left_out}")
+        for name, sub in props.items():
+            problems += strict_mode_problems(sub, f"{path}.{name}")
+    if isinstance(schema.get("items"), dict):
+        problems += strict_mode_problems(schema["items"], f"{path}[]")
+    for i, sub in enumerate(schema.get("anyOf", [])):
+        problems += strict_mode_problems(sub, f"{path}|{i}")
+    return problems
+
+
+def strict_tool_problems(tool):
+    fn = tool.get("function", tool)
+    params = fn.get("parameters", {})
+    problems = strict_mode_problems(params)
+    if params.get("type") != "object" or "anyOf" in params:
+        problems.append("parameters: the root must be a plain object")
+    if fn.get("strict") is not True:
+        problems.append('"strict": true is missing')
+    return problems
+
+
+def shown_shapes(stem="05_schemas_and_function_calling"):
+    """Title -> JSON of each column of the side-by-side views in the stored notebook."""
+    shapes = {}
+    for cell in stored(stem)["cells"]:
+        for out in cell.get("outputs", []):
+            page = "".join(out.get("data", {}).get("text/html", ""))
+            for title, body in re.findall(r"<b>(.*?)</b><pre[^>]*>(.*?)</pre>", page, re.S):
+                shapes[html.unescape(title)] = json.loads(html.unescape(body))
+    return shapes
+
+
+def test_the_checker_knows_the_rules():
+    plain = ex01.hidden_tools()[0]["inputSchema"]  # optional fields, a default
+    found = strict_mode_problems(plain)
+    assert any("left out" in p for p in found) and any("'default'" in p for p in found)
+    nested = {"type": "object", "properties": {"a": {"type": "object", "properties": {}}},
+              "required": ["a"], "additionalProperties": False}
+    assert strict_mode_problems(nested) == ["parameters.a: additionalProperties must be false"]
+
+
+def test_the_schema_notebook_05_labels_strict_follows_strict_mode():
+    shapes = shown_shapes()
+    strict = [title for title in shapes if title.startswith("OpenAI, strict")]
+    assert strict, f"no 'OpenAI, strict' column among {list(shapes)}"
+    for title in strict:
+        assert strict_tool_problems(shapes[title]) == [], title
+
+
+@pytest.fixture(scope="module")
+def strict_parameters():
+    """The notebook's own rewriting helper, run from its source."""
+    nb = cells("05_schemas_and_function_calling")
+    code = [c for c in nb if c.cell_type == "code"]
+    namespace = {}
+    exec(code[0].source, namespace)
+    cell = ast.parse(next(c.source for c in code if "def strict_parameters" in c.source))
+    defs = ast.Module([node for node in cell.body if isinstance(node, ast.FunctionDef)], type_ignores=[])
+    exec(compile(defs, "notebook 05", "exec"), namespace)  # the helpers only, not the cell's demo
+    return namespace["strict_parameters"]
+
+
+def test_the_notebooks_helper_makes_any_course_tool_strict_and_keeps_its_input(strict_parameters):
+    for tool in ex01.hidden_tools():
+        given = copy.deepcopy(tool["inputSchema"])
+        out = strict_parameters(given)
+        assert given == tool["inputSchema"]
+        assert strict_mode_problems(out) == [], tool["name"]
+        assert list(out["properties"]) == list(given["properties"])
+        for name in set(given["properties"]) - set(given["required"]):  # optional: may be null
+            assert {"type": "null"} in out["properties"][name]["anyOf"]
+
+
+def test_the_notebooks_helper_refuses_a_free_form_object(strict_parameters):
+    free = {"type": "object", "properties": {"extra": {"type": "object"}}, "required": ["extra"]}
+    with pytest.raises(ValueError, match="extra"):
+        strict_parameters(free)
+
+
+# ---------------------------------------------------------------- repair (notebook 05, §4)
+
+def test_the_repair_lesson_does_not_call_number_to_string_certain():
+    prose = "\n".join(c.source for c in cells("05_schemas_and_function_calling") if c.cell_type == "markdown")
+    section = prose[prose.index("## 4."):prose.index("## 5.")]
+    claim = re.search(r"not in doubt[^.]*\.", section)
+    assert not (claim and "number" in claim.group(0)), claim.group(0)
+    outputs = json.dumps(stored("05_schemas_and_function_calling"))
+    assert "No weather for '5'" in outputs  # the notebook shows where the "valid" call ends up
+
+
+# ----------------------------------------------------------- discussion questions and answers
+
+PROMPT = re.compile(r"\*\*For discussion\.\*\* \*\(Pack discussion question (\d+), in our words\.\)\*")
+
+
+@pytest.mark.parametrize("stem,numbers", [("05_schemas_and_function_calling", [12]), ("07_designing_tools", [10]),
+                                          ("10_reliability_pass_k", [9]), ("12_failures_project_review", [])])
+def test_each_discussion_prompt_names_its_number_and_has_an_answer_next(stem, numbers):
+    nb = cells(stem)
+    found = []
+    for i, cell in enumerate(nb):
+        if cell.cell_type != "markdown" or "discussion" not in cell.source.lower():
+            continue
+        match = PROMPT.search(cell.source)
+        if not match:
+            continue
+        found.append(int(match.group(1)))
+        after = nb[i + 1]
+        assert after.cell_type == "markdown" and "solution" in after.metadata.get("tags", []), cell.source
+        assert len(after.source.split()) > 60  # a real answer, not a placeholder
+    assert found == numbers
+
+
+def test_question_12_is_asked_once_in_the_course():
+    asked = [p.stem for p in sorted(NOTEBOOKS.glob("*.py"))
+             if "12" in PROMPT.findall(p.read_text(encoding="utf-8"))]
+    assert asked == ["05_schemas_and_function_calling"]
+
+
+# -------------------------------------------------------- exercises as the student edition has them
+
+@pytest.mark.parametrize("stem", MINE)
+def test_instructions_never_point_at_a_hidden_cell(stem):
+    for cell in cells(stem):
+        if "solution" in cell.metadata.get("tags", []):
+            continue
+        assert "solution cell" not in cell.source.lower(), cell.source[:200]
+
+
+def test_exercise_5_prints_both_timings(capsys):
+    solution = cell_namespace("08_parallel_chained_retried", "solution")
+    assert ex05.check(solution["time_one_turn"], solution["chained_model"]).ok
+    out = capsys.readouterr().out
+    together, apart = map(float, re.search(r"By your own clock, (\d+\.\d) s together and (\d+\.\d) s one after another", out).groups())
+    assert together < 0.5 and apart >= 0.7
+
+
+def test_exercise_4_retry_runs_are_outside_the_solution_cell():
+    code = [c for c in cells("08_parallel_chained_retried") if c.cell_type == "code"]
+    runs = [c for c in code if "for max_retries in (0, 2, 5)" in c.source]
+    assert runs and all(not {"solution", "starter"} & set(c.metadata.get("tags", [])) for c in runs)
+
+
+# ---------------------------------------------------------------- notebook 10's benchmark prose
+
+def test_the_relatives_of_tau_bench_are_counted_right():
+    words = {"Two": 2, "Three": 3, "Four": 4}
+    cell = next(c.source for c in cells("10_reliability_pass_k") if "relatives are worth knowing" in c.source)
+    match = re.search(r"(Two|Three|Four) relatives are worth knowing\.(.*?)(?:\n\s*\n|\Z)", cell, re.S)
+    named = re.findall(r"\*\*([^*]+)\*\*", match.group(2))  # each relative is named in bold
+    assert words[match.group(1)] == len(named), named
+
+
+def test_notebook_10_says_the_paper_and_leaderboard_may_use_different_snapshots():
+    prose = " ".join(c.source for c in cells("10_reliability_pass_k") if c.cell_type == "markdown")
+    section = prose[prose.index("## 4."):prose.index("## 5.")]
+    assert "snapshot" in section and "ATTRIBUTION.md" in section
