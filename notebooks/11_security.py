@@ -9,14 +9,16 @@
 #
 # This notebook runs such an attack against a gullible mock model, shows why filtering the
 # attacker's words does not work, and then stops the attack with a permission gate that never
-# reads the words at all. In Exercise 12 you find a hole in that gate and close it, and say
-# what the fix costs.
+# reads the words at all. Two more sections show how such a gate can still be misled: by a tool
+# that hides where its text came from, and by a check made on a different call from the one
+# that runs. In Exercise 12 you find a hole in that gate and close it, and say what the fix
+# costs.
 
 # %%
 import random
 
 import toolkit as T
-from toolkit import exfiltration
+from toolkit import exfiltration, injection
 from toolkit.checks import ex12
 from toolkit.figures import show as show_figure
 from toolkit.injection import ATTACKS
@@ -105,7 +107,9 @@ for label, text in samples.items():
 #   person says yes or no. The MCP specification asks for a human in the loop who can refuse a
 #   tool call [3].
 # * **Taint.** Once the run has read outside content, state-changing calls need that yes even
-#   if they were pre-approved. In the toolkit, running any `open_world` tool taints the run.
+#   if they were pre-approved. In the toolkit, the run is tainted once a tool that carries
+#   *outside text* has run: every `open_world` tool, and any tool declared with
+#   `outside_text=True` (section 5 shows why the second kind is needed).
 # * **Tool descriptions are input too.** A server's descriptions land in your prompt, and MCP
 #   tells clients to treat annotations as untrusted unless the server is trusted [3]. The same
 #   caution fits the descriptions.
@@ -161,7 +165,98 @@ for label, kwargs in settings:
 # at all, and that existing attacks break some of the security properties they test [19].
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## 5. The gate playground
+# ## 5. Outside text from an inside tool
+#
+# The attacker of section 2 needed a web page. They do not need one: anything a stranger can
+# write and your agent later reads will do, such as a support ticket, a product review or an
+# uploaded document. The tool that reads it may be entirely internal. Here the help desk tool
+# `get_ticket` is read-only and closed world (it queries the company's own database), but the
+# ticket it returns was typed into a public contact form:
+
+# %%
+print(injection.STORED_TICKET)
+
+# %% [markdown]
+# The same gullible **mock** as before opens the ticket and obeys the line in it. The gate is
+# set up as in the defended run of section 4. The only change between the two runs is what
+# `get_ticket` declares about its results.
+
+# %%
+for declared in (None, True):
+    result, sent, gate = injection.stored_injection_demo(outside_text=declared)
+    print(f"get_ticket declares outside_text={declared}")
+    print("   (mock) e-mails sent:", sent)
+    print("   tainted:", gate.tainted, "| last gate decision:", gate.log[-1])
+
+# %% [markdown]
+# Declaring nothing, the ticket looks like any internal record, the run never counts as
+# tainted, and the pre-approved `send_email` goes out. The gate decides from flags, so it is
+# only as good as the flags. The toolkit's rule:
+#
+# * a tool **carries outside text** when it is `open_world` or declares `outside_text=True`;
+#   after such a tool has run, the run is tainted;
+# * a closed-world tool that declares nothing does not taint, so declare
+#   `outside_text=True` (`reg.add(fn, outside_text=True)`) on every tool that returns text a
+#   stranger could have written;
+# * where the host cannot know, it assumes outside text: an open-world tool always carries it,
+#   and so does every tool bridged from an MCP server the host has not marked trusted.
+#
+# That last rule follows the MCP specification, which obliges a client to distrust a server's
+# tool annotations unless it trusts the server itself [3]. The toy server below claims that its
+# `send_email` is read-only and closed world. `T.mcp_to_registry(client)` ignores such claims
+# unless it is called with `trusted=True`, and it refuses annotations that are not well
+# formed (a hint of `"false"` is a string, and in Python a non-empty string counts as true).
+
+# %%
+for trusted in (False, True):
+    mail = injection.bridged_mail_tools(trusted=trusted).get("send_email")
+    print(f"trusted={trusted!s:5}  read_only={mail.read_only!s:5}  open_world={mail.open_world!s:5}  "
+          f"carries outside text={mail.carries_outside_text}")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 6. Check what you execute
+#
+# The pack lists the harness's jobs in an order: first check the arguments against the
+# schema, then check that the call is allowed now (§2.2). The order matters as soon as a gate
+# reads arguments. Take a shop rule: *a refund over 100 needs a person's yes*.
+# `injection.RefundLimitGate` adds that rule to the permission gate, with `refund`
+# pre-approved for small amounts.
+#
+# Models rarely write a call perfectly, and the harness repairs small slips (notebook 05). If
+# the gate were shown the call before the repair, each slip below would hide the amount from
+# it, and the repaired call would then pay out 150 with nobody asked. The model is a scripted
+# **mock** that sends one refund call, written as in the first column; the first and last rows
+# are controls (a call with no slip, and a refund small enough to need nobody).
+
+# %%
+cases = {"written correctly": {"order_id": "A1", "amount": 150}, **injection.REFUND_SLIPS,
+         "a small refund, as a string": {"order_id": "A1", "amount": "40"}}
+print(f"{'the (mock) model wrote':28} {'gate shown the raw call':25} {'gate in T.run_agent':21} refunds made")
+for label, args in cases.items():
+    raw_ok, _ = injection.verdict_on_raw_call(args)
+    result, refunds, gate = injection.refund_demo(args)
+    print(f"{label:28} {'allow' if raw_ok else 'deny':25} {gate.log[-1][0]:21} {refunds}")
+
+# %% [markdown]
+# `T.run_agent` decodes, repairs and validates each call first, then shows the gate exactly
+# that call (the same id and name, the repaired arguments), and then runs that call as it is,
+# with no second repair. A call that fails validation is answered with the error and never
+# runs, so the gate is not asked about it. The conversation keeps what the model sent; the
+# events log both versions:
+
+# %%
+result, refunds, gate = injection.refund_demo(injection.REFUND_SLIPS["amount as a string"])
+for event in result.events:
+    print("event:", event)
+print("the gate judged:", gate.seen)
+
+# %% [markdown]
+# The lesson reaches past this toolkit. Anything that changes a call on its way to the tool (a
+# repair step, a vendor SDK that parses arguments, a bridge to an MCP server) belongs before the
+# check, or the check judges one call while another one runs.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 7. The gate playground
 #
 # Two scenarios: the e-mail injection above, and the URL leak of Exercise 12 below. Switch the
 # controls and watch the verdict, the gate's log and the conversation. Try to find settings that
@@ -304,5 +399,9 @@ ex12.check(make_gate)
 # * Filters on wording are alarms, not walls.
 # * Controls that hold look at capabilities: which tools a task may use, whether a call changes
 #   the world, whether the run has read outside content, and whether private data could leave.
+# * Outside content includes text stored inside your own systems: declare which tools return
+#   it, and do not take a server's annotations on trust.
+# * Check the call you will run: decode and repair first, then ask the gate, then run exactly
+#   what it allowed.
 # * Every control has a price in blocked work or in questions to a person; measure both sides.
 #   Notebook 12 puts this failure next to the others.

@@ -116,8 +116,8 @@ HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint
 def mcp_to_registry(client: MCPClient, trusted: bool = False) -> ToolRegistry:
     """A registry whose tools forward to the server behind ``client``.
 
-    Annotations are the server's own claims, and the MCP specification says clients MUST
-    treat them as untrusted unless the server is trusted (pack §2.6, §2.10). So:
+    Annotations are the server's own claims. The MCP specification makes it a MUST for a
+    client to distrust them, except from a server it trusts (pack §2.6, §2.10). So:
 
     * ``trusted=False`` (the default): the hints never relax the gate. Every tool is taken to
       change state, to be destructive, to be open world and to carry outside text, whatever
