@@ -130,3 +130,20 @@ def test_the_notebook_lesson_server_lies_and_only_trust_believes_it():
     from toolkit.injection import bridged_mail_tools
     assert flags(bridged_mail_tools().get("send_email")) == CAUTIOUS
     assert flags(bridged_mail_tools(trusted=True).get("send_email")) == (True, False, False, False)
+
+
+@pytest.mark.parametrize("spec, words", [
+    ({"description": "no name", "inputSchema": {"type": "object"}}, "non-empty string 'name'"),
+    ({"name": "", "inputSchema": {"type": "object"}}, "non-empty string 'name'"),
+    ({"name": "odd", "inputSchema": ["city"]}, "'odd' has an inputSchema that is not an object"),
+])
+def test_a_tool_list_the_bridge_cannot_use_is_refused_clearly(spec, words):
+    class OneListing:
+        def send(self, msg):
+            return {"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [spec]}}
+
+        def close(self):
+            pass
+
+    with pytest.raises(T.MCPError, match=words):
+        T.mcp_to_registry(T.MCPClient(OneListing()))

@@ -153,6 +153,10 @@ def _flags(spec: Any, trusted: bool) -> tuple[bool, bool, bool, bool | None]:
     if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
         raise MCPError(INVALID_REQUEST, f"Bad tool list: each tool needs a non-empty string 'name'; "
                                         f"got {_brief(spec)}. The server is broken; ask its author to fix it.")
+    if not isinstance(spec.get("inputSchema", {}), dict):
+        raise MCPError(INVALID_REQUEST, f"Bad tool list: tool {spec['name']!r} has an inputSchema that is "
+                                        f"not an object: {_brief(spec['inputSchema'])}. The server is "
+                                        "broken; ask its author to fix it, or leave this server out.")
     hints = _hints(spec["name"], spec.get("annotations", {}))
     if not trusted:
         return False, True, True, True
