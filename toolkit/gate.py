@@ -40,7 +40,9 @@ class PermissionGate:
 
     The harness (:func:`toolkit.run_agent`) shows the gate the call that will run: arguments
     decoded and repaired, then validated. A gate that reads arguments (an amount, a host)
-    therefore judges what executes, never a misspelt or string-typed variant of it.
+    therefore judges what executes, never a misspelt or string-typed variant of it. A call
+    that names no known tool or fails validation never runs, so the harness does not ask the
+    gate about it (the first rule above matters when the gate is called directly).
     """
 
     def __init__(self, allow: Iterable[str] | None = None, pre_approved: Iterable[str] = (),
