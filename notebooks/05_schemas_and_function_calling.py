@@ -159,7 +159,7 @@ except TypeError as err:
     print("\nTypeError:", err)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## 4. Checking a call, and repairing only what is obvious
+# ## 4. Checking a call, and repairing with care
 #
 # A schema is only useful if the harness holds every call up against it before the tool runs.
 # `T.validate_args` lists every problem it finds; an empty list means the call is valid.
