@@ -295,3 +295,13 @@ def test_a_fenced_call_on_an_irrelevance_case_does_not_count_as_abstaining():
 ])
 def test_calls_without_list_brackets_get_bfcls_verdict(reply, label):
     assert T.classify(T.BFCL_CASES[3], reply, T.FUNCS) == label
+
+
+def test_on_an_irrelevance_case_a_call_the_parser_refuses_is_still_a_call():
+    """BFCL's decoder reads positional arguments and bare names, so these are calls made."""
+    irrelevant = T.BFCL_CASES[6]
+    for reply in ("get_weather('Stratford-upon-Avon')", "get_weather(city=Stratford)", "[get_weather('Rome'), add(1, 2)]"):
+        with pytest.raises(ValueError):
+            T.parse_calls(reply)
+        assert T.classify(irrelevant, reply) == "should_abstain", reply
+    assert T.classify(irrelevant, "[1, 2]") == "pass"  # not calls: nothing was called
