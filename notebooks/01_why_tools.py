@@ -51,20 +51,22 @@ SEED = 0  # the mock's "training" draw; the test problems use their own seed (1)
 
 # %%
 mock = PatternMatchingModel(seed=SEED)
-print(f"The mock (mock) remembers {mock.n_examples:,} different worked problems.")
+print(f"The pattern-matching mock remembers {mock.n_examples:,} different worked problems.")
 for digits in (1, 2, 3, 4):
     print(f"  share of all {digits}-digit problems it remembers: {mock.coverage(digits):.2%}")
 print()
 for digits in (1, 2, 3, 4, 5):
     a, b = make_problems(digits, 1, seed=7)[0]
     guess = mock.multiply(a, b)
-    verdict = "right" if guess == a * b else f"wrong by {abs(guess - a * b):,}"
+    verdict = "right" if guess == a * b else f"wrong, off by {abs(guess - a * b) / (a * b):.1%}"
     print(f"{a:>6} × {b:<6} = {a * b:>13,}   mock says {guess:>13,}   {verdict}")
 
 # %% [markdown]
-# Look at the wrong answers: they have the right number of digits, the right last digit and
-# the right first digits. Nothing about them looks wrong. A reader who does not redo the sum
-# would accept them.
+# Look at the wrong answers. Each has the right number of digits and the right last digit,
+# and none is more than a few percent from the truth. The error hides in the middle digits,
+# and sometimes in the first one too: for 391 × 526 the mock says 199,646, while the product,
+# 205,666, starts with a 2. Nothing in how an answer looks gives it away; only redoing the sum
+# does.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 3. Accuracy by number of digits, with and without a calculator

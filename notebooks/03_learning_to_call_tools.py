@@ -31,7 +31,7 @@ FILTER_TEXTS = 400
 # |---|---|---|---|
 # | **Prompting**: ReAct [8], MRKL [9], HuggingGPT [11] | you write the tool list and a few demonstrations into the prompt | no training at all; swap tools by editing text | needs a capable model; long prompts; malformed calls |
 # | **Supervised traces**: TALM [10] and successors | people, or a stronger model, write correct call transcripts | even small models can learn it | traces are expensive and may not transfer to unseen tools |
-# | **Self-labelling**: Toolformer [1] | the model proposes calls in plain text and a loss test keeps the useful ones | no human labels | one call at a time; few examples survive; sensitive to wording |
+# | **Self-labelling**: Toolformer [1] | the model proposes calls in plain text and a loss test keeps the useful ones | no human labels | no chained calls; few examples survive; sensitive to wording |
 # | **Tool tokens**: ToolkenGPT [14] | a small training set per tool teaches one new token embedding | many tools on a frozen model | the embeddings only fit the model they were trained for |
 #
 # ReAct interleaves a written thought ("I need today's rate, so I'll look it up") with an
@@ -181,25 +181,34 @@ toolformer_explorer(candidates, tau=1.0)
 #
 # For its size, Toolformer did well on math word problems: the paper reports 40.4 on ASDiv,
 # 29.4 on SVAMP and 44.0 on MAWPS, against 14.0, 10.0 and 19.8 for the far larger GPT-3 [1].
-# The paper itself adds a caveat: its evaluation permitted a single API call per input, which
-# rules out a model that keeps calling tools in a loop [1].
+# Read those numbers with the way the experiments were run in mind: the model could make at
+# most one API call per input, so it could never get caught calling tools over and over [1].
+# That is a setting of the paper's evaluation. It is not on the list of limitations the
+# authors give, and it says nothing about how often a model trained this way could call
+# tools elsewhere.
 #
-# Limits the method carries:
+# The limitations the paper itself names [1]:
 #
 # * **No chains.** Calls for each tool were sampled independently, so the training data never
-#   shows one tool's output feeding another tool's input [1].
-# * **Only what the loss can see.** A call is worth keeping only if its result shows up in the
-#   next few tokens. Our toy makes this visible: a call made a few tokens too early gets most
-#   of its gain weighted away.
-# * **Few examples, sensitive to wording.** A strict filter keeps little, and whether a call
-#   helps depends on how the surrounding sentence happens to be phrased.
+#   shows one tool's output feeding another tool's input.
+# * **No back-and-forth.** The model cannot work with a tool interactively, for example look
+#   through a search's results and then search again with a better query.
+# * **Sensitive to wording.** Whether the model decides to call a tool depends on exactly how
+#   its input is phrased.
+# * **Costly in data.** For some tools a great deal of text yields only a few thousand useful
+#   calls, and a strict filter keeps fewer still (the Table 2 counts above).
+#
+# One more, which is our reading rather than the paper's: **only what the loss can see**
+# counts. A call is kept only if its result shows up in the next few tokens. The toy makes
+# this visible: a call made a few tokens too early gets most of its gain weighted away.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Discussion
 #
-# **Question 1.** Toolformer judges a call only by whether it lowers the loss on the
-# following tokens [1]. Think of a tool whose benefit would never show up that way. How would
-# you decide which calls to that tool belong in the training data?
+# **For discussion.** *(Pack discussion question 1, in our words.)* Toolformer judges a call
+# only by whether it lowers the loss on the following tokens [1]. Think of a tool whose
+# benefit would never show up that way. How would you decide which calls to that tool belong
+# in the training data?
 
 # %% [markdown] tags=["solution"]
 # *One possible answer.* Any tool whose value is an effect rather than text: `send_email`,
@@ -212,9 +221,10 @@ toolformer_explorer(candidates, tau=1.0)
 # from self-labelled text.
 
 # %% [markdown]
-# **Question 2.** The Toolformer paper lists "cannot use tools in a chain" among its limits
-# [1], yet today's agents chain calls routinely. What made the difference: a better model,
-# different training data, the harness around the model, or all three?
+# **For discussion.** *(Pack discussion question 2, in our words.)* The Toolformer paper
+# lists the lack of chained tool use among its limitations [1], yet today's agents chain calls
+# routinely. What made the difference: a better model, different training data, the harness
+# around the model, or all three?
 
 # %% [markdown] tags=["solution"]
 # *One possible answer.* All three, each for a different part of the problem. The data:
@@ -247,13 +257,14 @@ toolformer_explorer(candidates, tau=1.0)
 # **Q2.** Which limitation do the Toolformer authors state about their own method [1]?
 #
 # - (a) it cannot chain tools, because the calls for each tool were generated independently
-# - (b) it may call each tool only once in its lifetime
+# - (b) it only works on models larger than GPT-3
 # - (c) every training example needs a human author
 # - (d) it works with the calculator and nothing else
 #
 # <details><summary>Show the answer</summary>
 #
-# **(a).** (The "one call per input" rule in section 7 is a setting of the paper's
-# evaluation, not a limit on the model's lifetime.)
+# **(a).** The paper's model, GPT-J, is far smaller than GPT-3; no human writes the
+# examples; and five tools go through the same recipe. Do not confuse the limitation with the
+# one-call-per-input rule of section 7, which is how the experiments were run.
 #
 # </details>

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 import toolkit as T
 from toolkit.arithmetic import (CalculatorCallingModel, PatternMatchingModel, accuracy_by_digits,
                                 calculate, format_accuracy_table, format_number,
-                                make_calculator_registry, make_problems, parse_question, question)
+                                make_calculator_registry, make_problems, parse_question,
+                                plot_accuracy, question)
 
 
 # -- the calculator ------------------------------------------------------------------------
@@ -176,3 +177,75 @@ def test_accuracy_table_lines_up_and_checks_its_input():
     other = {"b": accuracy_by_digits(CalculatorCallingModel(), digits=(1,), n=5)}
     with pytest.raises(ValueError, match="different digit counts"):
         format_accuracy_table({**rows, **other})
+
+
+# -- what notebook 01 says about the mock's wrong answers ----------------------------------
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+# a property the notebook may claim of the wrong answers, and how to check it on one of them
+CLAIMS = {
+    r"right number of digits|same number of digits|right length": lambda g, t: len(str(g)) == len(str(t)),
+    r"right last digit|ends? in the right digit": lambda g, t: g % 10 == t % 10,
+    r"right first digits?|right leading digits?": lambda g, t: str(g)[0] == str(t)[0],
+}
+
+
+def _printed_examples_and_the_text_after():
+    import json
+    import re
+
+    cells = json.loads((ROOT / "notebooks" / "01_why_tools.ipynb").read_text(encoding="utf-8"))["cells"]
+    line = re.compile(r"=\s+([\d,]+)\s+mock says\s+([\d,]+)")
+    for i, cell in enumerate(cells):
+        printed = "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
+        found = [(int(t.replace(",", "")), int(g.replace(",", ""))) for t, g in line.findall(printed)]
+        if found:
+            after = next(c for c in cells[i + 1:] if c["cell_type"] == "markdown")
+            return found, "".join(after["source"])
+    raise AssertionError("notebook 01 prints no 'mock says' examples")
+
+
+def test_notebook_01_claims_only_what_its_printed_wrong_answers_show():
+    import re
+
+    examples, text = _printed_examples_and_the_text_after()
+    wrong = [(truth, guess) for truth, guess in examples if guess != truth]
+    assert len(wrong) >= 3
+    text = " ".join(text.split())
+    for phrase, holds in CLAIMS.items():
+        if re.search(phrase, text, re.I):
+            broken = [f"{g:,} for {t:,}" for t, g in wrong if not holds(g, t)]
+            assert not broken, f"notebook 01 claims '{phrase}' of the wrong answers: {broken}"
+
+
+def test_wrong_answers_keep_the_last_digit_and_length_but_not_always_the_lead():
+    """What notebook 01 tells students to notice, over the problems it asks (seed 1)."""
+    mock = PatternMatchingModel(seed=0)
+    wrong = [(a * b, mock.multiply(a, b)) for d in (2, 3, 4, 5) for a, b in make_problems(d, 100)
+             if mock.multiply(a, b) != a * b]
+    assert len(wrong) > 300
+    assert all(g % 10 == t % 10 for t, g in wrong)
+    same_length = sum(len(str(g)) == len(str(t)) for t, g in wrong)
+    assert same_length >= 0.98 * len(wrong)
+    assert any(str(g)[0] != str(t)[0] for t, g in wrong)   # the lead digit can be wrong
+    assert max(abs(g - t) / t for t, g in wrong) < 0.15
+
+
+def test_the_accuracy_plot_keeps_its_legend_off_the_bars():
+    """Notebook 01's chart: the legend must not sit on a bar, even when every bar is full."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    from toolkit.arithmetic import DigitRow
+    from toolkit.figures.layout import collisions
+
+    def rows(correct):
+        return [DigitRow(d, 100, c, 0, 0.0) for d, c in zip((1, 2, 3, 4, 5), correct)]
+
+    shown = {"pattern-matching (mock)": rows([100, 55, 3, 0, 0]),    # notebook 01's numbers
+             "calls the calculator (mock)": rows([100] * 5)}
+    fig = plot_accuracy(shown, "Exact answers by problem size (two mocks, 100 problems each)")
+    assert collisions(fig) == []
+    plt.close(fig)

@@ -18,7 +18,7 @@ from toolkit.figures import FIGURES, FIGURES_DIR, figure_path
 
 matplotlib = pytest.importorskip("matplotlib")
 
-from toolkit.figures import canvas, draw  # noqa: E402  (needs matplotlib)
+from toolkit.figures import canvas, draw, layout  # noqa: E402  (needs matplotlib)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -124,6 +124,60 @@ def test_a_label_too_long_for_its_box_is_reported():
         plt.close(fig)
 
 
+@pytest.mark.parametrize("number", sorted(FIGURES))
+def test_no_text_overlaps_text_or_crosses_a_box_edge(number):
+    """Every figure the course draws: no label on another, none across a box's border, none
+    off the page, nothing crowding the source line (toolkit/figures/layout.py has the rules)."""
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context(canvas.style()):
+        fig = draw.DRAWERS[number]()
+        problems = layout.collisions(fig)
+        canvas.overflowing(fig)  # drops this figure's (label, box) records
+        plt.close(fig)
+    assert problems == [], f"Figure {number}:\n" + "\n".join(problems)
+
+
+def test_the_layout_check_finds_each_kind_of_blemish():
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context(canvas.style()):
+        fig, ax = canvas.new_figure("test")
+        canvas.box(ax, 1, 4, 3, 1.5, "inside")
+        canvas.note(ax, 1.0, 3.0, "two words")
+        canvas.note(ax, 1.3, 3.05, "on top")                      # overlaps "two words"
+        canvas.note(ax, 3.6, 4.75, "across")                       # over the box's right edge
+        canvas.region(ax, 6, 3, 4, 3, "frame label", "tool")       # on its frame: fine
+        canvas.note(ax, 15.5, 6, "off the page")                   # runs past the right edge
+        canvas.source(ax, "the source line")
+        canvas.note(ax, 12, 0.3, "a caption in the footer row")    # crowds the footer
+        found = layout.collisions(fig)
+        canvas.overflowing(fig)
+        plt.close(fig)
+    assert any("'two words' overlaps text 'on top'" in p for p in found), found
+    assert any("'across' crosses the edge" in p for p in found), found
+    assert any("'off the page' runs off" in p for p in found), found
+    assert any("'a caption in the footer row' shares the footer's row" in p for p in found), found
+    assert not any("frame label" in p or "inside" in p for p in found), found
+    assert len(found) == 4, found
+
+
+def test_the_layout_check_sees_a_legend_over_the_data():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.bar([1, 2, 3], [1.0, 1.0, 1.0], label="tall bars")
+    ax.plot([1, 3], [0.5, 0.5], label="a line")
+    ax.legend(loc="upper right")
+    found = layout.collisions(fig)
+    assert "the legend covers bars" in found, found
+    ax.get_legend().remove()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)  # below the axes
+    fig.tight_layout()
+    assert layout.collisions(fig) == []
+    plt.close(fig)
+
+
 def text_of(number: int) -> str:
     import matplotlib.pyplot as plt
 
@@ -145,6 +199,22 @@ def test_numbers_on_the_figures_are_the_papers():
     assert "Own arithmetic" in fig6
 
 
+def test_figure_2_keeps_the_papers_limits_apart_from_its_test_setting():
+    """Toolformer's Limitations section names no chaining (among others); "at most one API call
+    per input" is how its experiments decoded, not a stated limit [1] (pack §2.3)."""
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context(canvas.style()):
+        fig = draw.DRAWERS[2]()
+        texts = [t.get_text() for t in fig.axes[0].texts]
+        plt.close(fig)
+    heading = next(i for i, t in enumerate(texts) if t.startswith("Limits the paper"))
+    limits = texts[heading + 1]
+    assert "chain" in limits and "per input" not in limits, limits
+    setting = [t for t in texts if "per input" in t]
+    assert setting and all("setting" in t and "not a limit" in t for t in setting), setting
+
+
 def test_the_toolkit_map_names_files_that_exist():
     from toolkit.figures.lab_map import PARTS
 
@@ -152,6 +222,22 @@ def test_the_toolkit_map_names_files_that_exist():
     for _, title, files, *_ in PARTS:
         for name in files:
             assert (ROOT / "toolkit" / name).exists(), f"Figure 9 '{title}' names {name}"
+
+
+def test_the_toolkit_map_numbers_its_cards_in_reading_order():
+    """Row by row (cards side by side share a row), left to right: 1, 2, 3, then 4, 5, 6."""
+    from toolkit.figures.lab_map import PARTS
+
+    cards = sorted(((p[0], p[5][0], p[5][1], p[5][1] + p[6]) for p in PARTS),
+                   key=lambda c: -c[3])  # (number, x, bottom, top), highest first
+    rows = []
+    for card in cards:
+        if rows and card[3] > rows[-1][0][2]:  # overlaps the first card of the row: same row
+            rows[-1].append(card)
+        else:
+            rows.append([card])
+    order = [c[0] for row in rows for c in sorted(row, key=lambda c: c[1])]
+    assert order == [1, 2, 3, 4, 5, 6], f"Figure 9 reads {order}"
 
 
 def test_figure_path_rejects_a_figure_the_pack_does_not_have():

@@ -234,3 +234,30 @@ def test_widget_builds_and_follows_the_slider(run):
     view.slider.value = 2.0
     assert view.state.texts_kept == filter_summary(run.candidates, 2.0)["texts_kept"]
     assert "<b>2.0</b>" in view.summary.value
+
+
+# -- what the course says about the paper -------------------------------------------------
+
+
+def test_the_course_keeps_toolformers_stated_limits_apart_from_its_test_setting():
+    """The paper lists no chaining as a limit; one call per input is how its experiments were
+    run [1]. A quiz distractor must be plainly false, not a twisted version of that setting."""
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    quiz = json.loads((root / "data" / "quiz.json").read_text(encoding="utf-8"))["questions"]
+    q2 = next(q for q in quiz if q["id"] == 2)
+    right = q2["options"][q2["answer"]]
+    assert "chain" in right.lower() or "feed" in right, right
+    one_call = re.compile(r"at most one|only once|one (api )?call per|per input|more than once",
+                          re.I)
+    wrong = [o for i, o in enumerate(q2["options"]) if i != q2["answer"]]
+    assert not [o for o in wrong if one_call.search(o)], wrong
+
+    notebook = (root / "notebooks" / "03_learning_to_call_tools.py").read_text(encoding="utf-8")
+    paragraphs = re.split(r"\n#\s*\n|\n# [-*] |\n# \d\. ", notebook)
+    for text in paragraphs:
+        if one_call.search(text):
+            assert re.search(r"evaluation|experiments|setting", text), text

@@ -383,13 +383,17 @@ def format_accuracy_table(named_rows: dict[str, list[DigitRow]]) -> str:
 
 
 def plot_accuracy(named_rows: dict[str, list[DigitRow]], title: str = ""):
-    """Bar chart of accuracy by digit count, one bar colour per model (needs matplotlib)."""
+    """Bar chart of accuracy by digit count, one bar colour per model (needs matplotlib).
+
+    The legend sits under the chart, outside the axes, so no bar can hide behind it however
+    tall the bars are (tests/test_arithmetic.py checks this with toolkit.figures.layout).
+    """
     import matplotlib.pyplot as plt  # lazy: the toolkit core stays standard library only
 
     names = list(named_rows)
     sizes = [row.digits for row in named_rows[names[0]]]
     width = 0.8 / len(names)
-    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    fig, ax = plt.subplots(figsize=(6.4, 3.5))
     for k, name in enumerate(names):
         xs = [s + (k - (len(names) - 1) / 2) * width for s in sizes]
         ax.bar(xs, [r.accuracy for r in named_rows[name]], width=width, label=name)
@@ -398,7 +402,8 @@ def plot_accuracy(named_rows: dict[str, list[DigitRow]], title: str = ""):
     ax.set_ylabel("exact answers")
     ax.set_ylim(0, 1.05)
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.24), ncol=len(names), fontsize=8,
+              frameon=False)
     if title:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .layout import footer, on_edge
+
 # Okabe & Ito (2008), a palette readers with any common colour-vision deficiency can tell apart.
 # Each role has an edge colour (strong) and a fill (a light tint of it).
 COLORS = {
@@ -111,8 +113,8 @@ def region(ax, x, y, w, h, label, role):
     """A large dashed frame with a label on its top edge: a zone such as "your code"."""
     edge, _ = COLORS[role]
     box(ax, x, y, w, h, role=role, filled=False, dashed=True, radius=0.25, lw=2)
-    ax.text(x + 0.25, y + h, f" {label} ", fontsize=BASE, fontweight="bold", color=edge,
-            ha="left", va="center", backgroundcolor="white", zorder=2)
+    on_edge(ax.text(x + 0.25, y + h, f" {label} ", fontsize=BASE, fontweight="bold", color=edge,
+                    ha="left", va="center", backgroundcolor="white", zorder=2))
 
 
 def arrow(ax, start, end, text=None, *, color=INK, rad=0.0, dashed=False, size=SMALL,
@@ -139,18 +141,18 @@ def badge(ax, x, y, label, role="accent", size=SMALL):
 
     edge, _ = COLORS[role]
     ax.add_patch(Circle((x, y), 0.24, facecolor=edge, edgecolor="white", linewidth=1.5, zorder=5))
-    ax.text(x, y, label, fontsize=size, color="white", ha="center", va="center",
-            fontweight="bold", zorder=6)
+    on_edge(ax.text(x, y, label, fontsize=size, color="white", ha="center", va="center",
+                    fontweight="bold", zorder=6))
 
 
 def note(ax, x, y, text, *, size=SMALL, color=MUTED, ha="left", va="center", **kw):
     """Plain text: a source line, a remark, a label outside any box."""
-    ax.text(x, y, text, fontsize=size, color=color, ha=ha, va=va, linespacing=1.35, **kw)
+    return ax.text(x, y, text, fontsize=size, color=color, ha=ha, va=va, linespacing=1.35, **kw)
 
 
 def source(ax, text):
-    """The figure's source line, bottom left, where every figure keeps it."""
-    note(ax, 0.45, 0.3, text, size=SMALL - 1)
+    """The figure's source line, bottom left, where every figure keeps it, alone in its row."""
+    footer(note(ax, 0.45, 0.3, text, size=SMALL - 1))
 
 
 def style():

@@ -2,7 +2,8 @@
 
 ``draw_all`` writes ``<stem>.svg`` and ``<stem>.png`` for each entry of :data:`FIGURES`;
 ``check`` draws into a scratch folder and lists every file that differs from the committed one.
-Both refuse to write a figure whose labels spill out of their boxes.
+Both refuse to write a figure whose labels spill out of their boxes, or whose text overlaps
+other text, crosses a box's edge or crowds the source line (:mod:`toolkit.figures.layout`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ DRAWERS = {
 
 
 class FigureLayoutError(ValueError):
-    """A label does not fit inside its box."""
+    """A label does not fit inside its box, or text collides with text or a box's edge."""
 
 
 def draw_one(number: int, out_dir: Path) -> list[Path]:
@@ -32,19 +33,21 @@ def draw_one(number: int, out_dir: Path) -> list[Path]:
     import matplotlib
 
     matplotlib.use("Agg", force=False)  # no window; harmless inside a notebook
-    from . import canvas
+    from . import canvas, layout
 
     if number not in DRAWERS:
         raise ValueError(f"there is no Figure {number}; choose one of 1 to {len(DRAWERS)}")
     with matplotlib.rc_context(canvas.style()):
         fig = DRAWERS[number]()
         spilled = canvas.overflowing(fig)
-        if spilled:
+        clashes = layout.collisions(fig)
+        if spilled or clashes:
             import matplotlib.pyplot as plt
             plt.close(fig)
+            found = [f"label spills out of its box: {label!r}" for label in spilled] + clashes
             raise FigureLayoutError(
-                f"Figure {number}: these labels spill out of their boxes: {spilled}. "
-                "Shorten the text or widen the box in toolkit/figures.")
+                f"Figure {number} has text out of place:\n  " + "\n  ".join(found) +
+                "\nShorten the text, or move or widen the box, in toolkit/figures.")
         return canvas.save(fig, Path(out_dir), FIGURES[number][0])
 
 

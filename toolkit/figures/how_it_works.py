@@ -15,27 +15,32 @@ def fig1_call_loop():
     fig, ax = new_figure("Figure 1. The tool-call loop",
                          "The model asks in text. Your code (the harness) checks, runs and answers.")
     blue, orange, green = COLORS["model"][0], COLORS["harness"][0], COLORS["tool"][0]
-    box(ax, 0.4, 4.3, 1.9, 1.3, "User", "data", weight="bold")
-    region(ax, 3.0, 2.3, 2.9, 5.1, "model", "model")
-    box(ax, 3.25, 3.0, 2.4, 3.8, "Language\nmodel\n\nwrites text,\nruns nothing", "model")
-    region(ax, 8.3, 1.45, 4.5, 5.95, "harness (your code)", "harness")
+    # left to right: user | gap | model zone | gap | harness zone | gap | tools zone; each gap
+    # is wide enough for the labels of the arrows that cross it
+    box(ax, 0.35, 4.3, 1.6, 1.3, "User", "data", weight="bold")
+    region(ax, 3.2, 2.3, 2.7, 5.1, "model", "model")
+    box(ax, 3.35, 3.0, 2.4, 3.8, "Language\nmodel\n\nwrites text,\nruns nothing", "model")
+    region(ax, 8.4, 1.45, 4.0, 5.95, "harness (your code)", "harness")
     jobs = ["1  check args vs schema", "2  is the call allowed?", "3  run with a time limit",
             "4  retry only if safe", "5  cap the result size", "6  cap the step count"]
     for i, job in enumerate(jobs):
-        box(ax, 8.55, 6.15 - i * 0.88, 4.0, 0.72, job, "harness", size=SMALL + 1, align="left")
-    region(ax, 13.5, 2.3, 2.2, 5.1, "tools", "tool")
+        box(ax, 8.6, 6.15 - i * 0.88, 3.6, 0.72, job, "harness", size=SMALL, align="left")
+    region(ax, 13.7, 2.3, 1.95, 5.1, "tools", "tool")
     for i, name in enumerate(["get_weather", "cancel_order", "search"]):
-        box(ax, 13.7, 5.7 - i * 1.3, 1.8, 0.9, name, "tool", size=SMALL - 2)
+        box(ax, 13.85, 5.7 - i * 1.3, 1.65, 0.9, name, "tool", size=SMALL - 2)
 
-    arrow(ax, (2.3, 5.3), (3.25, 5.3), "ask", color=MUTED, text_offset=(0, 0.35))
-    arrow(ax, (3.25, 4.6), (2.3, 4.6), "answer", color=MUTED, text_offset=(0, -0.35))
-    arrow(ax, (5.65, 6.0), (8.55, 6.0), "tool_calls:\nname + JSON args", color=blue,
-          text_offset=(0, 0.6))
-    arrow(ax, (8.55, 3.6), (5.65, 3.6), "one tool message\nper call (same id)", color=orange,
-          text_offset=(0, -0.6))
-    arrow(ax, (12.55, 5.05), (13.7, 5.05), "run", color=orange, text_offset=(0, 0.3))
-    arrow(ax, (13.7, 3.85), (12.55, 3.85), "result\nor error", color=green, text_offset=(0, -0.5))
-    note(ax, 4.45, 1.75, "loop until a reply has\nno tool calls, or the\nstep limit is hit",
+    arrow(ax, (1.95, 5.3), (3.35, 5.3), "ask", color=MUTED, text_at=0.45, text_offset=(0, 0.35))
+    arrow(ax, (3.35, 4.6), (1.95, 4.6), "answer", color=MUTED, text_at=0.55,
+          text_offset=(0, -0.35))
+    arrow(ax, (5.75, 6.0), (8.6, 6.0), "tool_calls:\nname + JSON args", color=blue,
+          text_at=0.48, text_offset=(0, 0.6))
+    arrow(ax, (8.6, 3.6), (5.75, 3.6), "one tool message\nper call (same id)", color=orange,
+          text_at=0.52, text_offset=(0, -0.6))
+    arrow(ax, (12.2, 5.05), (13.85, 5.05), "run", color=orange, text_offset=(0, 0.3),
+          size=SMALL - 1)
+    arrow(ax, (13.85, 3.85), (12.2, 3.85), "result\nor error", color=green,
+          text_offset=(0, -0.5), size=SMALL - 1)
+    note(ax, 4.55, 1.75, "loop until a reply has\nno tool calls, or the\nstep limit is hit",
          ha="center", size=SMALL - 1)
     source(ax, "The model never runs a tool; it only asks (§2.2). Message shapes: OpenAI [23], "
                "Anthropic [22]. Harness jobs: §2.2, §2.8.")
@@ -62,31 +67,34 @@ def fig2_toolformer_steps():
     for i, (head, body) in enumerate(steps):
         x = 0.5 + i * 3.9
         role = "accent" if i == 2 else "model"
-        box(ax, x, 6.3, 3.3, 0.8, head, role, weight="bold")
-        box(ax, x, 4.2, 3.3, 2.0, body, role, size=SMALL + 1, filled=False)
-        box(ax, x, 3.35, 3.3, 0.65, example[i], "data", size=SMALL - 1, mono=True)
+        box(ax, x, 6.65, 3.3, 0.75, head, role, weight="bold")
+        box(ax, x, 4.65, 3.3, 1.9, body, role, size=SMALL + 1, filled=False)
+        box(ax, x, 3.85, 3.3, 0.65, example[i], "data", size=SMALL - 1, mono=True)
         if i < 3:
-            arrow(ax, (x + 3.3, 6.7), (x + 3.9, 6.7))
-    note(ax, 0.5, 2.95, "A made-up sentence, followed through the steps. "
+            arrow(ax, (x + 3.3, 7.025), (x + 3.9, 7.025))
+    note(ax, 0.5, 3.45, "A made-up sentence, followed through the steps. "
                         r"$L^{-}$: loss without the call;  $L^{+}$: with the call and its result.",
          size=SMALL - 1)
-    # where it stops
-    note(ax, 0.5, 2.2, "Limits the paper itself states [1]", size=BASE, color=INK, weight="bold")
-    note(ax, 0.5, 1.35, "• at most one call per input in its tests\n• tools are not chained",
-         size=SMALL + 1, color=INK)
+    # where it stops: the limits the paper lists, kept apart from how it ran its tests
+    note(ax, 0.5, 2.8, "Limits the paper states [1]", size=BASE, color=INK, weight="bold")
+    note(ax, 0.5, 2.45, "• no chains: each tool's calls were sampled on their own\n"
+                       "• no back-and-forth with a tool, such as refining a search\n"
+                       "• sensitive to how the input is worded",
+         size=SMALL, color=INK, va="top")
+    note(ax, 0.5, 0.95, "Test setting, not a limit: at most one call per input [1]",
+         size=SMALL - 1, color=INK)
     # the filter threshold trade-off from the paper's Table 2
     kept = [(0.5, 3680), (1.0, 994), (2.0, 138)]
-    note(ax, 8.3, 2.2, "Calculator examples kept (Table 2 [1])", size=BASE, color=INK,
+    note(ax, 8.6, 2.8, "Calculator examples kept (Table 2 [1])", size=BASE, color=INK,
          weight="bold")
     for i, (tau, n) in enumerate(kept):
-        w = 4.8 * n / 3680
-        y = 1.6 - i * 0.5
-        note(ax, 9.6, y, rf"$\tau_f$ = {tau}", ha="right", size=SMALL, color=INK)
-        ax.add_patch(Rectangle((9.75, y - 0.17), w, 0.34, facecolor=COLORS["accent"][0],
+        w = 4.5 * n / 3680
+        y = 2.25 - i * 0.42
+        note(ax, 9.9, y, rf"$\tau_f$ = {tau}", ha="right", size=SMALL, color=INK)
+        ax.add_patch(Rectangle((10.05, y - 0.15), w, 0.3, facecolor=COLORS["accent"][0],
                                edgecolor="none"))
-        note(ax, 9.85 + w, y, f"{n:,}", size=SMALL, color=INK)
-    note(ax, 15.7, 0.3, "stricter filter: cleaner data, far less of it", ha="right",
-         size=SMALL - 1)
+        note(ax, 10.15 + w, y, f"{n:,}", size=SMALL, color=INK)
+    note(ax, 8.6, 0.95, "stricter filter: cleaner data, far less of it", size=SMALL - 1)
     source(ax, "GPT-J, 6.7 B parameters, five tools [1].")
     return fig
 
@@ -173,14 +181,15 @@ def fig5_mcp_roles():
     blue, green = COLORS["model"][0], COLORS["tool"][0]
     # panel A
     note(ax, 0.45, 7.35, "A  Roles", size=BASE + 2, color=INK, weight="bold")
-    region(ax, 0.5, 1.35, 4.3, 5.35, "host (the app)", "harness")
-    box(ax, 0.8, 5.1, 3.7, 1.1, "model, user interface,\npermissions", "harness", size=SMALL)
+    region(ax, 0.5, 1.35, 4.0, 5.35, "host (the app)", "harness")
+    box(ax, 0.75, 5.1, 3.5, 1.1, "model, user interface,\npermissions", "harness", size=SMALL)
+    gap_middle = (4.5 + 5.6) / 2  # the transport's name sits between the host's frame and the server
     for i, (name, how) in enumerate([("A", "stdio"), ("B", "HTTP"), ("C", "HTTP")]):
         y = 3.85 - i * 1.2
-        box(ax, 1.5, y, 2.4, 0.85, f"client {i + 1}", "model", size=SMALL + 1)
+        box(ax, 1.25, y, 2.4, 0.85, f"client {i + 1}", "model", size=SMALL + 1)
         box(ax, 5.6, y, 2.3, 0.85, f"server {name}", "tool", size=SMALL + 1)
-        arrow(ax, (3.9, y + 0.42), (5.6, y + 0.42), how, both=True, color=MUTED, lw=2,
-              size=SMALL - 2, text_offset=(0, 0.25))
+        arrow(ax, (3.65, y + 0.42), (5.6, y + 0.42), how, both=True, color=MUTED, lw=2,
+              size=SMALL - 2, text_at=(gap_middle - 3.65) / (5.6 - 3.65), text_offset=(0, 0.25))
     note(ax, 0.5, 0.85, "One client per server. A server sees neither the\nwhole chat nor "
                         "the other servers; the host decides.", size=SMALL - 1)
     # panel B: a sequence diagram

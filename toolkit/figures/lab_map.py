@@ -8,22 +8,24 @@ from __future__ import annotations
 
 from .canvas import COLORS, MUTED, SMALL, arrow, card, new_figure, source
 
-# (part, title, files, key names, role, (x, y), height): the six parts of the lab
+# (part, title, files, key names, role, (x, y), height): the six parts of the lab, numbered as
+# in API.md and laid out to read in that order: 1 2 3 across the top (the loop, 2, sits a little
+# lower so the MCP arrow can pass over it), 4 5 6 across the bottom
 PARTS = [
     (1, "Tools from type hints", ("schema.py", "registry.py"),
      "schema_from_function\nvalidate_args, repair_args\nToolRegistry.run", "tool", (0.45, 4.1), 2.6),
     (2, "The loop (harness)", ("loop.py", "gate.py"),
-     "run_agent drives a mock model:\nparallel calls, timeouts,\nretries, step limit;\n"
-     "PermissionGate, taint", "harness", (5.7, 3.15), 2.9),
+     "run_agent drives a mock model:\nparallel calls, timeouts, retries,\n"
+     "step limit; PermissionGate, taint", "harness", (5.7, 3.7), 2.35),
     (3, "MCP", ("mcp/",),
      "MCPServer, MCPClient\nin-memory and stdio\ntransports, JSON-RPC 2.0", "sky", (10.95, 4.1), 2.6),
     (4, "Picking tools", ("selection.py", "catalog.py"),
-     "ToolIndex (BM25) over a\n48-tool catalog;\nrecall@k, token cost", "model", (0.45, 0.8), 2.6),
+     "ToolIndex (BM25) over a\n48-tool catalog;\nrecall@k, token cost", "model", (0.45, 0.7), 2.3),
     (5, "Scoring and pass^k", ("scoring.py", "reliability.py", "retail.py"),
      "parse_calls, evaluate_calls\npass_hat_k, pass_at_k\nRetailEnv: the final state",
-     "accent", (10.95, 0.8), 2.6),
+     "accent", (5.7, 0.7), 2.3),
     (6, "Prompt injection", ("injection.py",),
-     "attacker page, gullible\nmodel, defended run", "warn", (5.7, 0.8), 2.0),
+     "attacker page, gullible\nmodel, defended run", "warn", (10.95, 0.7), 2.3),
 ]
 W = 4.6
 
@@ -39,12 +41,12 @@ def fig9_toolkit_parts():
                                            "a client makes remote tools local",
           color=MUTED, size=SMALL - 2, both=True, text_offset=(0, 0.55))
     arrow(ax, (5.05, 4.9), (5.7, 4.9), color=COLORS["tool"][0])
-    ax.text(5.35, 5.45, "runs\ncalls", fontsize=SMALL - 3, color=COLORS["tool"][0], ha="center",
-            va="center")
-    arrow(ax, (5.05, 2.6), (5.7, 3.3), "top-k\ntools", color=COLORS["model"][0],
-          size=SMALL - 3, text_offset=(-0.45, 0.1))
-    arrow(ax, (10.3, 3.15), (10.95, 2.6), "runs to\nscore", color=MUTED, size=SMALL - 3,
-          text_offset=(0.1, 0.55))
-    arrow(ax, (8.0, 2.8), (8.0, 3.15), color=COLORS["warn"][0])
+    ax.text(5.375, 5.45, "runs\ncalls", fontsize=SMALL - 3, color=COLORS["tool"][0],
+            ha="center", va="center")
+    arrow(ax, (4.6, 3.0), (5.7, 3.9), "top-k tools", color=COLORS["model"][0],
+          size=SMALL - 3, text_offset=(-0.7, 0.1))
+    arrow(ax, (8.0, 3.7), (8.0, 3.0), "runs to score", color=MUTED, size=SMALL - 3,
+          text_offset=(0.9, 0))
+    arrow(ax, (11.4, 3.0), (10.3, 3.95), color=COLORS["warn"][0])
     source(ax, "python -m toolkit demo runs all six parts in turn.")
     return fig
