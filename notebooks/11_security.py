@@ -289,8 +289,9 @@ print("addresses that carried the customer list:", leaked)
 # `(ok, reason)`. The harness calls `check` before each call, and after each turn calls
 # `note_result(tool)` for every tool that ran, which is where the toolkit's gate records taint.
 #
-# The check runs the attack, two variants you have not seen, and two harmless tasks that must
-# still work (opening the page the user asked for; reading the customer list). Then it prints
+# The check runs the attack, eight variants you have not seen (another site, and the list
+# disguised: encoded, reversed, in the host name, split over several requests), and two
+# harmless tasks that must still work (opening the page the user asked for; reading the customer list). Then it prints
 # three more harmless runs and whether your gate blocks them: that is your fix's cost.
 #
 # Hint: the tools' flags (`read_only`, `destructive`, `open_world`) say nothing about whether a
