@@ -29,7 +29,7 @@ bfcl-eval is not a dependency of the course. To run this, use a throw-away envir
 (``pip install bfcl-eval`` with its dependencies works too, but pulls in every model SDK.)
 Only ``bfcl_eval.constants.model_config`` is replaced, by a stub: it imports every model
 handler, and the checker only asks it whether to turn dots in names into underscores (no).
-Exits 1 if a reply of the three shared rules gets a different verdict.
+Exits 1 if a reply of the three shared rules gets a different verdict, 2 if bfcl_eval is missing.
 """
 
 from __future__ import annotations
@@ -46,6 +46,11 @@ import common  # puts the repository on sys.path
 from toolkit.scoring import BFCL_CASES, FUNCS, case_category, classify, gold_calls, load_bfcl
 
 SHARED = ("empty_string", "typed_value", "fence", "brackets")
+INSTALL = """    python3 -m venv /tmp/venv-bfcl
+    /tmp/venv-bfcl/bin/pip install --no-deps bfcl-eval==2026.3.23
+    /tmp/venv-bfcl/bin/pip install numpy pandas tqdm tenacity filelock python-dotenv overrides \\
+        tree_sitter==0.21.3 tree-sitter-java==0.21.0 tree-sitter-javascript==0.21.4
+    /tmp/venv-bfcl/bin/python benchmarks/compare_bfcl.py"""
 SEED = 11
 
 
@@ -70,8 +75,9 @@ def load_bfcl_eval():
         from bfcl_eval.eval_checker import eval_runner
         from bfcl_eval.model_handler.utils import default_decode_ast_prompting
     except ImportError as exc:
-        sys.exit(f"bfcl_eval could not be imported ({exc}).\nInstall it in a throw-away venv; "
-                 "the commands are at the top of benchmarks/compare_bfcl.py.")
+        print(f"bfcl_eval could not be imported ({exc}). It is not a course dependency; install it "
+              "in a throw-away venv and run this script with that venv's python:\n" + INSTALL, file=sys.stderr)
+        sys.exit(2)
     return eval_runner, default_decode_ast_prompting, Language, ReturnFormat
 
 
