@@ -130,6 +130,27 @@ print("version agreed:", client.protocol_version, "| server says:", hello["instr
 wire(link.log, title="Step 1: the handshake")
 
 # %% [markdown]
+# **Which version?** `T.MCPServer.SUPPORTED` lists the revisions the toolkit's server speaks.
+# When the client asks for one of them, the server must answer with that same version; when it
+# asks for anything else, the server must offer another one it speaks, and the spec says that
+# should be its latest [3]. The client then decides whether it can work with the offer, and
+# hangs up if not. A server that speaks fewer revisions only narrows the list, and both the
+# handshake and (in section 7) the HTTP transport go by it. Below, a server that stopped at
+# 2025-03-26 is asked for the pack's 2025-06-18 and for a version nobody has.
+
+# %%
+class OlderServer(T.MCPServer):
+    SUPPORTED = ("2024-11-05", "2025-03-26")  # a server that never moved past 2025-03-26
+
+
+print("T.MCPServer speaks:", ", ".join(T.MCPServer.SUPPORTED))
+for kind in (T.MCPServer, OlderServer):
+    for asked in ("2025-06-18", "1999-01-01"):
+        offer = kind(env.registry).handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}})
+        print(f"{kind.__name__:>12}: asked for {asked}, answers {offer['result']['protocolVersion']}")
+
+# %% [markdown]
 # **Step 2, listing the tools.** Each entry has a `name`, a `description` and an `inputSchema`,
 # and may have a `title`, an `outputSchema` (Exercise 7) and `annotations` [3]. The annotations
 # are hints (read-only? destructive? does it reach the open world?) that a client must treat as
@@ -478,8 +499,7 @@ if schemas:
 # line it reads (`->`) and writes (`<-`) on its standard error, and that echo is the wire log
 # printed below. Look at the first two lines: the SDK asks for 2025-11-25, the newest
 # revision it can reach with a handshake, and since the server speaks it too, it agrees. The
-# pack's 2025-06-18 is only what the server offers when a client asks for a version it does
-# not know.
+# pack's 2025-06-18 is only what the toolkit's own client asks for by default.
 
 # %%
 from toolkit.mcp import showcase
@@ -516,19 +536,33 @@ for row in showcase.bad_argument_by_revision({"a": "two", "b": 3}):
 # `http://127.0.0.1:8765/mcp` (`--port` picks another port; `--port 0` lets the system choose
 # a free one). Every message is its own POST. The reply to `initialize` carries an
 # `Mcp-Session-Id` header; the client sends it back on each later request, together with
-# `MCP-Protocol-Version`, and ends the session with DELETE. The server listens on 127.0.0.1
-# only and turns away requests whose `Origin` or `Host` names another machine. That is the
-# defence the spec asks for against DNS rebinding, where a web page open in your browser
-# tries to reach a server running on your own computer. Below, the server runs in a
-# background thread: first the toolkit's client talks to it (the session id is random, so it
-# is masked), then the official SDK's HTTP client does.
+# `MCP-Protocol-Version`, and ends the session with DELETE. A header naming a version the
+# session's server does not speak gets 400, whatever the HTTP method [3]. The server listens
+# on 127.0.0.1 only and turns away requests whose `Origin` or `Host` names another machine.
+# That is the defence the spec asks for against DNS rebinding, where a web page open in your
+# browser tries to reach a server running on your own computer.
+#
+# Listening on 127.0.0.1 still lets every other program on your computer in, so the spec also
+# asks servers to authenticate their connections [3]. The toolkit does it far more simply than
+# the OAuth of section 6: at start, `serve --http` prints a fresh random token, much as Jupyter
+# prints its URL with a token, and every request must carry it as the header
+# `Authorization: Bearer <token>`. Without it the answer is 401, so a program that does not
+# have the token can neither open a session nor end yours. `--no-auth` turns the check off,
+# for a machine you trust. Started from Python, the server makes a token as well; below, the
+# client passes `web.token`. The server runs in a background thread: first the toolkit's
+# client talks to it (the session id is random, so it is masked), then the official SDK's
+# HTTP client does.
 
 # %%
 from toolkit.demo_tools import make_server_registry
 from toolkit.mcp import HTTPTransport, StreamableHTTPServer
 
 with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry()), port=0) as web:
-    with HTTPTransport(web.url) as http:
+    try:
+        T.MCPClient(HTTPTransport(web.url)).initialize()
+    except T.MCPError as refused:
+        print("no token ->", refused.message.replace(web.url, "<url>"))
+    with HTTPTransport(web.url, token=web.token) as http:
         over_http = T.MCPClient(http)
         over_http.initialize()
         print("add(2, 3) over HTTP ->", T.mcp.result_text(over_http.call_tool("add", {"a": 2, "b": 3})))

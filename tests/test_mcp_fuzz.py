@@ -175,7 +175,8 @@ def test_the_http_endpoint_survives_any_body(shared_app, bodies, use_session):
     and, half of the time, its own 2025-03-26 session (the revision that allows batches)."""
     app = shared_app
     conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=10)
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               **app.auth_headers}
     try:
         if use_session:
             conn.request("POST", "/mcp", body=encode({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

@@ -6,9 +6,11 @@ polite client never breaks (Origin, Host, sessions, sizes). Servers listen on po
 system picks at run time, and each test stops the server it started.
 """
 
+import contextlib
 import http.client
 import json
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -16,8 +18,10 @@ import sys
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -49,19 +53,53 @@ def init_body(version="2025-06-18", id_=1):
             "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
 
 
-def post(app, body, headers=None, raw=None):
-    """One POST with the headers a client must send, plus ``headers``; -> (status, headers, json)."""
+def auth(app):
+    """The header that carries the server's bearer token (empty when it checks none)."""
+    return app.auth_headers
+
+
+def raw_auth(app):
+    """The same header as raw HTTP text, for tests that write requests by hand."""
+    return "".join(f"{name}: {value}\r\n" for name, value in auth(app).items())
+
+
+@contextlib.asynccontextmanager
+async def sdk_streams(url, headers):
+    """The SDK's streamable HTTP client with extra headers: it takes them from an httpx2
+    client passed in (its documented way to add headers or authentication)."""
+    async with httpx2.AsyncClient(headers=headers, timeout=LIMIT) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            yield streams
+
+
+@contextlib.asynccontextmanager
+async def sdk_client(url, headers):
+    """The SDK's high-level Client in its default mode, over the same kind of transport."""
+    async with httpx2.AsyncClient(headers=headers, timeout=LIMIT) as http:
+        async with Client(streamable_http_client(url, http_client=http)) as client:
+            yield client
+
+
+def request(app, method, headers=None, body=None, raw=None, with_token=True):
+    """One HTTP request with the headers a client must send, plus ``headers`` (a None value
+    drops that header); -> (status, headers, json)."""
     conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=10)
-    data = raw if raw is not None else json.dumps(body).encode()
-    sent = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    sent = {"Accept": "application/json, text/event-stream", **(auth(app) if with_token else {})}
+    if data is not None:
+        sent["Content-Type"] = "application/json"
     sent.update(headers or {})
     try:
-        conn.request("POST", "/mcp", body=data, headers={k: v for k, v in sent.items() if v is not None})
+        conn.request(method, "/mcp", body=data, headers={k: v for k, v in sent.items() if v is not None})
         response = conn.getresponse()
         payload = response.read()
         return response.status, response.headers, json.loads(payload) if payload else None
     finally:
         conn.close()
+
+
+def post(app, body, headers=None, raw=None, with_token=True):
+    return request(app, "POST", headers, body if raw is None else None, raw, with_token)
 
 
 def open_session(app, version="2025-06-18"):
@@ -76,7 +114,7 @@ def open_session(app, version="2025-06-18"):
 
 def test_sdk_streamable_http_client_full_session(app):
     async def session():
-        async with streamable_http_client(app.url) as (read, write):
+        async with sdk_streams(app.url, auth(app)) as (read, write):
             async with ClientSession(read, write) as s:
                 init = await s.initialize()
                 names, cursor = [], None
@@ -103,7 +141,7 @@ def test_sdk_streamable_http_client_full_session(app):
 
 def test_sdk_high_level_client_over_http_in_default_mode(app):
     async def session():
-        async with Client(app.url) as client:
+        async with sdk_client(app.url, auth(app)) as client:
             result = await client.call_tool("echo", {"text": "over http"})
             return client.protocol_version, result
 
@@ -122,7 +160,7 @@ def test_sdk_http_helper_for_the_notebook_shows_headers_and_fallback():
 # ---- the toolkit's own HTTP client ------------------------------------------------------------
 
 def test_toolkit_client_over_http_keeps_the_session_and_version_headers(app):
-    transport = HTTPTransport(app.url, timeout=10)
+    transport = HTTPTransport(app.url, timeout=10, token=app.token)
     client = T.MCPClient(transport)
     assert client.initialize("2025-11-25")["protocolVersion"] == "2025-11-25"
     assert transport.session_id in app.sessions and re.fullmatch(r"[0-9a-f]{32}", transport.session_id)
@@ -138,7 +176,7 @@ def test_toolkit_client_over_http_keeps_the_session_and_version_headers(app):
 
 
 def test_toolkit_client_raises_protocol_errors_over_http(app):
-    with HTTPTransport(app.url, timeout=10) as transport:
+    with HTTPTransport(app.url, timeout=10, token=app.token) as transport:
         client = T.MCPClient(transport)
         client.initialize()
         with pytest.raises(T.MCPError) as e:
@@ -268,7 +306,7 @@ def test_size_limit_and_missing_length():
         code, _, reply = post(app, {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "y" * 2000}})
         assert code == 413 and "at most 1000 bytes" in reply["error"]["message"]
         with socket.create_connection(("127.0.0.1", app.port), timeout=5) as sock:
-            sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{app.port}\r\n"
+            sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{app.port}\r\n{raw_auth(app)}"
                          "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
             assert sock.recv(100).startswith(b"HTTP/1.1 411")
         assert post(app, init_body())[0] == 200  # still serving
@@ -277,7 +315,7 @@ def test_size_limit_and_missing_length():
 def test_a_stalled_client_is_cut_off_and_others_are_served():
     with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry()), port=0, read_timeout=0.5) as app:
         with socket.create_connection(("127.0.0.1", app.port), timeout=5) as sock:
-            sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{app.port}\r\nContent-Type: application/json\r\n"
+            sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{app.port}\r\n{raw_auth(app)}Content-Type: application/json\r\n"
                          "Content-Length: 100\r\n\r\n{\"jsonrpc\"".encode())
             assert post(app, init_body())[0] == 200  # served while the other one stalls
             started = time.monotonic()
@@ -287,20 +325,20 @@ def test_a_stalled_client_is_cut_off_and_others_are_served():
 
 def test_get_delete_and_other_paths(app):
     conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=10)
-    conn.request("GET", "/mcp", headers={"Accept": "text/event-stream"})
+    conn.request("GET", "/mcp", headers={"Accept": "text/event-stream", **auth(app)})
     response = conn.getresponse()
     assert response.status == 405 and response.headers["Allow"] == "POST, DELETE"
     response.read()
-    conn.request("POST", "/other", body=b"{}", headers={"Content-Type": "application/json"})
+    conn.request("POST", "/other", body=b"{}", headers={"Content-Type": "application/json", **auth(app)})
     response = conn.getresponse()
     assert response.status == 404
     response.read()
     sid = open_session(app)
-    conn.request("DELETE", "/mcp", headers={"Mcp-Session-Id": sid})
+    conn.request("DELETE", "/mcp", headers={"Mcp-Session-Id": sid, **auth(app)})
     response = conn.getresponse()
     assert response.status == 204 and sid not in app.sessions
     response.read()
-    conn.request("DELETE", "/mcp", headers={"Mcp-Session-Id": sid})
+    conn.request("DELETE", "/mcp", headers={"Mcp-Session-Id": sid, **auth(app)})
     assert conn.getresponse().status == 404
     conn.close()
 
@@ -320,7 +358,7 @@ def test_concurrent_sessions_do_not_mix(app):
 
     def worker(k):
         try:
-            with HTTPTransport(app.url, timeout=10) as transport:
+            with HTTPTransport(app.url, timeout=10, token=app.token) as transport:
                 client = T.MCPClient(transport)
                 client.initialize()
                 started = time.perf_counter()
@@ -340,16 +378,182 @@ def test_concurrent_sessions_do_not_mix(app):
     assert max(times) < 0.5, f"a tools/call round trip took {max(times):.3f} s"
 
 
+# ---- issue 11: Origin before Host, the version header everywhere, backlog, slow clients ------------
+
+PING = {"jsonrpc": "2.0", "id": 5, "method": "ping"}
+
+
+def test_a_foreign_origin_gets_403_whatever_the_host(app):
+    """2025-11-25 transports: a present and invalid Origin MUST get 403, so it is checked first."""
+    for host in ("evil.example", f"evil.example:{app.port}", f"127.0.0.1:{app.port}"):
+        for method, body in (("POST", init_body()), ("DELETE", None), ("GET", None)):
+            code, _, reply = request(app, method, {"Origin": "http://evil.example", "Host": host}, body)
+            assert code == 403, (method, host)
+            assert reply["id"] is None and "Origin" in reply["error"]["message"]
+    assert app.sessions == {}
+
+
+@pytest.mark.parametrize("method", ["POST", "GET", "DELETE"])
+def test_an_unsupported_version_header_gets_400_on_every_method(app, method):
+    """Transports, Protocol Version Header: an invalid or unsupported MCP-Protocol-Version
+    MUST get 400 Bad Request; a DELETE that carries one must not end the session."""
+    sid = open_session(app)
+    for version in ("1999-01-01", "2026-07-28", "not a version"):
+        code, _, reply = request(app, method, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": version},
+                                 PING if method == "POST" else None)
+        assert code == 400, (method, version)
+        assert reply["error"]["code"] == -32022 and reply["error"]["data"]["requested"] == version
+    assert sid in app.sessions
+    assert request(app, "DELETE", {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18"})[0] == 204
+
+
+def test_initialize_with_an_unsupported_version_header_opens_no_session(app):
+    code, _, reply = post(app, init_body(), {"MCP-Protocol-Version": "1999-01-01"})
+    assert code == 400 and reply["error"]["code"] == -32022 and app.sessions == {}
+
+
+class OldServer(T.MCPServer):
+    """A server that stopped at 2025-03-26."""
+    SUPPORTED = ("2024-11-05", "2025-03-26")
+
+
+def test_the_version_header_is_checked_against_the_sessions_server():
+    """Issue 11, point 3: the header check uses the SUPPORTED of the server that answers."""
+    with StreamableHTTPServer(lambda: OldServer(make_server_registry()), port=0) as old:
+        status, headers, reply = post(old, init_body("2025-06-18"))
+        assert status == 200 and reply["result"]["protocolVersion"] == "2025-03-26"
+        sid = headers["Mcp-Session-Id"]
+        for session in ({"Mcp-Session-Id": sid}, {}):
+            code, _, reply = post(old, PING, {**session, "MCP-Protocol-Version": "2025-06-18"})
+            assert code == 400 and reply["error"]["code"] == -32022
+            assert reply["error"]["data"]["supported"] == ["2024-11-05", "2025-03-26"]
+        assert post(old, PING, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-03-26"})[0] == 200
+
+
+def test_fifty_clients_connecting_at_once_are_all_served(app):
+    """The listen backlog holds a burst of 50 connections. A full backlog drops a SYN, and the
+    client waits at least a second to send it again (measured before the fix, backlog 5:
+    slowest answer after 2.7 to 11 s, and some clients timed out); here each answer comes at once."""
+    clients, answers, waits = 50, [], []
+    start = threading.Barrier(clients)
+    body = json.dumps(PING).encode()
+    head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{app.port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n{raw_auth(app)}\r\n").encode()
+
+    def client():
+        try:
+            start.wait(timeout=LIMIT)
+            started = time.monotonic()
+            with socket.create_connection(("127.0.0.1", app.port), timeout=5) as sock:
+                sock.sendall(head + body)
+                answers.append(sock.recv(12))
+            waits.append(time.monotonic() - started)
+        except OSError as exc:
+            answers.append(repr(exc))
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=LIMIT)
+    assert answers == [b"HTTP/1.1 400"] * clients  # each one answered (no session: 400)
+    assert max(waits) < 1.0, f"the slowest client waited {max(waits):.2f} s (a dropped SYN?)"
+
+
+def test_a_client_that_trickles_its_headers_is_cut_off_by_a_total_deadline():
+    """One header byte every 0.2 s never trips a 1 s per-read timeout; the 1.5 s deadline for
+    the whole request does."""
+    with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry()), port=0,
+                              read_timeout=1.0, request_deadline=1.5) as slow:
+        text = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{slow.port}\r\nX-Slow: " + "a" * 200
+        cut_after = None
+        with socket.create_connection(("127.0.0.1", slow.port), timeout=5) as sock:
+            started = time.monotonic()
+            for char in text:
+                try:
+                    sock.sendall(char.encode())
+                    closed = select.select([sock], [], [], 0.2)[0] and sock.recv(100) == b""
+                except OSError:  # reset or broken pipe: the server is gone too
+                    closed = True
+                if closed:
+                    cut_after = time.monotonic() - started
+                    break
+                if time.monotonic() - started > 6:
+                    break
+        assert cut_after is not None, "the trickling client was still connected after 6 s"
+        assert 1.0 < cut_after < 4.0
+        assert post(slow, init_body())[0] == 200  # and the server still serves others
+
+
+# ---- issue 11: a bearer token, required unless switched off ------------------------------------
+
+def test_the_python_api_makes_a_random_token_by_default():
+    make = lambda: T.MCPServer(make_server_registry())  # noqa: E731
+    with StreamableHTTPServer(make, port=0) as first, StreamableHTTPServer(make, port=0) as second:
+        assert len(first.token) >= 32 and first.token != second.token
+        assert first.auth_headers == {"Authorization": f"Bearer {first.token}"}
+    with StreamableHTTPServer(make, port=0, token="a-token-chosen-by-the-user") as chosen:
+        assert chosen.token == "a-token-chosen-by-the-user"
+    for bad in ("", "short", "has space in it 0123456789", "caf\u00e9-0123456789abcdef", 42):
+        with pytest.raises(ValueError, match="token"):
+            StreamableHTTPServer(make, port=0, token=bad)
+
+
+def test_without_the_right_token_every_request_gets_401_and_changes_nothing(app):
+    sid = open_session(app)
+    wrong = ["Bearer not-the-token-0123456789", f"Basic {app.token}", app.token, f"Bearer {app.token}x", None]
+    for header in wrong:
+        for method, body, extra in (("POST", init_body(), {}), ("POST", PING, {"Mcp-Session-Id": sid}),
+                                    ("GET", None, {"Mcp-Session-Id": sid}), ("DELETE", None, {"Mcp-Session-Id": sid})):
+            code, headers, reply = request(app, method, {**extra, "Authorization": header}, body, with_token=False)
+            assert code == 401, (method, header)
+            assert headers["WWW-Authenticate"].startswith("Bearer")
+            assert reply["id"] is None and reply["error"]["code"] == -32600
+            assert "Authorization: Bearer" in reply["error"]["message"]
+        for method in ("HEAD", "PUT", "OPTIONS"):
+            assert request(app, method, {"Authorization": header}, with_token=False)[0] == 401
+    assert list(app.sessions) == [sid]  # no session opened, none ended
+    assert request(app, "POST", {"Authorization": f"bearer {app.token}", "Mcp-Session-Id": sid}, PING,
+                   with_token=False)[0] == 200  # the scheme name is case-insensitive (RFC 7235)
+
+
+def test_token_false_switches_authentication_off():
+    with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry()), port=0, token=False) as open_app:
+        assert open_app.token is None and open_app.auth_headers == {}
+        assert post(open_app, init_body(), with_token=False)[0] == 200
+
+
+def test_the_toolkit_transport_sends_the_token_and_says_when_it_is_missing(app):
+    with pytest.raises(T.MCPError, match="401.*token"):
+        T.MCPClient(HTTPTransport(app.url, timeout=10)).initialize()
+    transport = HTTPTransport(app.url, timeout=10, token=app.token)
+    client = T.MCPClient(transport)
+    client.initialize()
+    assert result_text(client.call_tool("add", {"a": 1, "b": 2})) == "3"
+    client.close()
+    assert app.sessions == {} and transport.http_log[-1].startswith("DELETE -> 204")  # DELETE carried it too
+    assert all(app.token not in line for line in transport.http_log)  # the log never shows the token
+
+
 # ---- `python -m toolkit serve --http` -----------------------------------------------------------
 
 def start_cli(*options):
+    """Start `serve --http` and return it with its banner: the lines it prints on stderr
+    before it serves (up to the token's 'From Python' line or the --no-auth warning)."""
     proc = subprocess.Popen([sys.executable, "-m", "toolkit", "serve", "--http", *options], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    first_line = {}
-    reader = threading.Thread(target=lambda: first_line.setdefault("text", proc.stderr.readline()), daemon=True)
+    lines = []
+
+    def read_banner():
+        for line in proc.stderr:
+            lines.append(line)
+            if line.startswith(("From Python", "WARNING")) or len(lines) >= 6:
+                return
+
+    reader = threading.Thread(target=read_banner, daemon=True)
     reader.start()
     reader.join(timeout=LIMIT)
-    return proc, first_line.get("text", "")
+    return proc, "".join(lines)
 
 
 def stop(proc):
@@ -364,22 +568,54 @@ def stop(proc):
         stream.close()
 
 
-def test_the_serve_http_command_with_the_sdk_client():
+def cli_session(url, headers):
+    async def session():
+        async with sdk_client(url, headers) as client:
+            tools = await client.list_tools()
+            result = await client.call_tool("add", {"a": 1, "b": 2})
+            return [t.name for t in tools.tools], result.content[0].text
+    return run(session)
+
+
+def raw_status(url, headers):
+    """The status of one POST initialize with exactly ``headers`` (plus the JSON ones)."""
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    try:
+        conn.request("POST", parts.path, body=json.dumps(init_body()),
+                     headers={"Content-Type": "application/json", "Accept": "application/json", **headers})
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()
+
+
+def test_the_serve_http_command_prints_a_token_and_requires_it():
     proc, banner = start_cli("--port", "0")
     try:
-        match = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", banner)
-        assert match, f"no address in {banner!r}"
-
-        async def session():
-            async with Client(match.group(0)) as client:
-                tools = await client.list_tools()
-                result = await client.call_tool("add", {"a": 1, "b": 2})
-                return [t.name for t in tools.tools], result.content[0].text
-
-        assert run(session) == (["echo", "add"], "3")
+        url = re.search(r"http://127\.0\.0\.1:\d+/mcp", banner)
+        token = re.search(r"^    Authorization: Bearer (\S+)$", banner, re.MULTILINE)
+        assert url and token, f"no address or token in {banner!r}"
+        url, token = url.group(0), token.group(1)
+        assert f'From Python: HTTPTransport("{url}", token="{token}")' in banner  # one line to copy
+        assert raw_status(url, {}) == 401
+        assert raw_status(url, {"Authorization": "Bearer " + "x" * len(token)}) == 401
+        assert cli_session(url, {"Authorization": f"Bearer {token}"}) == (["echo", "add"], "3")
     finally:
         stop(proc)
     assert proc.returncode == 0  # Ctrl-C ends it cleanly
+
+
+def test_the_serve_http_command_without_auth_says_so_loudly():
+    proc, banner = start_cli("--port", "0", "--no-auth")
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+/mcp", banner)
+        assert url and "WARNING: --no-auth" in banner and "Bearer" not in banner
+        assert cli_session(url.group(0), {}) == (["echo", "add"], "3")
+    finally:
+        stop(proc)
+    assert proc.returncode == 0
 
 
 def test_a_busy_port_gets_a_clear_message():
@@ -399,7 +635,7 @@ def test_replies_on_a_kept_alive_connection_are_not_held_back(app):
     sid = open_session(app)
     conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=10)
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               "Mcp-Session-Id": sid}
+               "Mcp-Session-Id": sid, **auth(app)}
     times = []
     try:
         for i in range(50):
@@ -427,7 +663,7 @@ def test_a_client_that_hangs_up_leaves_no_traceback_on_stderr(capsys):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             sock.close()  # linger 0: the peer sees a reset
         time.sleep(0.3)
-        with HTTPTransport(web.url) as http:  # and the server still answers
+        with HTTPTransport(web.url, token=web.token) as http:  # and the server still answers
             client = T.MCPClient(http)
             client.initialize()
             assert result_text(client.call_tool("add", {"a": 2, "b": 3})) == "5"

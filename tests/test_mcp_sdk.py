@@ -219,7 +219,8 @@ def test_serve_trace_goes_to_stderr_and_stdout_stays_protocol_only():
     assert traced == ["->", "<-", "->", "<-"]
 
 
-@pytest.mark.parametrize("argv", [["demo", "--http"], ["serve", "--page-size", "0"], ["serve", "--port", "70000"]])
+@pytest.mark.parametrize("argv", [["demo", "--http"], ["serve", "--page-size", "0"], ["serve", "--port", "70000"],
+                                  ["serve", "--no-auth"], ["demo", "--no-auth"]])
 def test_serve_options_are_checked(argv):
     proc = subprocess.run([sys.executable, "-m", "toolkit", *argv], capture_output=True, text=True,
                           timeout=LIMIT, cwd=ROOT)

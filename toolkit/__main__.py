@@ -9,8 +9,9 @@ USAGE = """\
 python -m toolkit demo     print the lab's eight demo sections
 python -m toolkit serve    run the toy MCP server on stdin/stdout (tools: echo, add)
 python -m toolkit doctor   check this computer can run the course (plain-words report)
-python -m toolkit serve --http [--port 8765]
-                           the same tools over Streamable HTTP at http://127.0.0.1:PORT/mcp
+python -m toolkit serve --http [--port 8765] [--no-auth]
+                           the same tools over Streamable HTTP at http://127.0.0.1:PORT/mcp;
+                           prints a token that clients send as 'Authorization: Bearer TOKEN'
     serve options: --page-size N (page tools/list), --trace (wire log on stderr)
 """
 
@@ -22,11 +23,16 @@ def main(argv: list[str] | None = None) -> int:
     serve_opts = parser.add_argument_group("serve options (toolkit/mcp, pack §2.6)")
     serve_opts.add_argument("--http", action="store_true", help="Streamable HTTP on 127.0.0.1 instead of stdio")
     serve_opts.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765; 0 picks a free one)")
+    serve_opts.add_argument("--no-auth", action="store_true",
+                            help="HTTP without a token: any program on this computer can call the tools")
     serve_opts.add_argument("--page-size", type=int, default=None, help="tools per tools/list page")
     serve_opts.add_argument("--trace", action="store_true", help="echo every message on stderr")
     args = parser.parse_args(argv)
-    if args.command != "serve" and (args.http or args.trace or args.page_size is not None or args.port != 8765):
-        parser.error("--http, --port, --page-size and --trace only apply to serve")
+    if args.command != "serve" and (args.http or args.trace or args.page_size is not None or args.port != 8765
+                                    or args.no_auth):
+        parser.error("--http, --port, --no-auth, --page-size and --trace only apply to serve")
+    if args.no_auth and not args.http:
+        parser.error("--no-auth only applies to serve --http (stdio has no network to guard)")
     if args.page_size is not None and args.page_size < 1:
         parser.error("--page-size must be 1 or more")
     if not 0 <= args.port <= 65535:
@@ -45,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
             return MCPServer(make_server_registry(), page_size=args.page_size)
 
         if args.http:
-            return serve_http(make_server, port=args.port, trace=args.trace)
+            return serve_http(make_server, port=args.port, trace=args.trace,
+                              token=False if args.no_auth else None)
         serve_stdio(make_server(), trace=args.trace)
     return 0
 

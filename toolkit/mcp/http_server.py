@@ -2,26 +2,42 @@
 
 One endpoint (``http://127.0.0.1:PORT/mcp``) takes each JSON-RPC message as its own POST.
 What this server does, with the rule each choice follows (2025-06-18 and 2025-11-25
-transport pages unless noted):
+transport pages unless noted). Every request, whatever its method, passes these checks in
+this order:
 
-- It binds to 127.0.0.1 only ("When running locally, servers SHOULD bind only to localhost").
-- It checks ``Origin`` on every request and answers 403 when it is present and not a page on
-  this machine ("Servers MUST validate the Origin header"; 403 from 2025-11-25). It also
-  checks ``Host`` and answers 421 for a name that is not this machine, the other half of the
-  DNS-rebinding defence; the official Python SDK allows the same hosts and origins by default
-  for local servers (``127.0.0.1:*``, ``localhost:*``, ``[::1]:*``).
-- ``initialize`` starts a session: the reply carries an ``Mcp-Session-Id`` header (random,
-  visible ASCII), and every later request must send it back: without it, 400; with an id the
-  server does not know (ended, evicted or invented), 404, which tells a client to initialize
-  again. DELETE ends a session.
-- After initialize, a request whose ``MCP-Protocol-Version`` header names a version the
-  server does not speak, or not the one this session negotiated, gets 400. With no header
-  the session's version is used (the spec lets a server rely on the negotiated version).
+1. ``Origin``: present and not a page on this machine -> 403, whatever the Host ("Servers
+   MUST validate the Origin header"; "If the Origin header is present and invalid, servers
+   MUST respond with HTTP 403 Forbidden", 2025-11-25).
+2. ``Host``: a name that is not this machine -> 421, the other half of the DNS-rebinding
+   defence. The official Python SDK allows the same hosts and origins by default for local
+   servers (``127.0.0.1:*``, ``localhost:*``, ``[::1]:*``).
+3. ``Authorization``: unless the server was started without a token, every request must
+   carry ``Authorization: Bearer <token>``, else 401 with a ``WWW-Authenticate`` header
+   ("Servers SHOULD implement proper authentication for all connections"). A program without
+   the token can neither open a session nor end one. Tokens are compared in constant time.
+4. The path: anything but the endpoint -> 404.
+5. ``MCP-Protocol-Version``: a version the server does not speak -> 400 with error -32022
+   ("If the server receives a request with an invalid or unsupported MCP-Protocol-Version,
+   it MUST respond with 400 Bad Request"). The versions it speaks are the ``SUPPORTED`` of
+   the session's server, or of a fresh one before a session exists; in a session, a version
+   other than the negotiated one gets 400 too. With no header the session's version is used
+   (the spec lets a server rely on the negotiated version).
+
+Then, by method:
+
+- POST ``initialize`` starts a session: the reply carries an ``Mcp-Session-Id`` header
+  (random, visible ASCII), and every later request must send it back: without it, 400; with
+  an id the server does not know (ended, evicted or invented), 404, which tells a client to
+  initialize again. DELETE ends a session.
 - A request gets one JSON object back (``Content-Type: application/json``), which the spec
   allows instead of an SSE stream; a notification or a response gets 202 with no body. GET
   gets 405: this server never starts messages of its own, so it offers no stream.
 - Bodies must be ``application/json`` (else 415), have a ``Content-Length`` (else 411) and
-  be at most ``max_body`` bytes (else 413); slow clients time out after ``read_timeout``.
+  be at most ``max_body`` bytes (else 413).
+- Slow clients: each read waits at most ``read_timeout`` seconds, and a whole request
+  (headers and body, counted from its first byte) must arrive within ``request_deadline``
+  seconds, so a client that trickles a byte now and then is cut off too. The listen queue
+  (``backlog``) holds a burst of connections without dropping any.
 - A request in the stateless 2026-07-28 shape (``server/discover``, or an
   ``MCP-Protocol-Version`` of 2026-07-28) gets 400 with error -32022 and the versions we
   speak: that revision's rule for an unsupported version, and the signal a client that
@@ -33,10 +49,14 @@ the negotiated version belong to the session; a lock serialises the requests of 
 
 from __future__ import annotations
 
+import hmac
+import io
+import re
 import secrets
 import socket
 import sys
 import threading
+import time
 from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
@@ -46,11 +66,14 @@ from .protocol import (INTERNAL_ERROR, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VER
                        decode_line, encode_line, error_response, valid_id)
 from .server import MCPServer
 
-__all__ = ["StreamableHTTPServer", "serve_http", "LOOPBACK_NAMES"]
+__all__ = ["StreamableHTTPServer", "serve_http", "LOOPBACK_NAMES", "LISTEN_BACKLOG"]
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
+LISTEN_BACKLOG = 128  # connections the system queues before accept() (the standard library's default is 5)
+# RFC 6750's token characters, at least 16 of them so that a token cannot be guessed quickly.
+_TOKEN = re.compile(r"[A-Za-z0-9._~+/-]{16,}=*")
 
 
 class _Session:
@@ -66,11 +89,17 @@ class StreamableHTTPServer:
     system pick a free port; :attr:`url` says which. Use :meth:`serve_forever` in the
     foreground (``python -m toolkit serve --http``) or :meth:`start` for a background thread
     (tests, notebooks), and :meth:`close` (or ``with``) to stop.
+
+    ``token``: None (the default) makes a new random bearer token; a string of at least 16
+    letters, digits and ``-._~+/`` is used as given; False turns authentication off, for a
+    machine you trust (any program on it can then use the tools). A client sends
+    :attr:`auth_headers` with every request, for example ``HTTPTransport(url, token=app.token)``.
     """
 
     def __init__(self, make_server: Callable[[], MCPServer], port: int = 8765, path: str = "/mcp",
                  allowed_origins: tuple[str, ...] = (), max_sessions: int = 64,
-                 max_body: int = 1_000_000, read_timeout: float = 10.0,
+                 max_body: int = 1_000_000, read_timeout: float = 10.0, request_deadline: float = 30.0,
+                 token: str | bool | None = None, backlog: int = LISTEN_BACKLOG,
                  trace: Callable[[str, str], Any] | None = None) -> None:
         self.make_server = make_server
         self.path = path
@@ -78,14 +107,31 @@ class StreamableHTTPServer:
         self.max_sessions = max_sessions
         self.max_body = max_body
         self.read_timeout = read_timeout
+        self.request_deadline = request_deadline
+        self.token = _choose_token(token)
         self.trace = trace
+        # The versions a new session would speak, for requests that belong to no session yet.
+        self.supported = tuple(make_server().SUPPORTED)
         self.sessions: OrderedDict[str, _Session] = OrderedDict()
         self._sessions_lock = threading.Lock()
-        self._httpd = _Listener(("127.0.0.1", port), _Handler)
+        self._httpd = _Listener(("127.0.0.1", port), _Handler, bind_and_activate=False)
+        self._httpd.request_queue_size = backlog
+        try:
+            self._httpd.server_bind()
+            self._httpd.server_activate()
+        except OSError:
+            self._httpd.server_close()
+            raise
         self._httpd.app = self
         self.port = self._httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}{path}"
         self._thread: threading.Thread | None = None
+
+    @property
+    def auth_headers(self) -> dict:
+        """What a client must send: ``{"Authorization": "Bearer <token>"}``, or ``{}`` when
+        authentication is off."""
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
     # -- running -----------------------------------------------------------------------------
 
@@ -110,21 +156,24 @@ class StreamableHTTPServer:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    # -- checks shared by every method --------------------------------------------------------
+    # -- checks shared by every method (the order is the module docstring's) --------------------
 
-    def _refusal(self, handler: "_Handler") -> tuple[int, dict] | None:
-        """403 for a foreign Origin, 421 for a foreign Host, 404 for another path."""
-        host = handler.headers.get("Host")
-        if not self._host_ok(host):
-            return 421, error_response(None, INVALID_REQUEST,
-                                       f"Misdirected request: Host {host!r} is not this machine; "
-                                       f"use {self.url}")
+    def _refusal(self, handler: "_Handler") -> tuple | None:
+        """The answer to a request that fails the checks made before its body is read (Origin,
+        Host, token, path), as the arguments of ``handler.reply``; None when it passes them."""
         origin = handler.headers.get("Origin")
         if origin is not None and not self._origin_ok(origin):
             return 403, error_response(None, INVALID_REQUEST,
                                        f"Forbidden: Origin {origin!r} is not allowed; this server "
                                        "only answers pages served from this machine (DNS-rebinding "
                                        "protection)")
+        host = handler.headers.get("Host")
+        if not self._host_ok(host):
+            return 421, error_response(None, INVALID_REQUEST,
+                                       f"Misdirected request: Host {host!r} is not this machine; "
+                                       f"use {self.url}")
+        if self.token is not None and not self._token_ok(handler.headers.get("Authorization")):
+            return self._unauthorized(handler.headers.get("Authorization"))
         if urlsplit(handler.path).path != self.path:
             return 404, error_response(None, INVALID_REQUEST,
                                        f"Not found: the MCP endpoint is {self.path}")
@@ -149,6 +198,43 @@ class StreamableHTTPServer:
         except ValueError:
             return False
         return parts.scheme in ("http", "https") and parts.hostname in LOOPBACK_NAMES
+
+    def _token_ok(self, header: str | None) -> bool:
+        """``header`` is ``Bearer <our token>`` (RFC 6750; the scheme name is case-insensitive).
+        hmac.compare_digest takes as long wherever the first wrong character is, so the
+        answer's timing does not give the token away character by character."""
+        scheme, _, given = (header or "").strip().partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode("utf-8", "surrogateescape"), self.token.encode("ascii"))
+
+    def _unauthorized(self, header: str | None) -> tuple:
+        challenge = 'Bearer realm="mcp"' + (', error="invalid_token"' if header else "")
+        problem = "the token does not match" if header else "this server needs a token"
+        return 401, error_response(None, INVALID_REQUEST,
+                                   f"Unauthorized: {problem}. Send the header 'Authorization: Bearer "
+                                   "<token>' with every request, with the token the server printed "
+                                   "when it started"), {"WWW-Authenticate": challenge}
+
+    def _version_refusal(self, handler: "_Handler", id_: Any = None) -> tuple | None:
+        """400 for an ``MCP-Protocol-Version`` the answering server does not speak, or, in a
+        session, for one other than the version that session negotiated."""
+        requested = handler.headers.get(VERSION_HEADER)
+        if requested is None:
+            return None
+        session = self._peek_session(handler.headers.get(SESSION_HEADER))
+        supported = list(session.server.SUPPORTED if session else self.supported)
+        if requested not in supported:
+            return 400, error_response(id_, UNSUPPORTED_PROTOCOL_VERSION,
+                                       f"Unsupported protocol version {requested!r} in the "
+                                       f"{VERSION_HEADER} header; this server speaks "
+                                       + ", ".join(supported) + " and each session starts with initialize",
+                                       {"supported": supported, "requested": requested})
+        negotiated = session.server.protocol_version if session else None
+        if negotiated is not None and requested != negotiated:
+            return 400, error_response(id_, INVALID_REQUEST,
+                                       f"Bad request: {VERSION_HEADER} is {requested} but this "
+                                       f"session negotiated {negotiated}")
+        return None
 
     # -- POST: every client message -------------------------------------------------------------
 
@@ -175,13 +261,13 @@ class StreamableHTTPServer:
             msg = decode_line(body)
         except MCPError as exc:
             return handler.reply(400, error_response(None, exc.code, exc.message))
-        header_version = handler.headers.get(VERSION_HEADER)
-        sid = handler.headers.get(SESSION_HEADER)
+        id_ = msg.get("id") if isinstance(msg, dict) else None
+        refusal = self._version_refusal(handler, id_)  # after the body, so the error carries the id
+        if refusal:
+            return handler.reply(*refusal)
         if isinstance(msg, dict) and msg.get("method") == "initialize":
             return self._open_session(handler, msg)
-        id_ = msg.get("id") if isinstance(msg, dict) else None
-        if header_version is not None and header_version not in MCPServer.SUPPORTED:
-            return handler.reply(400, self._unsupported(id_, header_version))
+        sid = handler.headers.get(SESSION_HEADER)
         if sid is None:
             probe = self.make_server().handle(msg)  # answers server/discover and 2026-style requests
             if isinstance(probe, dict) and probe.get("error", {}).get("code") == UNSUPPORTED_PROTOCOL_VERSION:
@@ -196,11 +282,6 @@ class StreamableHTTPServer:
                                                      "Session not found: it ended or never existed; "
                                                      "send initialize to start a new one"))
         with session.lock:
-            negotiated = session.server.protocol_version
-            if header_version is not None and header_version != negotiated:
-                return handler.reply(400, error_response(
-                    id_, INVALID_REQUEST, f"Bad request: {VERSION_HEADER} is {header_version} but "
-                                          f"this session negotiated {negotiated}"))
             reply = session.server.handle(msg)
         if reply is None:
             return handler.reply(202, None)
@@ -222,39 +303,42 @@ class StreamableHTTPServer:
         handler.reply(200, reply, {SESSION_HEADER: sid})
 
     def _session(self, sid: str) -> _Session | None:
+        """The session ``sid`` names, marked as the most recently used."""
         with self._sessions_lock:
             session = self.sessions.get(sid)
             if session is not None:
                 self.sessions.move_to_end(sid)
             return session
 
-    def _unsupported(self, id_: Any, requested: str) -> dict:
-        supported = list(MCPServer.SUPPORTED)
-        return error_response(id_, UNSUPPORTED_PROTOCOL_VERSION,
-                              f"Unsupported protocol version {requested!r} in the "
-                              f"{VERSION_HEADER} header; this server speaks "
-                              + ", ".join(supported) + " and each session starts with initialize",
-                              {"supported": supported, "requested": requested})
+    def _peek_session(self, sid: str | None) -> _Session | None:
+        """The session ``sid`` names, without counting this look as a use."""
+        if sid is None:
+            return None
+        with self._sessions_lock:
+            return self.sessions.get(sid)
 
-    # -- GET and DELETE ------------------------------------------------------------------------
+    # -- GET, DELETE and the rest -----------------------------------------------------------------
+
+    def _checked(self, handler: "_Handler", method: str) -> bool:
+        """Trace and run every check for a request without a body; False once answered."""
+        if self.trace:
+            self.trace("->", method)
+        refusal = self._refusal(handler) or self._version_refusal(handler)
+        if refusal:
+            handler.reply(*refusal)
+            return False
+        return True
 
     def get(self, handler: "_Handler") -> None:
-        if self.trace:
-            self.trace("->", "GET")
-        refusal = self._refusal(handler)
-        if refusal:
-            return handler.reply(*refusal)
-        handler.reply(405, error_response(None, INVALID_REQUEST,
-                                          "Method not allowed: this server sends nothing unasked, "
-                                          "so it offers no GET stream; POST your messages"),
-                      {"Allow": "POST, DELETE"})
+        if self._checked(handler, "GET"):
+            handler.reply(405, error_response(None, INVALID_REQUEST,
+                                              "Method not allowed: this server sends nothing unasked, "
+                                              "so it offers no GET stream; POST your messages"),
+                          {"Allow": "POST, DELETE"})
 
     def delete(self, handler: "_Handler") -> None:
-        if self.trace:
-            self.trace("->", "DELETE")
-        refusal = self._refusal(handler)
-        if refusal:
-            return handler.reply(*refusal)
+        if not self._checked(handler, "DELETE"):
+            return
         sid = handler.headers.get(SESSION_HEADER)
         if sid is None:
             return handler.reply(400, error_response(None, INVALID_REQUEST,
@@ -265,6 +349,25 @@ class StreamableHTTPServer:
         if ended is None:
             return handler.reply(404, error_response(None, INVALID_REQUEST, "Session not found"))
         handler.reply(204, None)
+
+    def other(self, handler: "_Handler") -> None:
+        """HEAD, PUT, PATCH and OPTIONS: the same checks, then 405."""
+        if self._checked(handler, handler.command):
+            handler.reply(405, error_response(None, INVALID_REQUEST, "Method not allowed: use POST"),
+                          {"Allow": "POST, DELETE"})
+
+
+def _choose_token(token: str | bool | None) -> str | None:
+    """None or True: a new random token; False: none (authentication off); a string: checked."""
+    if token is None or token is True:
+        return secrets.token_urlsafe(32)
+    if token is False:
+        return None
+    if not isinstance(token, str) or not _TOKEN.fullmatch(token):
+        raise ValueError("token must be None (a random token is made), False (no authentication, "
+                         "for a trusted machine only) or a string of at least 16 letters, digits "
+                         "and - . _ ~ + / characters")
+    return token
 
 
 class _Listener(ThreadingHTTPServer):
@@ -283,6 +386,42 @@ class _Listener(ThreadingHTTPServer):
         sys.stderr.write(f"toolkit HTTP server: {type(exc).__name__} while serving {client_address[0]}: {exc}\n")
 
 
+class _DeadlineReader(io.RawIOBase):
+    """Reads a socket under two clocks: each read waits at most ``idle`` seconds, and once a
+    request has started (its first byte arrived), all its reads end ``total`` seconds later.
+
+    A per-read timeout alone lets a client that sends one byte every few seconds hold a
+    connection (and a thread) forever; the total deadline does not.
+    """
+
+    def __init__(self, sock: socket.socket, idle: float, total: float) -> None:
+        self.sock = sock
+        self.idle = idle
+        self.total = total
+        self.deadline: float | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def next_request(self) -> None:
+        self.deadline = None  # the clock starts again with the next request's first byte
+
+    def readinto(self, buffer) -> int:
+        timeout = self.idle
+        if self.deadline is not None:
+            timeout = min(timeout, self.deadline - time.monotonic())
+            if timeout <= 0:
+                raise TimeoutError(f"the request did not arrive within {self.total:g} s")
+        self.sock.settimeout(timeout)
+        try:
+            count = self.sock.recv_into(buffer)
+        finally:
+            self.sock.settimeout(self.idle)  # writes keep the ordinary timeout
+        if count and self.deadline is None:
+            self.deadline = time.monotonic() + self.total
+        return count
+
+
 class _Handler(BaseHTTPRequestHandler):
     """Thin glue between :mod:`http.server` and :class:`StreamableHTTPServer`."""
 
@@ -291,12 +430,20 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Listener
 
     def setup(self) -> None:
-        self.timeout = self.server.app.read_timeout  # a client that stalls is cut off
+        app = self.server.app
+        self.timeout = app.read_timeout  # a client that stalls is cut off
         super().setup()
+        self.rfile.close()  # reads go through the deadline reader instead
+        self._reader = _DeadlineReader(self.connection, app.read_timeout, app.request_deadline)
+        self.rfile = io.BufferedReader(self._reader)
         # Headers and body go out in two writes; without this, Nagle's algorithm and the
         # client's delayed ACK hold every reply on a kept-alive connection for ~40 ms
         # (measured: 44 ms median per tools/call before, see the report).
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def handle_one_request(self) -> None:
+        self._reader.next_request()
+        super().handle_one_request()
 
     def do_POST(self) -> None:
         self._guarded(self.server.app.post)
@@ -308,10 +455,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._guarded(self.server.app.delete)
 
     def do_PUT(self) -> None:
-        self.reply(405, error_response(None, INVALID_REQUEST, "Method not allowed: use POST"),
-                   {"Allow": "POST, DELETE"})
+        self._guarded(self.server.app.other)
 
-    do_PATCH = do_PUT
+    do_HEAD = do_PATCH = do_OPTIONS = do_PUT
 
     def _guarded(self, action: Callable[["_Handler"], None]) -> None:
         self._consumed = False  # set once the body has been read; see reply()
@@ -327,7 +473,8 @@ class _Handler(BaseHTTPRequestHandler):
                 pass
 
     def read_body(self, limit: int) -> bytes | None:
-        """The request body, or None after answering 411/413 (or if the client vanished)."""
+        """The request body, or None after answering 411/413 (or if the client vanished or
+        missed the request deadline)."""
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower() or self.headers.get("Content-Length") is None:
             self.close_connection = True
             self.reply(411, error_response(None, INVALID_REQUEST,
@@ -372,29 +519,33 @@ class _Handler(BaseHTTPRequestHandler):
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()
-        if data:
+        if data and self.command != "HEAD":  # a reply to HEAD has headers only
             self.wfile.write(data)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # the trace, when on, says more; otherwise stay quiet on stderr
 
 
-def serve_http(make_server: Callable[[], MCPServer], port: int = 8765, trace: bool = False) -> int:
-    """Run in the foreground until Ctrl-C; the address goes to standard error.
+def serve_http(make_server: Callable[[], MCPServer], port: int = 8765, trace: bool = False,
+               token: str | bool | None = None) -> int:
+    """Run in the foreground until Ctrl-C; the address and the token go to standard error.
 
-    Returns a process exit code: 0 after Ctrl-C, 2 when the port cannot be used.
+    ``token`` as for :class:`StreamableHTTPServer`: by default a new random one, printed
+    the way Jupyter prints its URL, so the user can copy it into a client; False turns
+    authentication off, with a warning. Returns a process exit code: 0 after Ctrl-C, 2 when
+    the port cannot be used.
     """
     def echo(arrow: str, text: str) -> None:
         sys.stderr.write(f"{arrow} {text}\n")
         sys.stderr.flush()
 
     try:
-        app = StreamableHTTPServer(make_server, port=port, trace=echo if trace else None)
+        app = StreamableHTTPServer(make_server, port=port, token=token, trace=echo if trace else None)
     except OSError as exc:
         sys.stderr.write(f"Cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); "
                          "choose another port with --port N (0 picks a free one).\n")
         return 2
-    sys.stderr.write(f"MCP server (Streamable HTTP) listening on {app.url}  (Ctrl-C to stop)\n")
+    sys.stderr.write(_banner(app))
     sys.stderr.flush()
     try:
         app.serve_forever()
@@ -403,3 +554,15 @@ def serve_http(make_server: Callable[[], MCPServer], port: int = 8765, trace: bo
     finally:
         app.close()
     return 0
+
+
+def _banner(app: StreamableHTTPServer) -> str:
+    """What ``serve --http`` prints at start: where to connect and with which header."""
+    first = f"MCP server (Streamable HTTP) listening on {app.url}  (Ctrl-C to stop)\n"
+    if app.token is None:
+        return first + ("WARNING: --no-auth: no token is checked, so any program on this computer "
+                        "can call these tools. Use it only on a machine you trust.\n")
+    return first + ("Every request must carry this header (a new token at each start; --no-auth "
+                    "turns the check off on a trusted machine):\n"
+                    f"    Authorization: Bearer {app.token}\n"
+                    f"From Python: HTTPTransport(\"{app.url}\", token=\"{app.token}\")\n")

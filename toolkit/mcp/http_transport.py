@@ -6,8 +6,10 @@ the 2025-06-18 transport page asks of a client: one POST per message with ``Acce
 application/json, text/event-stream``; it keeps the ``Mcp-Session-Id`` that initialize
 returned and sends it back, with the negotiated ``MCP-Protocol-Version``, on every later
 request; it reads a reply sent as JSON or as an SSE stream; and ``close`` ends the session
-with DELETE. Besides the message ``log`` it keeps ``http_log``: one line per HTTP exchange,
-so a lesson can show the headers that carry the session and the version.
+with DELETE. With ``token`` it sends ``Authorization: Bearer <token>`` on every request, as
+the toolkit's server asks by default. Besides the message ``log`` it keeps ``http_log``: one
+line per HTTP exchange, so a lesson can show the headers that carry the session and the
+version (never the token).
 """
 
 from __future__ import annotations
@@ -23,12 +25,19 @@ __all__ = ["HTTPTransport"]
 
 
 class HTTPTransport:
-    """Sends MCP messages to a Streamable HTTP endpoint such as ``http://127.0.0.1:8765/mcp``."""
+    """Sends MCP messages to a Streamable HTTP endpoint such as ``http://127.0.0.1:8765/mcp``.
 
-    def __init__(self, url: str, timeout: float = 30.0, headers: dict | None = None) -> None:
+    ``token`` is the bearer token the server printed at start (or ``app.token`` for a server
+    started in Python); ``headers`` adds any other headers to every request.
+    """
+
+    def __init__(self, url: str, timeout: float = 30.0, headers: dict | None = None,
+                 token: str | None = None) -> None:
         self.url = url
         self.timeout = timeout
         self.extra_headers = dict(headers or {})
+        if token:
+            self.extra_headers["Authorization"] = f"Bearer {token}"
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self.log: list[tuple[str, Any]] = []
@@ -49,6 +58,10 @@ class HTTPTransport:
             headers["MCP-Protocol-Version"] = self.protocol_version
         self.log.append(("->", msg))
         status, reply_headers, body = self._exchange("POST", encode_line(msg).encode("ascii"), headers)
+        if status == 401:
+            raise MCPError(INVALID_REQUEST, f"HTTP 401 from {self.url}: the server wants a bearer token; "
+                           + ("the one given does not match" if "Authorization" in headers else
+                              "pass the one it printed at start as HTTPTransport(url, token=...)"))
         reply = self._parse(reply_headers.get("Content-Type", ""), body, msg.get("id"))
         if reply is not None:
             self.log.append(("<-", reply))
@@ -97,7 +110,7 @@ class HTTPTransport:
             return
         self.closed = True
         if self.session_id:
-            headers = {"Mcp-Session-Id": self.session_id}
+            headers = {**self.extra_headers, "Mcp-Session-Id": self.session_id}
             if self.protocol_version:
                 headers["MCP-Protocol-Version"] = self.protocol_version
             try:

@@ -175,8 +175,11 @@ def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_lev
 
     Uses ``streamable_http_client`` + ``ClientSession``, or the SDK's ``Client`` in its
     default mode with ``high_level=True``. The server runs in a thread and stops afterwards.
+    The server wants its bearer token on every request; the SDK sends it from the headers of
+    the ``httpx2.AsyncClient`` it is given (the SDK's documented way to add headers).
     """
     _require_sdk()
+    import httpx2
     from mcp import Client, ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
@@ -191,17 +194,20 @@ def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_lev
     with StreamableHTTPServer(lambda: MCPServer(make_server_registry(), page_size=page_size),
                               port=0, trace=trace) as app:
         async def low():
-            async with streamable_http_client(app.url) as (read, write):
-                async with ClientSession(read, write) as session:
-                    init = await session.initialize()
-                    names, outcomes = await _drive(session, calls, high_level=False)
-                    return init.protocol_version, init.server_info.model_dump(exclude_none=True), names, outcomes
+            async with httpx2.AsyncClient(headers=app.auth_headers, timeout=timeout) as http:
+                async with streamable_http_client(app.url, http_client=http) as (read, write):
+                    async with ClientSession(read, write) as session:
+                        init = await session.initialize()
+                        names, outcomes = await _drive(session, calls, high_level=False)
+                        return (init.protocol_version, init.server_info.model_dump(exclude_none=True),
+                                names, outcomes)
 
         async def high():
-            async with Client(app.url) as client:
-                names, outcomes = await _drive(client, calls, high_level=True)
-                info = client.server_info.model_dump(exclude_none=True) if client.server_info else {}
-                return client.protocol_version, info, names, outcomes
+            async with httpx2.AsyncClient(headers=app.auth_headers, timeout=timeout) as http:
+                async with Client(streamable_http_client(app.url, http_client=http)) as client:
+                    names, outcomes = await _drive(client, calls, high_level=True)
+                    info = client.server_info.model_dump(exclude_none=True) if client.server_info else {}
+                    return client.protocol_version, info, names, outcomes
 
         version, info, names, outcomes = _run_async(high if high_level else low, timeout)
     # The port changes from run to run, so the label leaves it out (notebook outputs stay stable).
