@@ -132,9 +132,10 @@ show_figure(3)
 #
 # Each tool becomes a small document: its name, its description and its parameter names, split
 # into lower-case words with a short list of stop words removed. BM25 scores a document for a
-# query by adding, for each query word it contains, a weight that grows when the word is rare
-# across the catalog (idf) and when it occurs more often in the document, with diminishing
-# returns set by `k1`; `b` controls how much a long document is penalized.
+# query by adding, for each distinct query word it contains, a weight that grows when the word
+# is rare across the catalog (idf) and when it occurs more often in the document, with
+# diminishing returns set by `k1`; `b` controls how much a long document is penalized. A word
+# typed twice in the query still counts once, so the score is a sum you can check by hand.
 
 # %%
 recipes_search = next(t for t in catalog if t.name == "recipes_search")
