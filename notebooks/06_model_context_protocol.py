@@ -13,7 +13,7 @@
 # Plan: the roles; the JSON-RPC messages; a whole session, message by message, first inside
 # this process and then with a real child process; the two ways a call can fail; then you talk
 # to the server yourself (Exercise 6) and make a client check a tool's structured output
-# (Exercise 7).
+# (Exercise 7). Section 7 ends with two optional parts that go past the pack's revision.
 
 # %%
 import json
@@ -87,8 +87,11 @@ for label, msg in probes.items():
 # %% [markdown]
 # Until the handshake is done, the server refuses every request except `ping` and `initialize`
 # with −32600 *Server not initialized*, even one for a method it does not have. The
-# notification got no reply at all (`null` above), as JSON-RPC requires. Section 3 shows what
-# an unknown method gets once the session is open.
+# specification puts the rule on the client: it should send nothing but pings before the server
+# has answered `initialize` [3]. It does not say how a server answers a client that breaks the
+# rule, so that code and that message are the toolkit's choice (fixed in the course's API).
+# The notification got no reply at all (`null` above), as JSON-RPC requires. Section 3 shows
+# what an unknown method gets once the session is open.
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # **Quiz.** Which rule does MCP set for the `id` of a request [3] [26]?
@@ -130,25 +133,29 @@ print("version agreed:", client.protocol_version, "| server says:", hello["instr
 wire(link.log, title="Step 1: the handshake")
 
 # %% [markdown]
-# **Which version?** `T.MCPServer.SUPPORTED` lists the revisions the toolkit's server speaks.
+# **Which version?** A server's class attribute `SUPPORTED` lists the revisions it speaks.
 # When the client asks for one of them, the server must answer with that same version; when it
 # asks for anything else, the server must offer another one it speaks, and the spec says that
 # should be its latest [3]. The client then decides whether it can work with the offer, and
-# hangs up if not. A server that speaks fewer revisions only narrows the list, and both the
-# handshake and (in section 7) the HTTP transport go by it. Below, a server that stopped at
-# 2025-03-26 is asked for the pack's 2025-06-18 and for a version nobody has.
+# hangs up if not. The lesson server, `T.MCPServer`, speaks the pack's 2025-06-18 and the two
+# older revisions that also open with `initialize`, so its latest, and its answer to any
+# version it does not know, is the pack's revision. `T.LatestRevisionServer` is an extension
+# that speaks 2025-11-25 as well (the optional part of section 7). A subclass that speaks
+# fewer revisions only narrows the list, and both the handshake and (in section 7) the HTTP
+# transport go by it. Below, each server is asked for the pack's revision, for 2025-11-25 and
+# for a version nobody has.
 
 # %%
 class OlderServer(T.MCPServer):
     SUPPORTED = ("2024-11-05", "2025-03-26")  # a server that never moved past 2025-03-26
 
 
-print("T.MCPServer speaks:", ", ".join(T.MCPServer.SUPPORTED))
-for kind in (T.MCPServer, OlderServer):
-    for asked in ("2025-06-18", "1999-01-01"):
+for kind in (T.MCPServer, T.LatestRevisionServer, OlderServer):
+    print(f"{kind.__name__} speaks: {', '.join(kind.SUPPORTED)}")
+    for asked in ("2025-06-18", "2025-11-25", "1999-01-01"):
         offer = kind(env.registry).handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}})
-        print(f"{kind.__name__:>12}: asked for {asked}, answers {offer['result']['protocolVersion']}")
+        print(f"    asked for {asked}, answers {offer['result']['protocolVersion']}")
 
 # %% [markdown]
 # **Step 2, listing the tools.** Each entry has a `name`, a `description` and an `inputSchema`,
@@ -221,9 +228,10 @@ wire(link.log[mark:], title="Step 3: tools/call, then a method the server does n
 #
 # The spec's own examples blur the line for bad arguments. The pack, and this toolkit, choose
 # one reading and say so: under revision 2025-06-18, arguments that do not fit the schema get
-# a −32602 protocol error, and a failure inside the tool comes back as `isError` (section 7
-# shows how revision 2025-11-25 moved bad arguments to the second kind). Another server may choose the other way. The shop here
-# refuses to cancel an order that has shipped, inside the tool (the rule of exercise 11).
+# a −32602 protocol error, and a failure inside the tool comes back as `isError` (an optional
+# part of section 7 shows how revision 2025-11-25 moved bad arguments to the second kind).
+# Another server may choose the other way. The shop here refuses to cancel an order that has
+# shipped, inside the tool (the rule of exercise 11).
 
 # %%
 attempts = [
@@ -482,8 +490,10 @@ if schemas:
 # control access, rate limit and clean their outputs. Clients ask for confirmation before
 # sensitive operations, show the inputs of a call before making it, check results, use timeouts
 # and keep logs, and a person should always be able to refuse a tool call. Notebook 11 builds a
-# small version of that last rule, the permission gate, driven by the annotations you saw in
-# Step 2.
+# small version of that last rule, the permission gate. It reads each tool's flags (read-only?
+# destructive?), and for a bridged tool the host decides how much the annotations you saw in
+# Step 2 count: `T.mcp_to_registry(client)` treats them as claims that never relax the gate,
+# and only `trusted=True`, for a server the host vouches for, lets them set the flags.
 #
 # **For discussion.** *(Pack discussion question 6, in our words.)* One MCP server can plug into
 # many hosts [3]. When a host puts a server's tool descriptions into the model's prompt, what is
@@ -498,8 +508,9 @@ if schemas:
 # `python -m toolkit serve --trace` as a child process; `--trace` makes the server echo every
 # line it reads (`->`) and writes (`<-`) on its standard error, and that echo is the wire log
 # printed below. Look at the first two lines: the SDK asks for 2025-11-25, the newest
-# revision it can reach with a handshake, and since the server speaks it too, it agrees. The
-# pack's 2025-06-18 is only what the toolkit's own client asks for by default.
+# revision it can reach with a handshake. The lesson server does not speak it, so it offers its
+# latest, the pack's 2025-06-18; the SDK speaks that one too and goes on. Its bad call then
+# gets the −32602 protocol error of section 4, exactly as the toolkit's own client did.
 
 # %%
 from toolkit.mcp import showcase
@@ -511,20 +522,25 @@ print()
 sdk_run.show_wire(width=120)
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# ### Same server, different revision, different answer
+# ### A newer revision, a different answer (optional: beyond the pack's revision)
 #
-# The SDK's bad call came back as an `isError` result, not as the −32602 of section 4. This
-# is not a bug. Revision 2025-11-25 moved arguments that break the schema into the second
-# kind of failure (SEP-1303), so the model reads what went wrong and can send a better call.
-# A tool that does not exist is still a protocol error. The server follows whichever revision
-# the session agreed on. The table shows what the toolkit does for each revision; below it,
-# the toolkit's own client sends the same broken call under 2025-06-18 and under 2025-11-25.
-# Part D of the assignment asks you to name one change in a newer revision: here is one.
+# `python -m toolkit serve --latest` runs `T.LatestRevisionServer`, which speaks 2025-11-25
+# too. The same SDK client, the same three calls: now the SDK's offer is accepted, and the bad
+# call comes back as an `isError` result instead of −32602. This is not a bug. Revision
+# 2025-11-25 moved arguments that break the schema into the second kind of failure
+# (SEP-1303), so the model reads what went wrong and can send a better call. A tool that does
+# not exist is still a protocol error. The server follows whichever revision the session
+# agreed on. The table shows, for each revision, which server speaks it (`MCPServer`, only
+# `--latest`, or neither) and what the toolkit does in it; below it, the toolkit's own client
+# sends the same broken call under 2025-06-18 and under 2025-11-25. Part D of the assignment
+# asks you to name one change in a newer revision: here is one.
 
 # %%
+print(showcase.sdk_stdio_session(latest=True).summary())
+print()
 for row in T.mcp.revision_notes():
-    status = "served  " if row["served"] else "declined"
-    print(f"{row['version']}  {status}  {row['for this server']}")
+    status = "declined" if not row["served"] else "MCPServer" if row["lesson server"] else "--latest"
+    print(f"{row['version']}  {status:9}  {row['for this server']}")
 print()
 for row in showcase.bad_argument_by_revision({"a": "two", "b": 3}):
     print(f"{row['version']}: {row['kind']}\n    {row['text']}")
@@ -538,16 +554,17 @@ for row in showcase.bad_argument_by_revision({"a": "two", "b": 3}):
 # `Mcp-Session-Id` header; the client sends it back on each later request, together with
 # `MCP-Protocol-Version`, and ends the session with DELETE. A header naming a version the
 # session's server does not speak gets 400, whatever the HTTP method [3]. The server listens
-# on 127.0.0.1 only and turns away requests whose `Origin` or `Host` names another machine.
-# That is the defence the spec asks for against DNS rebinding, where a web page open in your
-# browser tries to reach a server running on your own computer.
+# on 127.0.0.1 only and turns away requests whose `Origin` names another machine: the spec
+# asks for both as its defence against DNS rebinding, where a web page open in your browser
+# tries to reach a server running on your own computer [3]. Refusing a foreign `Host` too is
+# the toolkit's own addition (the official Python SDK does the same for local servers).
 #
 # Listening on 127.0.0.1 still lets every other program on your computer in, so the spec also
-# asks servers to authenticate their connections [3]. The toolkit does it far more simply than
-# the OAuth of section 6: at start, `serve --http` prints a fresh random token, much as Jupyter
-# prints its URL with a token, and every request must carry it as the header
-# `Authorization: Bearer <token>`. Without it the answer is 401, so a program that does not
-# have the token can neither open a session nor end yours. `--no-auth` turns the check off,
+# asks servers to authenticate their connections [3]. Its OAuth-based authorization (section
+# 6) is optional, and the toolkit's choice is far simpler: at start, `serve --http` prints a
+# fresh random token, much as Jupyter prints its URL with a token, and every request must
+# carry it as the header `Authorization: Bearer <token>`. Without it the answer is 401, so a
+# program that does not have the token can neither open a session nor end yours. `--no-auth` turns the check off,
 # for a machine you trust. Started from Python, the server makes a token as well; below, the
 # client passes `web.token`. The server runs in a background thread: first the toolkit's
 # client talks to it (the session id is random, so it is masked), then the official SDK's
@@ -572,7 +589,7 @@ print()
 print(showcase.sdk_http_session().summary())
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# ### A revision without a handshake, and why this server declines it
+# ### A revision without a handshake, and why this server declines it (optional: beyond the pack's revision)
 #
 # Revision 2026-07-28 removes `initialize` altogether. Every request names its protocol
 # version in `_meta`, and a server answers `server/discover` with the versions it supports.
@@ -608,7 +625,7 @@ auto.show_wire(width=120, limit=5)
 # | server features → tools | section 3, Steps 2–3; section 4; Exercise 7 |
 # | transports | section 5 (stdio); sections 6 and 7 (Streamable HTTP) |
 # | authorization | section 6 |
-# | schema reference, changelog | the exact field names; batching removed (Exercise 6, line 5); newer revisions (section 7) |
+# | schema reference, changelog | the exact field names; batching removed (Exercise 6, line 5); newer revisions (section 7, optional parts) |
 #
 # ## What to take away
 #

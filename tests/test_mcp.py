@@ -58,8 +58,20 @@ def test_initialize_handshake_and_flags():
 
 def test_version_negotiation():
     assert server().handle(init_msg(version="2024-11-05"))["result"]["protocolVersion"] == "2024-11-05"
-    # a version the server does not speak: its latest (the spec's SHOULD), not the pack's default
-    assert server().handle(init_msg(version="1999-01-01"))["result"]["protocolVersion"] == "2025-11-25"
+    # a version the server does not speak: its latest (the spec's SHOULD), which for the lesson
+    # server is the pack's revision (API.md: "else its own")
+    assert server().handle(init_msg(version="1999-01-01"))["result"]["protocolVersion"] == "2025-06-18"
+    assert server().handle(init_msg(version="2025-11-25"))["result"]["protocolVersion"] == "2025-06-18"
+
+
+@pytest.mark.parametrize("options, answer", [([], "2025-06-18"), (["--latest"], "2025-11-25")])
+def test_serve_speaks_the_pack_revision_unless_asked_for_the_latest(options, answer):
+    """`python -m toolkit serve` runs the lesson server; `--latest` adds revision 2025-11-25."""
+    proc = subprocess.run([sys.executable, "-m", "toolkit", "serve", *options],
+                          input=json.dumps(init_msg(version="2025-11-25")) + "\n",
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["result"]["protocolVersion"] == answer
 
 
 def test_initialize_needs_its_params():

@@ -121,9 +121,9 @@ def check_reply_line(text):
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(items=st.lists(line_items, min_size=1, max_size=12), start_ready=st.booleans(),
-       version=st.sampled_from(VERSIONS[:4]))
-def test_the_stdio_loop_survives_anything_and_answers_by_the_rules(items, start_ready, version):
-    server = T.MCPServer(make_server_registry(), page_size=1)
+       version=st.sampled_from(VERSIONS[:4]), kind=st.sampled_from([T.MCPServer, T.LatestRevisionServer]))
+def test_the_stdio_loop_survives_anything_and_answers_by_the_rules(items, start_ready, version, kind):
+    server = kind(make_server_registry(), page_size=1)
     if start_ready:
         server.handle({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "f", "version": "1"}}})

@@ -42,9 +42,21 @@ def run(async_fn):
     return anyio.run(bounded)
 
 
+def serving(kind=T.MCPServer):
+    """The demo tools over HTTP, one ``kind`` of server per session, one tool per page."""
+    return StreamableHTTPServer(lambda: kind(make_server_registry(), page_size=1), port=0)
+
+
 @pytest.fixture
 def app():
-    with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry(), page_size=1), port=0) as server:
+    with serving() as server:
+        yield server
+
+
+@pytest.fixture
+def latest_app():
+    """The extension server, which also speaks 2025-11-25."""
+    with serving(T.LatestRevisionServer) as server:
         yield server
 
 
@@ -112,7 +124,11 @@ def open_session(app, version="2025-06-18"):
 
 # ---- the official SDK's streamable HTTP client -------------------------------------------------
 
-def test_sdk_streamable_http_client_full_session(app):
+@pytest.mark.parametrize("kind, version, bad_call", [
+    (T.MCPServer, "2025-06-18", -32602),  # the SDK asks for 2025-11-25; the lesson server offers its latest
+    (T.LatestRevisionServer, "2025-11-25", "isError"),  # SEP-1303: a result the model can read
+])
+def test_sdk_streamable_http_client_full_session(kind, version, bad_call):
     async def session():
         async with sdk_streams(app.url, auth(app)) as (read, write):
             async with ClientSession(read, write) as s:
@@ -126,17 +142,23 @@ def test_sdk_streamable_http_client_full_session(app):
                     if not cursor:
                         break
                 ok = await s.call_tool("add", {"a": 2, "b": 3})
-                bad = await s.call_tool("add", {"a": "two", "b": 3})
+                try:
+                    bad = await s.call_tool("add", {"a": "two", "b": 3})
+                    bad = "isError" if bad.is_error else "accepted"
+                except SDKError as exc:
+                    bad = exc.error.code
                 with pytest.raises(SDKError) as unknown:
                     await s.call_tool("nope", {})
                 live = len(app.sessions)
                 return init, names, ok, bad, unknown.value, live
 
-    init, names, ok, bad, unknown, live = run(session)
-    assert init.protocol_version == "2025-11-25" and names == ["echo", "add"]
-    assert ok.content[0].text == "5" and bad.is_error is True
+    with serving(kind) as app:
+        init, names, ok, bad, unknown, live = run(session)
+        assert app.sessions == {}  # the SDK ended its session with DELETE on the way out
+    assert init.protocol_version == version and names == ["echo", "add"]
+    assert ok.content[0].text == "5" and bad == bad_call
     assert unknown.error.code == -32602
-    assert live == 1 and app.sessions == {}  # the SDK ended its session with DELETE on the way out
+    assert live == 1
 
 
 def test_sdk_high_level_client_over_http_in_default_mode(app):
@@ -146,12 +168,13 @@ def test_sdk_high_level_client_over_http_in_default_mode(app):
             return client.protocol_version, result
 
     version, result = run(session)
-    assert version == "2025-11-25" and result.content[0].text == "over http"
+    assert version == "2025-06-18" and result.content[0].text == "over http"
 
 
-def test_sdk_http_helper_for_the_notebook_shows_headers_and_fallback():
-    report = showcase.sdk_http_session(high_level=True)
-    assert report.protocol_version == "2025-11-25" and report.tools == ["echo", "add"]
+@pytest.mark.parametrize("latest, version", [(False, "2025-06-18"), (True, "2025-11-25")])
+def test_sdk_http_helper_for_the_notebook_shows_headers_and_fallback(latest, version):
+    report = showcase.sdk_http_session(high_level=True, latest=latest)
+    assert report.protocol_version == version and report.tools == ["echo", "add"]
     first_in, first_out = report.wire[0][1], report.wire[1][1]
     assert first_in.startswith("POST ") and '"server/discover"' in first_in
     assert first_out.startswith("400 ") and '"code":-32022' in first_out
@@ -159,7 +182,8 @@ def test_sdk_http_helper_for_the_notebook_shows_headers_and_fallback():
 
 # ---- the toolkit's own HTTP client ------------------------------------------------------------
 
-def test_toolkit_client_over_http_keeps_the_session_and_version_headers(app):
+def test_toolkit_client_over_http_keeps_the_session_and_version_headers(latest_app):
+    app = latest_app
     transport = HTTPTransport(app.url, timeout=10, token=app.token)
     client = T.MCPClient(transport)
     assert client.initialize("2025-11-25")["protocolVersion"] == "2025-11-25"
@@ -244,7 +268,8 @@ def test_sessions_are_required_and_unknown_ones_are_404(app):
     assert (code, reply) == (200, {"jsonrpc": "2.0", "id": 5, "result": {}})
 
 
-def test_each_session_has_its_own_lifecycle_and_version(app):
+def test_each_session_has_its_own_lifecycle_and_version(latest_app):
+    app = latest_app
     old = open_session(app, "2025-06-18")
     new = open_session(app, "2025-11-25")
     bad = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"a": "x", "b": 1}}}
@@ -259,8 +284,13 @@ def test_protocol_version_header(app):
     assert post(app, ping, {"Mcp-Session-Id": sid})[0] == 200  # no header: the session's version
     code, _, reply = post(app, ping, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "1999-01-01"})
     assert code == 400 and reply["error"]["code"] == -32022 and reply["error"]["data"]["requested"] == "1999-01-01"
-    code, _, reply = post(app, ping, {"Mcp-Session-Id": sid, "mcp-protocol-version": "2025-11-25"})
+    code, _, reply = post(app, ping, {"Mcp-Session-Id": sid, "mcp-protocol-version": "2025-03-26"})
     assert code == 400 and "negotiated 2025-06-18" in reply["error"]["message"]
+    # the lesson server does not speak 2025-11-25, so that header is unsupported, not just different
+    code, _, reply = post(app, ping, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"})
+    assert code == 400 and reply["error"]["code"] == -32022
+    assert reply["error"]["data"] == {"supported": ["2024-11-05", "2025-03-26", "2025-06-18"],
+                                      "requested": "2025-11-25"}
 
 
 def test_a_stateless_client_gets_400_with_the_versions_we_speak(app):

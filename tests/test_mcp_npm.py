@@ -7,8 +7,9 @@ folder where the clients are already installed, and skip (saying why) otherwise:
     npm install @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/inspector@2.12.0
     TOOLKIT_NPM_CLIENTS=/tmp/mcp-npm make test
 
-They drive ``python -m toolkit serve`` (stdio) and ``serve --http`` with the TypeScript SDK's
-``Client``, and run the MCP Inspector's command-line mode.
+They drive ``python -m toolkit serve`` (stdio) and ``serve --http`` (with the bearer token it
+prints) with the TypeScript SDK's ``Client``, against the lesson server and ``--latest``, and
+run the MCP Inspector's command-line mode.
 """
 
 import json
@@ -40,53 +41,83 @@ const require = createRequire(process.env.CLIENTS + "/package.json");
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
-const [python, url] = process.argv.slice(2);
-const transport = url ? new StreamableHTTPClientTransport(new URL(url))
-                      : new StdioClientTransport({ command: python, args: ["-m", "toolkit", "serve"], cwd: process.env.ROOT });
+const [python, url, ...serveArgs] = process.argv.slice(2);
+const headers = process.env.TOKEN ? { Authorization: `Bearer ${process.env.TOKEN}` } : {};
+const transport = url ? new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } })
+                      : new StdioClientTransport({ command: python, args: ["-m", "toolkit", "serve", ...serveArgs],
+                                                   cwd: process.env.ROOT });
 const client = new Client({ name: "ts-sdk-check", version: "1.0.0" });
 await client.connect(transport);
-const out = { server: client.getServerVersion(), tools: (await client.listTools()).tools.map(t => t.name) };
-out.add = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
-out.bad = await client.callTool({ name: "add", arguments: { a: "two", b: 3 } });
-try { await client.callTool({ name: "nope", arguments: {} }); out.unknown = "no error"; }
-catch (e) { out.unknown = e.code; }
+const out = { server: client.getServerVersion(), version: transport.protocolVersion ?? null,
+              tools: (await client.listTools()).tools.map(t => t.name) };
+// a tool result, or the code of a protocol error
+const call = async (name, args) => { try { return await client.callTool({ name, arguments: args }); }
+                                     catch (e) { return { error: e.code }; } };
+out.add = await call("add", { a: 2, b: 3 });
+out.bad = await call("add", { a: "two", b: 3 });
+out.unknown = await call("nope", {});
 console.log(JSON.stringify(out));
 await client.close();
 """
 
 
-def run_client(tmp_path, *args):
+# The TS SDK asks for 2025-11-25. The lesson server offers its latest, the pack's 2025-06-18,
+# where a schema-breaking call is a protocol error; serve --latest agrees to 2025-11-25, where
+# it is a tool result the model reads (SEP-1303). An unknown tool is a protocol error in both.
+SERVERS = [([], "2025-06-18", {"error": -32602}), (["--latest"], "2025-11-25", {"isError": True})]
+
+
+def run_client(tmp_path, *args, token=None):
     script = tmp_path / "client.mjs"
     script.write_text(CLIENT_SCRIPT)
+    env = {**os.environ, "CLIENTS": FOLDER, "ROOT": str(ROOT), **({"TOKEN": token} if token else {})}
     proc = subprocess.run([NODE, str(script), sys.executable, *args], capture_output=True, text=True,
-                          timeout=LIMIT, env={**os.environ, "CLIENTS": FOLDER, "ROOT": str(ROOT)}, cwd=ROOT)
+                          timeout=LIMIT, env=env, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def check(out):
+def check(out, version, bad):
     assert out["server"]["name"] == "toy-tools"
     assert out["tools"] == ["echo", "add"]
     assert out["add"]["content"][0]["text"] == "5" and out["add"]["isError"] is False
-    assert out["bad"]["isError"] is True  # the TS SDK asks for 2025-11-25 (SEP-1303)
-    assert out["unknown"] == -32602
+    assert {key: out["bad"].get(key) for key in bad} == bad
+    assert out["unknown"] == {"error": -32602}
+    if out["version"] is not None:  # only the HTTP transport shows the negotiated version
+        assert out["version"] == version
 
 
-def test_typescript_sdk_client_over_stdio(tmp_path):
-    check(run_client(tmp_path))
+@pytest.mark.parametrize("options, version, bad", SERVERS)
+def test_typescript_sdk_client_over_stdio(tmp_path, options, version, bad):
+    check(run_client(tmp_path, "", *options), version, bad)
 
 
-def test_typescript_sdk_client_over_http(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "toolkit", "serve", "--http", "--port", "0"], cwd=ROOT,
+def read_banner(stream, timeout=30):
+    """The URL and bearer token ``serve --http`` prints on standard error at start."""
+    found = {}
+
+    def read():
+        for line in stream:
+            found.setdefault("url", re.search(r"http://127\.0\.0\.1:\d+/mcp", line))
+            token = re.search(r"Authorization: Bearer (\S+)", line)
+            if token:
+                found["token"] = token.group(1)
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=timeout)
+    assert found.get("url") and found.get("token"), found
+    return found["url"].group(0), found["token"]
+
+
+@pytest.mark.parametrize("options, version, bad", SERVERS)
+def test_typescript_sdk_client_over_http(tmp_path, options, version, bad):
+    proc = subprocess.Popen([sys.executable, "-m", "toolkit", "serve", "--http", "--port", "0", *options], cwd=ROOT,
                             stderr=subprocess.PIPE, text=True)
     try:
-        banner = {}
-        reader = threading.Thread(target=lambda: banner.setdefault("line", proc.stderr.readline()), daemon=True)
-        reader.start()
-        reader.join(timeout=30)
-        url = re.search(r"http://127\.0\.0\.1:\d+/mcp", banner.get("line", ""))
-        assert url, banner
-        check(run_client(tmp_path, url.group(0)))
+        url, token = read_banner(proc.stderr)
+        check(run_client(tmp_path, url, token=token), version, bad)
     finally:
         proc.terminate()
         proc.wait(timeout=10)

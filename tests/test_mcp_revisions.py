@@ -10,7 +10,10 @@ from toolkit.demo_tools import make_server_registry
 from toolkit.mcp import UNSUPPORTED_PROTOCOL_VERSION, revision_notes, result_text
 from toolkit.mcp.revisions import KNOWN_VERSIONS, at_least
 
-HANDSHAKE = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+# The lesson server speaks the pack's revision and the older handshake revisions; the
+# extension class adds 2025-11-25, the newest revision with a handshake.
+PACK_SERVER = ("2024-11-05", "2025-03-26", "2025-06-18")
+HANDSHAKE = PACK_SERVER + ("2025-11-25",)
 
 
 def init_msg(version, id_=1):
@@ -18,8 +21,8 @@ def init_msg(version, id_=1):
             "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
 
 
-def session(version):
-    s = T.MCPServer(make_server_registry())
+def session(version, kind=T.MCPServer):
+    s = kind(make_server_registry())
     assert s.handle(init_msg(version))["result"]["protocolVersion"] == version
     s.handle({"jsonrpc": "2.0", "method": "notifications/initialized"})
     return s
@@ -34,22 +37,64 @@ def call(server, name, arguments, id_=9):
 
 def test_the_pack_revision_stays_the_default():
     assert T.PROTOCOL_VERSION == "2025-06-18"
-    assert tuple(T.MCPServer.SUPPORTED) == HANDSHAKE
-    assert T.MCPClient(None).SUPPORTED == T.MCPServer.SUPPORTED
+    assert tuple(T.MCPServer.SUPPORTED) == PACK_SERVER
+    assert max(T.MCPServer.SUPPORTED) == T.PROTOCOL_VERSION  # its latest is the pack's revision
+    assert tuple(T.LatestRevisionServer.SUPPORTED) == HANDSHAKE
+    assert issubclass(T.LatestRevisionServer, T.MCPServer)
+    assert tuple(T.MCPClient(None).SUPPORTED) == HANDSHAKE  # a client may speak more than a server
 
 
-@pytest.mark.parametrize("version", HANDSHAKE)
-def test_each_handshake_revision_is_echoed(version):
+@pytest.mark.parametrize("version", PACK_SERVER)
+def test_each_revision_of_the_lesson_server_is_echoed(version):
     reply = T.MCPServer(make_server_registry()).handle(init_msg(version))
     assert reply["result"]["protocolVersion"] == version
 
 
-@pytest.mark.parametrize("asked", ["1999-01-01", "2026-07-28", "2025-11-26", "latest", ""])
-def test_an_unknown_version_gets_the_latest_revision_the_server_speaks(asked):
+@pytest.mark.parametrize("version", HANDSHAKE)
+def test_each_handshake_revision_is_echoed_by_the_extension(version):
+    reply = T.LatestRevisionServer(make_server_registry()).handle(init_msg(version))
+    assert reply["result"]["protocolVersion"] == version
+
+
+UNKNOWN = ["1999-01-01", "2026-07-28", "2025-11-26", "latest", ""]
+
+
+@pytest.mark.parametrize("asked", UNKNOWN + ["2025-11-25"])
+def test_a_version_the_lesson_server_does_not_speak_gets_the_pack_revision(asked):
     """Lifecycle, Version Negotiation: otherwise the server MUST answer with another version
-    it supports, and SHOULD pick its latest."""
-    reply = T.MCPServer(make_server_registry()).handle(init_msg(asked))
+    it supports, and SHOULD pick its latest. The lesson server's latest is the pack's
+    revision, which is also API.md's "else its own"."""
+    server = T.MCPServer(make_server_registry())
+    assert server.handle(init_msg(asked))["result"]["protocolVersion"] == "2025-06-18"
+    assert server.protocol_version == "2025-06-18"
+
+
+@pytest.mark.parametrize("asked", UNKNOWN)
+def test_a_version_the_extension_does_not_speak_gets_2025_11_25(asked):
+    reply = T.LatestRevisionServer(make_server_registry()).handle(init_msg(asked))
     assert reply["result"]["protocolVersion"] == "2025-11-25"
+
+
+def test_the_toolkit_client_asking_for_2025_11_25_settles_on_the_lesson_servers_revision():
+    server = T.MCPServer(make_server_registry())
+    client = T.MCPClient(T.InMemoryTransport(server))
+    assert client.initialize("2025-11-25")["protocolVersion"] == "2025-06-18"
+    assert client.protocol_version == server.protocol_version == "2025-06-18" and server.ready
+    with pytest.raises(T.MCPError) as bad:  # and the session follows 2025-06-18's rules
+        client.call_tool("add", {"a": "two", "b": 3})
+    assert bad.value.code == -32602
+
+
+def test_the_toolkit_client_hangs_up_on_a_version_it_does_not_speak():
+    class FutureServer(T.MCPServer):
+        SUPPORTED = ("2099-01-01",)
+
+    server = FutureServer(make_server_registry())
+    client = T.MCPClient(T.InMemoryTransport(server))
+    with pytest.raises(T.MCPError) as refused:
+        client.initialize()
+    assert "'2099-01-01'" in refused.value.message and "disconnect" in refused.value.message
+    assert client.protocol_version is None and not server.ready  # no notifications/initialized sent
 
 
 class OldServer(T.MCPServer):
@@ -91,7 +136,7 @@ def test_a_server_that_speaks_no_revision_is_refused_at_once():
 
 @pytest.mark.parametrize("version", HANDSHAKE)
 def test_the_toolkit_client_speaks_every_handshake_revision(version):
-    client = T.MCPClient(T.InMemoryTransport(T.MCPServer(make_server_registry())))
+    client = T.MCPClient(T.InMemoryTransport(T.LatestRevisionServer(make_server_registry())))
     assert client.initialize(version)["protocolVersion"] == version
     assert client.protocol_version == version
     assert [t["name"] for t in client.list_tools()] == ["echo", "add"]
@@ -110,6 +155,7 @@ def test_revision_notes_cover_every_known_revision():
     rows = revision_notes()
     assert [r["version"] for r in rows] == list(KNOWN_VERSIONS)
     assert [r["version"] for r in rows if r["served"]] == list(HANDSHAKE)
+    assert [r["version"] for r in rows if r["lesson server"]] == list(T.MCPServer.SUPPORTED)
     rows[0]["version"] = "changed"  # a copy: the table itself cannot be edited by accident
     assert revision_notes()[0]["version"] == "2024-11-05"
 
@@ -124,7 +170,7 @@ def test_up_to_2025_06_18_bad_arguments_are_a_protocol_error(version):
 
 
 def test_from_2025_11_25_bad_arguments_come_back_for_the_model_to_read():
-    reply = call(session("2025-11-25"), "add", {"a": "two"})
+    reply = call(session("2025-11-25", T.LatestRevisionServer), "add", {"a": "two"})
     result = reply["result"]
     assert result["isError"] is True and "structuredContent" not in result
     text = result_text(result)
@@ -135,20 +181,20 @@ def test_from_2025_11_25_bad_arguments_come_back_for_the_model_to_read():
 
 
 def test_a_corrected_call_then_works_at_2025_11_25():
-    s = session("2025-11-25")
+    s = session("2025-11-25", T.LatestRevisionServer)
     assert call(s, "add", {"a": "2", "b": 3}, id_=1)["result"]["isError"] is True  # no repair on the server
     assert call(s, "add", {"a": 2, "b": 3}, id_=2)["result"] == {"content": [{"type": "text", "text": "5"}], "isError": False}
 
 
 @pytest.mark.parametrize("version", HANDSHAKE)
 def test_an_unknown_tool_is_a_protocol_error_in_every_revision(version):
-    reply = call(session(version), "ad", {"a": 1, "b": 2})
+    reply = call(session(version, T.LatestRevisionServer), "ad", {"a": 1, "b": 2})
     assert reply["error"]["code"] == -32602 and "Unknown tool: 'ad'" in reply["error"]["message"]
 
 
 @pytest.mark.parametrize("arguments", [[1, 2], "a=1", 5])
 def test_arguments_that_are_not_an_object_stay_a_protocol_error_at_2025_11_25(arguments):
-    reply = call(session("2025-11-25"), "add", arguments)
+    reply = call(session("2025-11-25", T.LatestRevisionServer), "add", arguments)
     assert reply["error"]["code"] == -32602
 
 
@@ -186,7 +232,7 @@ def test_batch_edge_cases_in_2025_03_26():
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25", None])
 def test_other_revisions_refuse_batches(version):
-    s = session(version) if version else T.MCPServer(make_server_registry())
+    s = session(version, T.LatestRevisionServer) if version else T.MCPServer(make_server_registry())
     reply = s.handle([{"jsonrpc": "2.0", "id": 1, "method": "ping"}])
     assert reply["id"] is None and reply["error"]["code"] == -32600
 
@@ -211,8 +257,10 @@ def test_server_discover_gets_unsupported_protocol_version():
     reply = T.MCPServer(make_server_registry()).handle(discover())
     assert reply["id"] == 1
     assert reply["error"]["code"] == UNSUPPORTED_PROTOCOL_VERSION == -32022
-    assert reply["error"]["data"] == {"supported": list(HANDSHAKE), "requested": "2026-07-28"}
+    assert reply["error"]["data"] == {"supported": list(PACK_SERVER), "requested": "2026-07-28"}
     assert "initialize" in reply["error"]["message"]
+    extended = T.LatestRevisionServer(make_server_registry()).handle(discover())
+    assert extended["error"]["data"]["supported"] == list(HANDSHAKE)
 
 
 def test_server_discover_is_declined_after_initialize_too_and_without_meta():
@@ -240,4 +288,4 @@ def test_a_stateless_request_before_initialize_is_not_told_to_initialize_a_sessi
 def test_stateless_probe_helper_shows_the_wire():
     probe = T.mcp.showcase.stateless_probe()
     assert probe["request"]["method"] == "server/discover"
-    assert probe["reply"]["error"]["data"]["supported"] == list(HANDSHAKE)
+    assert probe["reply"]["error"]["data"]["supported"] == list(PACK_SERVER)

@@ -57,7 +57,7 @@ def leaf_errors(exc):
 
 def test_sdk_client_session_lists_pages_calls_and_gets_both_kinds_of_error():
     async def session():
-        async with stdio_client(toolkit_server("--page-size", "1")) as (read, write):
+        async with stdio_client(toolkit_server("--latest", "--page-size", "1")) as (read, write):
             async with ClientSession(read, write) as s:
                 init = await s.initialize()
                 first = await s.list_tools()
@@ -70,7 +70,7 @@ def test_sdk_client_session_lists_pages_calls_and_gets_both_kinds_of_error():
                 return init, first, second, ok, echo, bad, unknown.value
 
     init, first, second, ok, echo, bad, unknown = run(session)
-    # The SDK asks for the newest handshake revision it knows; we speak it, so it is echoed.
+    # The SDK asks for the newest handshake revision it knows; serve --latest speaks it, so it is echoed.
     assert init.protocol_version == types.version.LATEST_HANDSHAKE_VERSION == "2025-11-25"
     assert (init.server_info.name, init.server_info.title) == ("toy-tools", "Toy Tools")
     assert [t.name for t in first.tools] == ["echo"] and first.next_cursor
@@ -82,6 +82,24 @@ def test_sdk_client_session_lists_pages_calls_and_gets_both_kinds_of_error():
     assert bad.is_error is True and "a: expected integer, got string ('two')" in bad.content[0].text
     # ... and an unknown tool is still a protocol error.
     assert unknown.error.code == -32602 and "Unknown tool: 'nope'" in unknown.error.message
+
+
+def test_sdk_session_against_the_lesson_server_settles_on_the_pack_revision():
+    """The SDK offers 2025-11-25; the lesson server does not speak it and offers its latest,
+    2025-06-18, which the SDK speaks too, so the session goes on under the pack's rules."""
+    async def session():
+        async with stdio_client(toolkit_server()) as (read, write):
+            async with ClientSession(read, write) as s:
+                init = await s.initialize()
+                with pytest.raises(SDKError) as bad:
+                    await s.call_tool("add", {"a": "two", "b": 3})
+                ok = await s.call_tool("add", {"a": 2, "b": 3})
+                return init, bad.value, ok
+
+    init, bad, ok = run(session)
+    assert types.version.LATEST_HANDSHAKE_VERSION == "2025-11-25"  # what the SDK asked for
+    assert init.protocol_version == "2025-06-18"
+    assert bad.error.code == -32602 and ok.content[0].text == "5"
 
 
 def test_sdk_session_pinned_to_the_pack_revision_gets_a_protocol_error_for_bad_arguments():
@@ -105,29 +123,33 @@ def test_sdk_session_pinned_to_the_pack_revision_gets_a_protocol_error_for_bad_a
     assert bad.error.message == "Invalid arguments for tool 'add': a: expected integer, got string ('two')"
 
 
-def test_sdk_high_level_client_in_default_mode_connects_and_works():
+@pytest.mark.parametrize("options, version", [((), "2025-06-18"), (("--latest",), "2025-11-25")])
+def test_sdk_high_level_client_in_default_mode_connects_and_works(options, version):
     async def session():
-        async with Client(toolkit_server()) as client:
+        async with Client(toolkit_server(*options)) as client:
             tools = await client.list_tools()
             result = await client.call_tool("add", {"a": 20, "b": 22})
             return client.mode, client.protocol_version, client.server_info.name, tools, result
 
-    mode, version, name, tools, result = run(session)
+    mode, negotiated, name, tools, result = run(session)
     assert mode == "auto"  # the default: probe server/discover, fall back to initialize
-    assert (version, name) == ("2025-11-25", "toy-tools")
+    assert (negotiated, name) == (version, "toy-tools")
     assert [t.name for t in tools.tools] == ["echo", "add"]
     assert result.content[0].text == "42" and not result.is_error
 
 
-def test_sdk_default_client_falls_back_after_our_answer_to_server_discover():
-    report = showcase.sdk_stdio_session(high_level=True, page_size=1)
-    assert report.protocol_version == "2025-11-25" and report.tools == ["echo", "add"]
+@pytest.mark.parametrize("latest, version, bad_call", [
+    (False, "2025-06-18", "protocol error -32602"), (True, "2025-11-25", "tool error (isError: true)")])
+def test_sdk_default_client_falls_back_after_our_answer_to_server_discover(latest, version, bad_call):
+    report = showcase.sdk_stdio_session(high_level=True, page_size=1, latest=latest)
+    assert report.protocol_version == version and report.tools == ["echo", "add"]
     methods = [m.get("method") for arrow, m in report.wire if arrow == "->"]
     assert methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
     first_reply = report.wire[1][1]
     assert first_reply["error"]["code"] == -32022
-    assert first_reply["error"]["data"]["supported"] == list(T.MCPServer.SUPPORTED)
-    assert [c["kind"] for c in report.calls] == ["result", "tool error (isError: true)", "protocol error -32602"]
+    server = T.LatestRevisionServer if latest else T.MCPServer
+    assert first_reply["error"]["data"]["supported"] == list(server.SUPPORTED)
+    assert [c["kind"] for c in report.calls] == ["result", bad_call, "protocol error -32602"]
 
 
 def test_a_client_pinned_to_the_stateless_revision_fails_with_the_error_that_revision_defines():
@@ -144,13 +166,16 @@ def test_a_client_pinned_to_the_stateless_revision_fails_with_the_error_that_rev
     assert errors[0].error.data["requested"] == "2026-07-28"
 
 
-def test_sdk_session_helper_for_the_notebook():
-    report = showcase.sdk_stdio_session()
-    assert report.client_mode == "ClientSession" and report.protocol_version == "2025-11-25"
+@pytest.mark.parametrize("latest, version", [(False, "2025-06-18"), (True, "2025-11-25")])
+def test_sdk_session_helper_for_the_notebook(latest, version):
+    report = showcase.sdk_stdio_session(latest=latest)
+    assert report.client_mode == "ClientSession" and report.protocol_version == version
     assert report.calls[0] == {"tool": "add", "arguments": {"a": 2, "b": 3}, "kind": "result", "text": "5"}
     arrows = [arrow for arrow, _ in report.wire]
     assert arrows[:2] == ["->", "<-"] and report.wire[0][1]["method"] == "initialize"
-    assert "negotiated protocol version: 2025-11-25" in report.summary()
+    assert report.wire[0][1]["params"]["protocolVersion"] == "2025-11-25"  # what the SDK asks for
+    assert report.wire[1][1]["result"]["protocolVersion"] == version
+    assert f"negotiated protocol version: {version}" in report.summary()
 
 
 def test_the_helpers_say_how_to_install_a_missing_sdk(monkeypatch):
@@ -220,7 +245,7 @@ def test_serve_trace_goes_to_stderr_and_stdout_stays_protocol_only():
 
 
 @pytest.mark.parametrize("argv", [["demo", "--http"], ["serve", "--page-size", "0"], ["serve", "--port", "70000"],
-                                  ["serve", "--no-auth"], ["demo", "--no-auth"]])
+                                  ["serve", "--no-auth"], ["demo", "--no-auth"], ["demo", "--latest"]])
 def test_serve_options_are_checked(argv):
     proc = subprocess.run([sys.executable, "-m", "toolkit", *argv], capture_output=True, text=True,
                           timeout=LIMIT, cwd=ROOT)

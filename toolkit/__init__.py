@@ -29,8 +29,8 @@ from .injection import (ATTACKER_PAGE, SENT_EMAILS, InjectableModel, injection_d
                         make_injection_registry)
 from .loop import AgentResult, ScriptedModel, call, run_agent
 from .mcp import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-                  PROTOCOL_VERSION, InMemoryTransport, MCPClient, MCPError, MCPServer,
-                  StdioTransport, encode_line, mcp_to_registry, serve_lines)
+                  PROTOCOL_VERSION, InMemoryTransport, LatestRevisionServer, MCPClient, MCPError,
+                  MCPServer, StdioTransport, encode_line, mcp_to_registry, serve_lines)
 from .registry import Tool, ToolError, ToolRegistry, ToolResult, TransientToolError
 from .reliability import load_taubench, pass_at_k, pass_hat_k
 from .exfiltration import exfiltration_demo
@@ -54,7 +54,7 @@ __all__ = [
     # 3. MCP
     "PROTOCOL_VERSION", "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS",
     "INTERNAL_ERROR", "MCPError", "MCPServer", "encode_line", "serve_lines", "InMemoryTransport",
-    "StdioTransport", "MCPClient", "mcp_to_registry",
+    "StdioTransport", "MCPClient", "mcp_to_registry", "LatestRevisionServer",
     # 4. picking tools
     "ToolIndex", "make_catalog", "CATALOG_QUERIES", "selection_recall", "schema_size_estimate",
     "tokenize", "plain_bm25_search",

@@ -12,7 +12,8 @@ python -m toolkit doctor   check this computer can run the course (plain-words r
 python -m toolkit serve --http [--port 8765] [--no-auth]
                            the same tools over Streamable HTTP at http://127.0.0.1:PORT/mcp;
                            prints a token that clients send as 'Authorization: Bearer TOKEN'
-    serve options: --page-size N (page tools/list), --trace (wire log on stderr)
+    serve options: --page-size N (page tools/list), --trace (wire log on stderr),
+                   --latest (speak revision 2025-11-25 too, beyond the pack's 2025-06-18)
 """
 
 
@@ -27,10 +28,13 @@ def main(argv: list[str] | None = None) -> int:
                             help="HTTP without a token: any program on this computer can call the tools")
     serve_opts.add_argument("--page-size", type=int, default=None, help="tools per tools/list page")
     serve_opts.add_argument("--trace", action="store_true", help="echo every message on stderr")
+    serve_opts.add_argument("--latest", action="store_true",
+                            help="also speak revision 2025-11-25 (LatestRevisionServer); by default the "
+                                 "server speaks up to the pack's 2025-06-18")
     args = parser.parse_args(argv)
     if args.command != "serve" and (args.http or args.trace or args.page_size is not None or args.port != 8765
-                                    or args.no_auth):
-        parser.error("--http, --port, --no-auth, --page-size and --trace only apply to serve")
+                                    or args.no_auth or args.latest):
+        parser.error("--http, --port, --no-auth, --page-size, --trace and --latest only apply to serve")
     if args.no_auth and not args.http:
         parser.error("--no-auth only applies to serve --http (stdio has no network to guard)")
     if args.page_size is not None and args.page_size < 1:
@@ -45,10 +49,12 @@ def main(argv: list[str] | None = None) -> int:
         demo()
     elif args.command == "serve":
         from .demo_tools import make_server_registry
-        from .mcp import MCPServer, serve_http, serve_stdio
+        from .mcp import LatestRevisionServer, MCPServer, serve_http, serve_stdio
+
+        kind = LatestRevisionServer if args.latest else MCPServer
 
         def make_server() -> MCPServer:
-            return MCPServer(make_server_registry(), page_size=args.page_size)
+            return kind(make_server_registry(), page_size=args.page_size)
 
         if args.http:
             return serve_http(make_server, port=args.port, trace=args.trace,

@@ -13,15 +13,21 @@ import itertools
 from typing import Any
 
 from ..registry import Tool, ToolError, ToolRegistry
-from .protocol import INVALID_REQUEST, PROTOCOL_VERSION, SUPPORTED_VERSIONS, MCPError
+from .protocol import INVALID_REQUEST, PROTOCOL_VERSION, MCPError
+from .revisions import HANDSHAKE_VERSIONS
 
 __all__ = ["MCPClient", "mcp_to_registry"]
 
 
 class MCPClient:
-    """Speaks MCP over a transport (anything with ``send(msg)`` and ``close()``)."""
+    """Speaks MCP over a transport (anything with ``send(msg)`` and ``close()``).
 
-    SUPPORTED = SUPPORTED_VERSIONS
+    :attr:`SUPPORTED` is every handshake revision the toolkit implements, one more than the
+    lesson server speaks: a client may speak more than the servers it meets, and settles on
+    the version the server offers when it knows that one too.
+    """
+
+    SUPPORTED = HANDSHAKE_VERSIONS
 
     def __init__(self, transport, name: str = "toy-client", version: str = "0.1.0") -> None:
         self.transport = transport
@@ -59,7 +65,8 @@ class MCPClient:
 
         ``protocol_version`` is the revision to ask for: the pack's 2025-06-18 by default, or
         any other in :attr:`SUPPORTED` (2024-11-05 to 2025-11-25). A server may answer with
-        another revision; the client goes on if it speaks that one too, else raises.
+        another revision (the lesson server asked for 2025-11-25 answers 2025-06-18); the
+        client goes on if it speaks that one too, else raises.
         """
         result = self._request("initialize", {
             "protocolVersion": protocol_version,

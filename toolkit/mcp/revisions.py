@@ -1,11 +1,14 @@
 """MCP revisions: which ones this toolkit speaks, and what changes between them (pack §2.6).
 
 The pack pins revision 2025-06-18 and asks students to check the newer ones (assignment
-Part D). The server agrees to any of the four revisions that open with an ``initialize``
-handshake (offering its latest, 2025-11-25, to a client that asks for one it does not know)
-and switches the few behaviours that differ on the version it negotiated. Each
-switch is one small function below, named after the rule, with the changelog entry it comes
-from, so a reader can see the whole difference in one place.
+Part D). The lesson server, ``MCPServer``, speaks the pack's revision and the two older ones
+that open with an ``initialize`` handshake (:data:`SUPPORTED_VERSIONS`), so its latest, which
+it offers to a client that asks for a version it does not speak, is the pack's 2025-06-18.
+``LatestRevisionServer`` adds 2025-11-25, the newest handshake revision
+(:data:`HANDSHAKE_VERSIONS`), as an extension beyond the pack. Both switch the few behaviours
+that differ on the version they negotiated. Each switch is one small function below, named
+after the rule, with the changelog entry it comes from, so a reader can see the whole
+difference in one place.
 
 Sources (read for this module):
 
@@ -29,22 +32,28 @@ client that speaks only the new era fails at once with a reason instead of hangi
 from __future__ import annotations
 
 __all__ = [
-    "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "STATELESS_VERSIONS", "KNOWN_VERSIONS",
+    "PROTOCOL_VERSION", "HANDSHAKE_VERSIONS", "SUPPORTED_VERSIONS", "STATELESS_VERSIONS", "KNOWN_VERSIONS",
     "META_VERSION_KEY", "at_least", "negotiate", "accepts_batches",
     "schema_errors_are_tool_results", "revision_notes",
 ]
 
-# The pack's revision: what the toolkit's client asks for by default. A server that is asked
-# for a version it does not speak offers its latest instead (see negotiate).
+# The pack's revision: what the toolkit's client asks for by default, and the latest revision
+# the lesson server speaks. A server that is asked for a version it does not speak offers its
+# latest instead (see negotiate).
 PROTOCOL_VERSION = "2025-06-18"
 
-# Revisions that open with initialize / notifications/initialized, oldest first.
-SUPPORTED_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+# Revisions that open with initialize / notifications/initialized, oldest first: all the
+# toolkit implements. The client speaks them all, and so does LatestRevisionServer.
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+# The lesson server's revisions (MCPServer.SUPPORTED): the handshake revisions up to and
+# including the pack's, so that its latest is the pack's revision.
+SUPPORTED_VERSIONS = HANDSHAKE_VERSIONS[:HANDSHAKE_VERSIONS.index(PROTOCOL_VERSION) + 1]
 
 # Revisions without a handshake. Known, so they can be named in errors, but not served.
 STATELESS_VERSIONS = ("2026-07-28",)
 
-KNOWN_VERSIONS = SUPPORTED_VERSIONS + STATELESS_VERSIONS
+KNOWN_VERSIONS = HANDSHAKE_VERSIONS + STATELESS_VERSIONS
 
 # Where a 2026-07-28 request carries its protocol version.
 META_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
@@ -69,9 +78,10 @@ def negotiate(asked: str, supported=SUPPORTED_VERSIONS) -> str:
 
     If the server speaks the version the client asked for, it MUST answer with that one;
     otherwise it MUST answer with another it speaks, which SHOULD be its latest. The client
-    then decides whether it can go on. ``supported`` is the server's own list (a subclass of
-    MCPServer may speak fewer revisions); revision names are dates written YYYY-MM-DD, so the
-    latest is the largest string, whatever order the list is in.
+    then decides whether it can go on. ``supported`` is the server's own list, its class's
+    ``SUPPORTED`` (the lesson server's latest is the pack's revision; a subclass may speak more
+    or fewer revisions); revision names are dates written YYYY-MM-DD, so the latest is the
+    largest string, whatever order the list is in.
     """
     if not supported:
         raise ValueError("a server must speak at least one protocol revision")
@@ -99,28 +109,27 @@ def schema_errors_are_tool_results(version: str | None) -> bool:
 
 
 def revision_notes() -> list[dict]:
-    """One row per revision: whether the toolkit serves it and what differs for a tools
-    server like ours. For the notebook's table (pack §2.6, assignment Part D)."""
-    return [dict(row) for row in _NOTES]
+    """One row per revision: whether the toolkit serves it (``served``), whether the lesson
+    server ``MCPServer`` does (``lesson server``; otherwise only ``LatestRevisionServer``), and
+    what differs for a tools server like ours. For the notebook's table (pack §2.6, assignment
+    Part D)."""
+    return [{"version": version, "served": version in HANDSHAKE_VERSIONS,
+             "lesson server": version in SUPPORTED_VERSIONS, "for this server": note}
+            for version, note in _NOTES]
 
 
 _NOTES = (
-    {"version": "2024-11-05", "served": True,
-     "for this server": "initialize handshake; stdio; no tool annotations yet "
-                        "(newer fields we send are ignored by older clients)"},
-    {"version": "2025-03-26", "served": True,
-     "for this server": "tool annotations; Streamable HTTP replaces HTTP+SSE; "
-                        "servers MUST accept JSON-RPC batches (we do, in this revision only)"},
-    {"version": "2025-06-18", "served": True,
-     "for this server": "the pack's revision: batching removed; structuredContent; "
-                        "title in serverInfo; MCP-Protocol-Version header over HTTP; "
-                        "schema-breaking arguments -> protocol error -32602"},
-    {"version": "2025-11-25", "served": True,
-     "for this server": "SEP-1303: schema-breaking arguments -> result with isError: true, "
-                        "so the model can correct itself; unknown tool still -32602; "
-                        "403 for a bad Origin over HTTP"},
-    {"version": "2026-07-28", "served": False,
-     "for this server": "stateless: no initialize, version in every request's _meta, "
-                        "server/discover; we answer such requests with -32022 and the "
-                        "handshake revisions we speak"},
+    ("2024-11-05", "initialize handshake; stdio; no tool annotations yet "
+                   "(newer fields we send are ignored by older clients)"),
+    ("2025-03-26", "tool annotations; Streamable HTTP replaces HTTP+SSE; "
+                   "servers MUST accept JSON-RPC batches (we do, in this revision only)"),
+    ("2025-06-18", "the pack's revision: batching removed; structuredContent; "
+                   "title in serverInfo; MCP-Protocol-Version header over HTTP; "
+                   "schema-breaking arguments -> protocol error -32602"),
+    ("2025-11-25", "SEP-1303: schema-breaking arguments -> result with isError: true, so the "
+                   "model can correct itself; unknown tool still -32602 (its 403 for a bad Origin "
+                   "over HTTP, the toolkit's HTTP server applies to every revision)"),
+    ("2026-07-28", "stateless: no initialize, version in every request's _meta, "
+                   "server/discover; we answer such requests with -32022 and the "
+                   "handshake revisions we speak"),
 )

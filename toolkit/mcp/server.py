@@ -1,12 +1,15 @@
 """A small MCP server: the lifecycle, tools/list with paging, tools/call, and the stdio loop.
 
-Pack §2.6. The server wraps a :class:`~toolkit.registry.ToolRegistry` and speaks the four
-revisions that open with ``initialize`` (see :mod:`toolkit.mcp.revisions`); 2025-06-18, the
-pack's, is the default. Under 2025-06-18 it follows the pack's reading of the two kinds of
-error: an unknown tool or arguments that break the schema are protocol errors (-32602,
-handled by the host); a failure inside the tool is a normal result with ``isError: true``,
-which the model reads and can act on. From 2025-11-25 (SEP-1303) schema-breaking arguments
-move to the second kind; an unknown tool stays the first.
+Pack §2.6. :class:`MCPServer`, the lesson server, wraps a :class:`~toolkit.registry.ToolRegistry`
+and speaks the revisions that open with ``initialize`` up to the pack's, 2025-06-18, which is
+therefore also its latest (see :mod:`toolkit.mcp.revisions`). Under 2025-06-18 it follows the
+pack's reading of the two kinds of error: an unknown tool or arguments that break the schema
+are protocol errors (-32602, handled by the host); a failure inside the tool is a normal
+result with ``isError: true``, which the model reads and can act on.
+
+:class:`LatestRevisionServer` is the same server speaking 2025-11-25 too, an extension beyond
+the pack: in a session that negotiated 2025-11-25 (SEP-1303) schema-breaking arguments move to
+the second kind; an unknown tool stays the first.
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from ..registry import ToolRegistry
 from ..schema import validate_args
 from .protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-                       SUPPORTED_VERSIONS, UNSUPPORTED_PROTOCOL_VERSION, MCPError, decode_line,
-                       encode_line, error_response, is_response, result_response, valid_id)
-from .revisions import (META_VERSION_KEY, accepts_batches, negotiate,
-                        schema_errors_are_tool_results)
+                       UNSUPPORTED_PROTOCOL_VERSION, MCPError, decode_line, encode_line,
+                       error_response, is_response, result_response, valid_id)
+from .revisions import (HANDSHAKE_VERSIONS, META_VERSION_KEY, SUPPORTED_VERSIONS, accepts_batches,
+                        negotiate, schema_errors_are_tool_results)
 
-__all__ = ["MCPServer", "serve_lines", "serve_stdio", "bounded_lines", "LineTooLong", "MAX_LINE_BYTES"]
+__all__ = ["MCPServer", "LatestRevisionServer", "serve_lines", "serve_stdio", "bounded_lines",
+           "LineTooLong", "MAX_LINE_BYTES"]
 
 _CURSOR = re.compile(r"^[0-9]{1,9}$", re.ASCII)
 
@@ -63,9 +67,10 @@ class MCPServer:
     gets a list of replies, or None when it held only notifications.
     """
 
-    #: The revisions this server speaks. A subclass may narrow it; initialize then answers a
-    #: version outside it with the latest one inside, and the HTTP transport checks the
-    #: MCP-Protocol-Version header against it.
+    #: The revisions this server speaks: 2024-11-05 up to the pack's 2025-06-18, its latest.
+    #: A subclass may change it (:class:`LatestRevisionServer` adds 2025-11-25); initialize
+    #: answers a version outside it with the latest one inside, and the HTTP transport checks
+    #: the MCP-Protocol-Version header against it.
     SUPPORTED = SUPPORTED_VERSIONS
 
     def __init__(self, registry: ToolRegistry, name: str = "toy-tools", version: str = "0.1.0",
@@ -234,6 +239,20 @@ class MCPServer:
         if result.ok and isinstance(result.data, dict):
             out["structuredContent"] = result.data
         return out
+
+
+class LatestRevisionServer(MCPServer):
+    """:class:`MCPServer` that also speaks revision 2025-11-25, beyond the pack's 2025-06-18.
+
+    Its latest, and so its answer to a version it does not speak, is 2025-11-25. A session
+    that negotiated 2025-11-25 gets that revision's behaviour: arguments that break the schema
+    come back as a result with ``isError: true`` the model can read (SEP-1303), while an
+    unknown tool stays a protocol error. Sessions on older revisions behave exactly as with
+    :class:`MCPServer`. ``python -m toolkit serve --latest`` runs this one (pack §2.6,
+    assignment Part D).
+    """
+
+    SUPPORTED = HANDSHAKE_VERSIONS
 
 
 # One stdio message may be at most this many bytes (newline not counted). A longer line is

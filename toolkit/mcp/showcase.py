@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from .client import MCPClient, result_text
 from .protocol import MCPError, encode_line
-from .server import MCPServer
+from .server import LatestRevisionServer, MCPServer
 from .transports import InMemoryTransport
 
 __all__ = ["SDKSession", "sdk_stdio_session", "sdk_http_session", "bad_argument_by_revision",
@@ -133,8 +133,12 @@ def _child_env() -> dict:
 
 
 def sdk_stdio_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_level: bool = False,
-                      timeout: float = 30.0) -> SDKSession:
+                      timeout: float = 30.0, latest: bool = False) -> SDKSession:
     """Start ``python -m toolkit serve --trace`` and drive it with the official SDK's client.
+
+    The SDK asks for 2025-11-25, its newest handshake revision. The lesson server does not
+    speak it and offers 2025-06-18; with ``latest=True`` the server runs with ``--latest``
+    (:class:`~toolkit.mcp.server.LatestRevisionServer`) and agrees to 2025-11-25.
 
     ``high_level=False`` uses ``ClientSession`` over ``stdio_client`` (initialize, then
     requests); ``high_level=True`` uses the SDK's ``Client`` in its default mode, which first
@@ -144,7 +148,7 @@ def sdk_stdio_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_le
     _require_sdk()
     from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
-    extra = ["--page-size", str(page_size)] if page_size else []
+    extra = (["--page-size", str(page_size)] if page_size else []) + (["--latest"] if latest else [])
     params = StdioServerParameters(command=sys.executable, args=_server_command(extra),
                                    env=_child_env(), cwd=str(_REPO_ROOT))
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
@@ -170,8 +174,11 @@ def sdk_stdio_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_le
 
 
 def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_level: bool = False,
-                     timeout: float = 30.0) -> SDKSession:
+                     timeout: float = 30.0, latest: bool = False) -> SDKSession:
     """Start the toolkit's Streamable HTTP server on a free port and drive it with the SDK.
+
+    The server is the lesson server, or :class:`~toolkit.mcp.server.LatestRevisionServer`
+    with ``latest=True`` (as for :func:`sdk_stdio_session`).
 
     Uses ``streamable_http_client`` + ``ClientSession``, or the SDK's ``Client`` in its
     default mode with ``high_level=True``. The server runs in a thread and stops afterwards.
@@ -191,7 +198,8 @@ def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_lev
     def trace(arrow: str, text: str) -> None:
         wire.append((arrow, text))
 
-    with StreamableHTTPServer(lambda: MCPServer(make_server_registry(), page_size=page_size),
+    kind = LatestRevisionServer if latest else MCPServer
+    with StreamableHTTPServer(lambda: kind(make_server_registry(), page_size=page_size),
                               port=0, trace=trace) as app:
         async def low():
             async with httpx2.AsyncClient(headers=app.auth_headers, timeout=timeout) as http:
@@ -234,16 +242,20 @@ def bad_argument_by_revision(arguments: dict | None = None, tool: str = "add",
     """The same schema-breaking call under each revision, with the toolkit's own client.
 
     Under 2025-06-18 it is a protocol error (-32602); from 2025-11-25 (SEP-1303) it is a
-    result with ``isError: true`` that the model can read. No SDK needed.
+    result with ``isError: true`` that the model can read. The server is
+    :class:`~toolkit.mcp.server.LatestRevisionServer`, which speaks both, so each session
+    gets the version it asked for. No SDK needed.
     """
     from ..demo_tools import make_server_registry
 
     arguments = {"a": "two", "b": 3} if arguments is None else arguments
     rows = []
     for version in versions:
-        transport = InMemoryTransport(MCPServer(make_server_registry()))
+        transport = InMemoryTransport(LatestRevisionServer(make_server_registry()))
         client = MCPClient(transport)
-        client.initialize(version)
+        if client.initialize(version)["protocolVersion"] != version:
+            raise ValueError(f"{version!r} is not a revision the toolkit's server speaks; "
+                             f"choose from {', '.join(LatestRevisionServer.SUPPORTED)}")
         try:
             result = client.call_tool(tool, arguments)
         except MCPError as exc:
