@@ -1,7 +1,8 @@
 # %% [markdown] slideshow={"slide_type": "slide"}
 # # 03 · How a model learns to call tools
 #
-# *Pack §2.3. No coding exercises; discussion questions 1–2 and quiz questions 1–2 at the end.*
+# *Pack §2.3. No coding exercises; discussion questions 1–2, quiz questions 1–2 and the guide to
+# the required reading, Toolformer [1], at the end.*
 #
 # Notebook 02 assumed a model that already knows when to ask for a tool. Where does that
 # skill come from? This notebook lines up four answers and then rebuilds the middle of the
@@ -80,8 +81,14 @@ show_figure(2)
 # before it. For words it uses counts of which word follows which. For numbers it mixes two
 # guesses: "a number I have seen often" and "a copy of a number that appeared earlier in this
 # text". How much weight the copy guess gets is *learned* from the training text with a few
-# rounds of EM. A tool call placed in front of the text adds its numbers, and its result, to
-# what can be copied.
+# rounds of EM, short for expectation–maximization: start from a guess for the weight; for each
+# number in the training text, work out how likely it is that the copy guess produced it (the
+# E step); set the weight to the average of those chances (the M step); repeat until it settles.
+# A tool call placed in front of the text adds its numbers, and its result, to what can be
+# copied.
+#
+# Losses below are in **nats**: the loss of a token is −ln P, with the natural logarithm, so a
+# token the model gave probability 1/e costs 1 nat (one bit is ln 2 ≈ 0.69 nats).
 #
 # The corpus is made of template sentences, drawn with a fixed seed. About half contain a
 # small sum whose answer appears in the sentence, a fifth repeat a number, and the rest are
@@ -268,3 +275,62 @@ toolformer_explorer(candidates, tau=1.0)
 # one-call-per-input rule of section 7, which is how the experiments were run.
 #
 # </details>
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Reading guide
+#
+# **Required reading:** Schick et al., *Toolformer: Language Models Can Teach Themselves to Use
+# Tools* [1], one of the week's three. Budget about 60 minutes (README, "Syllabus"). It shows a
+# model producing its own tool-use training data, with a loss test instead of human labels
+# deciding which calls to keep; this notebook rebuilds that test at toy scale. Read the questions
+# below before the paper, and note your answers as you go.
+#
+# 1. Follow one candidate call through sampling, execution and filtering. Which two losses does
+#    the filter compare, over which tokens, and why does that remove the need for labelled
+#    examples?
+# 2. Table 2 counts the calculator examples that survive at several values of τ_f. What do you
+#    gain and what do you lose as the threshold goes up?
+# 3. How many calls per input did the evaluation allow, and is that a property of the method or
+#    a setting of the experiments? Which reported gains might change without it?
+# 4. Think of a tool whose benefit never appears in the next few tokens, such as one that sends
+#    an email. Could this filter ever keep calls to it, and what would you use instead?
+#
+# **Optional**, if you want more on this notebook's topic:
+#
+# - Karpas et al., *MRKL Systems: A modular, neuro-symbolic architecture that combines large
+#   language models, external knowledge sources and discrete reasoning* [9]. An early design
+#   that routes work between a language model and separate expert modules. *Read it for:* What
+#   kinds of modules sit beside the language model, and who decides which one handles a request?
+#   Which parts of this design reappear in today's function-calling harnesses?
+# - Parisi et al., *TALM: Tool Augmented Language Models* [10]. Supervised training on tool use,
+#   grown from a few demonstrations. *Read it for:* What does the model's text interface to a
+#   tool look like? How does the self-play step enlarge a small set of demonstrations, and what
+#   keeps bad examples out?
+# - Shen et al., *HuggingGPT: Solving AI Tasks with ChatGPT and its Friends in Hugging Face*
+#   [11]. A language model used as a planner that hands each step of a task to another model.
+#   *Read it for:* What are the stages between the user's request and the final answer? How does
+#   the controller choose a model for a step, and what could go wrong with that choice?
+# - Hao et al., *ToolkenGPT: Augmenting Frozen Language Models with Massive Tools via Tool
+#   Embeddings* [14]. Adds tools to a frozen model by learning one new token per tool. *Read it
+#   for:* What is trained when a tool is added, and what stays fixed? Once the model emits a
+#   tool token, how are the arguments produced?
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# The sources this notebook cites, under the course pack's numbers (all of them, with
+# venues, are in `data/references.json`).
+#
+# - [1] Schick et al., *Toolformer: Language Models Can Teach Themselves to Use Tools*, 2023.
+#   <https://arxiv.org/abs/2302.04761>
+# - [8] Yao et al., *ReAct: Synergizing Reasoning and Acting in Language Models*, 2023.
+#   <https://arxiv.org/abs/2210.03629>
+# - [9] Karpas et al., *MRKL Systems: A modular, neuro-symbolic architecture that combines large
+#   language models, external knowledge sources and discrete reasoning*, 2022.
+#   <https://arxiv.org/abs/2205.00445>
+# - [10] Parisi et al., *TALM: Tool Augmented Language Models*, 2022.
+#   <https://arxiv.org/abs/2205.12255>
+# - [11] Shen et al., *HuggingGPT: Solving AI Tasks with ChatGPT and its Friends in Hugging
+#   Face*, 2023. <https://arxiv.org/abs/2303.17580>
+# - [14] Hao et al., *ToolkenGPT: Augmenting Frozen Language Models with Massive Tools via Tool
+#   Embeddings*, 2023. <https://arxiv.org/abs/2305.11554>

@@ -1,7 +1,8 @@
 # %% [markdown] slideshow={"slide_type": "slide"}
 # # 04 · Thousands of tools: find a few, then choose
 #
-# *Pack §2.4. Exercise 8.*
+# *Pack §2.4. Exercise 8; discussion questions 3–5, quiz question 3 and the guide to the required
+# reading, Gorilla [2].*
 #
 # A prompt can list five tools. It cannot list five thousand: every definition costs tokens,
 # and a long menu of look-alike tools invites the wrong pick. The answer of both papers in this
@@ -54,10 +55,13 @@ print("\nrough size of all 48 definitions:", T.schema_size_estimate(catalog), "t
 #
 # * *Retriever-aware training*: during fine-tuning, a retrieved API document is appended to the
 #   prompt ("Use this API documentation for reference"), so the model learns to answer from the
-#   document and can follow documentation that changes later [2]. Week 2's RAG, applied to tools.
-# * *Checking by syntax tree*: the generated call is parsed, and the check asks whether it
-#   matches a reference call on the arguments that matter; nothing is executed [2]. Notebook 09
-#   builds a small version.
+#   document and can follow documentation that changes later [2]. It is Week 2's RAG
+#   (retrieval-augmented generation: fetch the relevant documents, then answer from them),
+#   applied to tools.
+# * *Checking by syntax tree*: the generated call is parsed into an abstract syntax tree (AST),
+#   the structure a parser builds from code, and the check asks whether it matches a reference
+#   call on the arguments that matter; nothing is executed [2]. Notebook 09 builds a small
+#   version.
 # * *Two kinds of wrong*: a call to an API that exists nowhere in the database is a
 #   **hallucination**; a real API called with wrong arguments is an **error** [2].
 #
@@ -96,7 +100,10 @@ for name, args in [("flights_book", {"airport": "SFO"}),       # no such tool
 #   paper's Table 3 gives an average pass rate of 63.8 for DFSDT against 35.3 for ReAct, over
 #   three instruction types, at the cost of more model calls [4].
 # * **A trained API retriever**: average NDCG@1 of 18.5 for BM25, 49.6 for an Ada embedding
-#   baseline, 78.0 for their retriever [4]. The retriever caps everything after it.
+#   baseline (OpenAI's text embeddings), 78.0 for their retriever [4]. NDCG@1, normalized
+#   discounted cumulative gain at rank 1, grades only the first result against the best first
+#   result possible; when an API simply is or is not relevant, it is the share of queries whose
+#   top-ranked API is a relevant one, here out of 100. The retriever caps everything after it.
 # * **ToolEval**, a ChatGPT-backed judge reporting a pass rate and a win rate [4].
 #
 # Notice the loop: the same model wrote the tasks, found the solutions and judges the answers,
@@ -126,6 +133,23 @@ show_figure(3)
 # **For discussion.** *(Pack discussion question 3, in our words.)* For a payments tool, which
 # is worse: a made-up API or a real one called with wrong arguments? Which can code catch
 # easily, and how?
+
+# %% [markdown] tags=["solution"]
+# *Instructor's note.* Most groups should conclude that the misused real API is the dangerous
+# one, and that the two are caught in very different ways [2]. An invented function has nothing
+# behind it: the harness looks the name up, finds no tool and refuses before anything runs (the
+# `unknown_tool` line above), and it can tell the model which names exist. That check is one
+# dictionary lookup and it is complete. A real payment tool with wrong arguments can run and
+# move money: the wrong amount, cents read as euros, a payee id that exists but belongs to
+# someone else. A schema stops only the wrong shapes (a missing field, text where a number
+# belongs); a well-typed wrong value passes it, as notebook 05's "valid but wrong" exercise
+# shows. So the defences for errors sit elsewhere: tight schemas (an enum of currencies, a
+# maximum amount, a pattern for account ids), business rules inside the tool (no more than the
+# open balance, only payees on file for this customer), an idempotency key so a retry cannot pay
+# twice (notebook 08), and a person's approval above a threshold (notebook 11). A good answer
+# also notices the asymmetry: the failure that is easy to catch is the harmless one. The split
+# matters because the fixes differ: better retrieval and a clearer tool list for invented
+# names, better documentation and validation for misused ones.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 3. BM25 over tool descriptions
@@ -347,21 +371,49 @@ except NotImplementedError:
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## For discussion
 #
-# *(Pack discussion questions 4 and 5, in our words.)*
-#
-# 1. Gorilla found that a weak retriever can leave a model worse off than no retriever [2]. In a
-#    product, where would a poor tool retriever do the most harm: at the first pick, at a later
-#    step of a multi-step task, or in the final answer? Why?
-# 2. ToolLLM's tasks, solution paths and judge all come from ChatGPT [4]. How could that make some
-#    models look better than they are, and what would you add to find out?
-#
-# ## Reading notes
-#
-# Gorilla [2] is a required reading and ToolLLM [4] an added one. While reading, look for:
-# how Gorilla's retriever settings change Table 2 (and which setting the pack's caution is
-# about); how ToolLLM builds its instruction types and its retriever's training data; and which
-# numbers in each paper come from a model judging another model.
-#
+# **For discussion.** *(Pack discussion question 4, in our words.)* Gorilla found that a weak
+# retriever can leave a model worse off than no retriever at all [2]. In a product, where would
+# a poor tool retriever do the most harm: at the first pick, at a later step of a multi-step
+# task, or in the final answer? Why?
+
+# %% [markdown] tags=["solution"]
+# *Instructor's note.* There is no single right place; reward answers that ask what can still
+# be undone. The mechanism first: a model tends to use what it is shown, so a menu without the
+# right tool rarely leads to "no tool fits"; it leads to the nearest look-alike, as the flights
+# query of section 4 picked an action by document length. That is the pack's reading of
+# Gorilla's Table 2, where poor retrieved documents at test time pulled a model trained without
+# them far below its zero-shot score [2]. At the **first pick** the damage is usually a wrong
+# read or a refusal, cheap to retry if anyone notices. At a **later step** it is worst: earlier
+# steps may already have changed state (an order placed, a ticket opened), the wrong tool then
+# acts on that state, and the transcript still reads plausibly, so nobody looks. At the **end**
+# a wrong pick is most visible to the user but, when the last step only summarizes, least
+# costly. Strong answers add that the cost depends less on the position than on whether the
+# wrongly chosen tool writes. Mitigations worth naming: measure recall@k for every step of a
+# task, not only for the first query; keep k generous (section 6 showed the menu is cheap); let
+# the model search again (`find_tools`); allow "nothing fits" when the scores are low; and train
+# or prompt the model to read retrieved documents critically, which is what retriever-aware
+# training aims at [2].
+
+# %% [markdown]
+# **For discussion.** *(Pack discussion question 5, in our words.)* ToolLLM's tasks, solution
+# paths and judge all come from ChatGPT [4]. How could that make some models look better than
+# they are, and what would you add to find out?
+
+# %% [markdown] tags=["solution"]
+# *Instructor's note.* One model played three parts: it wrote the instructions, it searched for
+# the solution paths the training data holds, and, as ToolEval, it grades the answers [4]. Ways
+# this can flatter: a model fine-tuned on those paths learns ChatGPT's habits, and a ChatGPT
+# judge may prefer answers that look like its own; a task that ChatGPT could not solve leaves no
+# solution path, so the training data carry its blind spots and the test set leans toward what
+# it can already do; and ChatGPT, or any model distilled from it, is then graded by a judge that
+# shares its mistakes. Checks to add: people grading a random sample, with their agreement with
+# ToolEval reported; a second judge from a different model family; some tasks written by people
+# or another model, including ones ChatGPT failed; checks on outcomes rather than opinions where
+# the task allows (did the call return the data the answer needs), as BFCL [7] and τ-bench [5] do;
+# and recorded API responses, since live RapidAPI results change between runs [7]. Answers that
+# name a concrete bias and a concrete measurement of it deserve full credit.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What to take away
 #
 # * With many tools, retrieve a short list first; the model can only pick what the retriever
@@ -371,3 +423,53 @@ except NotImplementedError:
 # * Measure recall@k on queries written the way users talk; tuning `k1` and `b` will not bridge
 #   a vocabulary gap, and a tie broken by catalog order is luck.
 # * A short menu costs a fraction of the full list (our rough estimate: about a tenth here).
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Reading guide
+#
+# **Required reading:** Patil et al., *Gorilla: Large Language Model Connected with Massive
+# APIs* [2], one of the week's three. Budget about 60 minutes (README, "Syllabus"). It treats
+# picking among many APIs as a retrieval problem, scores calls without running them, and
+# separates invented APIs from misused real ones; this notebook and notebook 09 build on all
+# three. Read the questions below before the paper, and note your answers as you go.
+#
+# 1. How was APIBench assembled, and who wrote its instructions? How far would you trust its
+#    accuracy figures for APIs the authors did not collect?
+# 2. During retriever-aware training, what is added to each prompt, and which kind of change at
+#    test time is it meant to help with?
+# 3. How does the AST sub-tree check decide that a generated call is correct, and which mistake
+#    would it let through?
+# 4. What separates a hallucination from an error in the paper's terms, and why would each need
+#    a different fix?
+# 5. In Table 2, under which combination of training and test-time retriever does accuracy
+#    collapse, and what do the authors recommend when no good retriever exists?
+#
+# **Optional**, if you want more on this notebook's topic:
+#
+# - Li et al., *API-Bank: A Comprehensive Benchmark for Tool-Augmented LLMs* [12]. An early
+#   benchmark that tests planning, retrieving and calling APIs as separate abilities. *Read it
+#   for:* How many tools, dialogues and calls does the test set hold? Why test planning,
+#   retrieval and calling separately rather than only the final outcome?
+# - Qin et al., ToolLLM [4], an added source rather than a listed reading, if you read it: how
+#   are its instruction types built, how is its retriever's training data made, and which of
+#   its numbers come from a model judging another model?
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# The sources this notebook cites, under the course pack's numbers (all of them, with
+# venues, are in `data/references.json`).
+#
+# - [2] Patil et al., *Gorilla: Large Language Model Connected with Massive APIs*, 2024.
+#   <https://arxiv.org/abs/2305.15334>
+# - [4] Qin et al., *ToolLLM: Facilitating Large Language Models to Master 16000+ Real-world
+#   APIs*, 2023. <https://arxiv.org/abs/2307.16789>
+# - [5] Yao et al., *τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
+#   Domains*, 2024. <https://arxiv.org/abs/2406.12045>
+# - [7] Patil et al., *The Berkeley Function Calling Leaderboard (BFCL): From Tool Use to
+#   Agentic Evaluation of Large Language Models*, 2025.
+#   <https://proceedings.mlr.press/v267/patil25a.html>
+# - [12] Li et al., *API-Bank: A Comprehensive Benchmark for Tool-Augmented LLMs*, 2023.
+#   <https://arxiv.org/abs/2304.08244>
+# - [22] Anthropic, *Tool use with Claude: overview*, undated.
+#   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview>

@@ -63,7 +63,11 @@ show_figure(6)
 # SQL, and it changes over time, so quote it with its date, not from memory [28].
 #
 # The course ships 250 real single-turn cases, 50 per category, drawn from BFCL's own data
-# (Apache-2.0; see `data/bfcl/ATTRIBUTION.md`):
+# (Apache-2.0; see `data/bfcl/ATTRIBUTION.md`). The output below uses the names of BFCL's data
+# files. `simple_python` is the simple category written in Python: the model is offered one
+# Python function and should make one call of it. BFCL keeps `simple_java` and
+# `simple_javascript` beside it, and `live_` versions of its categories built from questions
+# users sent in; the slice here takes only the non-live Python cases.
 
 # %%
 bfcl = load_bfcl()
@@ -144,10 +148,10 @@ print("failures:", report["failures"])
 # `get_weather(city='paris')` passes although the unit is missing, because the gold answer lists
 # `""` for it and strings are compared without case.
 #
-# *(Pack discussion question 3, from the scorer's side.)* The scorer keeps an invented function
-# (`hallucinated_function`) apart from a real function called wrongly (`wrong_arguments`). For a
-# payments tool, which would you rather your agent did, and which is easier to stop in the
-# harness before anything runs?
+# The scorer keeps an invented function (`hallucinated_function`) apart from a real function
+# called wrongly (`wrong_arguments`), the split Gorilla draws [2]. Which of the two is worse for
+# a payments tool is discussion question 3, posed in notebook 04; these labels give you counts
+# to bring to it.
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # **Quiz.** *(Pack quiz question 7, in our words.)* In an irrelevance case the model is offered
@@ -430,6 +434,25 @@ ex09.check(harder_cases, lenient_pair, stricter_equal)
 # running the calls, or for checking the state afterwards? Describe a call that AST matching
 # passes and that still harms the user.
 
+# %% [markdown] tags=["solution"]
+# *Instructor's note.* AST matching compares a call with answers written down in advance; it
+# never learns what the call does. Pay for execution or a state check when (1) the right
+# argument depends on the world at the time (the id of "my latest order", today's rate), so no
+# fixed answer key can hold it; (2) the task takes several steps and later calls act on what
+# earlier ones changed, which is why BFCL's multi-turn categories check the state at the end
+# [7]; (3) the call writes, because the user cares about the effect, not the wording; (4) many
+# argument values are acceptable and cannot all be listed; (5) the tool or its API changes,
+# since a stored answer key goes stale without warning. Calls that pass and still harm: a
+# cancellation that matches the gold call on an order that has already shipped, breaking a
+# policy only the world's state reveals; a recipient address that our scorer's punctuation
+# stripping treats as equal to the right one (`ana.b@example.test` against `anab@example.test`,
+# Exercise 9), so the message goes to someone else; an optional parameter left out because the
+# gold answer accepts `""` when the tool's default is the dangerous choice (a delete whose
+# `recursive` defaults to true); and any case whose answer key is wrong, like
+# `parallel_multiple_26` above. A good answer states the trade: AST scoring is cheap and
+# repeatable, so use it for breadth, and buy execution or state checks for the calls that
+# write or depend on state.
+
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What to take away
 #
@@ -441,3 +464,17 @@ ex09.check(harder_cases, lenient_pair, stricter_equal)
 #   the answer key itself gets wrong.
 # * Ask the five questions before you compare two scores. Notebook 10 moves from single calls
 #   to whole conversations, and from one run to many: pass^k.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# The sources this notebook cites, under the course pack's numbers (all of them, with
+# venues, are in `data/references.json`).
+#
+# - [2] Patil et al., *Gorilla: Large Language Model Connected with Massive APIs*, 2024.
+#   <https://arxiv.org/abs/2305.15334>
+# - [7] Patil et al., *The Berkeley Function Calling Leaderboard (BFCL): From Tool Use to
+#   Agentic Evaluation of Large Language Models*, 2025.
+#   <https://proceedings.mlr.press/v267/patil25a.html>
+# - [28] Gorilla project, *Berkeley Function-Calling Leaderboard*, undated.
+#   <https://gorilla.cs.berkeley.edu/leaderboard.html>

@@ -50,7 +50,8 @@ show_figure(6)
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # What τ-bench found, in the paper's own figures [5]:
 #
-# * gpt-4o with function calling reaches pass^1 of 61.2% on retail and 35.2% on airline;
+# * gpt-4o with function calling reaches pass^1 (the success rate of a single try; section 3
+#   defines pass^k) of 61.2% on retail and 35.2% on airline;
 # * even this strong agent solves fewer than half of the tasks, and its pass^8 on
 #   retail is below 25%;
 # * removing the policy from the prompt costs little on retail (61.2 → 56.8) and a lot on
@@ -407,3 +408,26 @@ for skip in (0.0, 0.2, 0.5, 1.0):
 # * Real failures cluster on tasks; a low pass^k is a list of tasks to study.
 # * Rules that must always hold belong in the tools. Notebook 11 does the same for security:
 #   controls in the harness, not in the wording of a prompt.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# The sources this notebook cites, under the course pack's numbers (all of them, with
+# venues, are in `data/references.json`).
+#
+# - [4] Qin et al., *ToolLLM: Facilitating Large Language Models to Master 16000+ Real-world
+#   APIs*, 2023. <https://arxiv.org/abs/2307.16789>
+# - [5] Yao et al., *τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
+#   Domains*, 2024. <https://arxiv.org/abs/2406.12045>
+# - [6] Barres et al., *τ²-Bench: Evaluating Conversational Agents in a Dual-Control
+#   Environment*, 2025. <https://arxiv.org/abs/2506.07982>
+# - [7] Patil et al., *The Berkeley Function Calling Leaderboard (BFCL): From Tool Use to
+#   Agentic Evaluation of Large Language Models*, 2025.
+#   <https://proceedings.mlr.press/v267/patil25a.html>
+# - [17] Lu et al., *ToolSandbox: A Stateful, Conversational, Interactive Evaluation Benchmark
+#   for LLM Tool Use Capabilities*, 2024. <https://arxiv.org/abs/2408.04682>
+# - [19] Debenedetti et al., *AgentDojo: A Dynamic Environment to Evaluate Prompt Injection
+#   Attacks and Defenses for LLM Agents*, 2024. <https://arxiv.org/abs/2406.13352>
+# - [30] Yang et al., *Tool Use & Function Calling (CS329Z Week 3 lecture slides)*, Stanford
+#   University, undated. No link: the course pack names these slides in its credit line and in
+#   §2.9 but leaves them out of its reference list.

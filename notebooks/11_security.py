@@ -1,7 +1,8 @@
 # %% [markdown] slideshow={"slide_type": "slide"}
 # # 11 · Security: injection, the gate, taint
 #
-# *Pack §2.10. Exercise 12.*
+# *Pack §2.10. Exercise 12; discussion question 11 and a quiz question in the spirit of the
+# pack's question 9.*
 #
 # Every tool result goes back into the model's context as text, and the model cannot tell
 # reliably which text is data and which is an order. So anyone who can write into something a
@@ -369,12 +370,34 @@ ex12.check(make_gate)
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## For discussion
 #
-# *(Pack discussion question 11, in our words.)* Tool results are text the model reads, and
-# that is the whole opening for indirect injection [18]. There are four places to defend: the
-# prompt, the tool itself, the harness around the model, or a human reviewer. Which would you
-# choose for the e-mail attack, and which for the URL leak? Why is no single place enough
-# [19] [20]?
-#
+# **For discussion.** *(Pack discussion question 11, in our words.)* Tool results are text the
+# model reads, and that is the whole opening for indirect injection [18]. There are four places
+# to defend: the prompt, the tool itself, the harness around the model, or a human reviewer.
+# Which would you choose for the e-mail attack, and which for the URL leak? Why is no single
+# place enough [19] [20]?
+
+# %% [markdown] tags=["solution"]
+# *Instructor's note.* Look for answers that give each place a job and name its blind spot.
+# **The prompt** is cheap and helps a careful model, but the attacker writes text the model
+# reads as well, so a rule in the prompt is a request, not a barrier; section 3 showed how
+# wording loses. **The tool** is where the power lives: a `send_email` that may only write to
+# the user's own contacts, a `fetch_url` limited to hosts the user named, a refund tool with a
+# ceiling. Those limits hold whatever the model was talked into, but each tool sees one call and
+# not the history of the run. **The harness** sees the whole run: it can taint after outside
+# text, hold back writes for approval, and (as in Exercise 12) stop private data from flowing to
+# an open-world tool; it enforces only the rules and flags it is given, and section 5 showed
+# how one missing flag let a ticket through. **A person** catches what rules did not foresee,
+# but costs time, and people who are asked often approve without reading (section 4). For the
+# e-mail attack the harness does the work (taint, then confirmation for `send_email`), backed
+# by a recipient limit in the tool. For the URL leak every call only reads, so taint on writes
+# does nothing; the guard must follow the data, in the harness (after a private read, an
+# outside call needs a yes) or in the tool (a host allowlist). No single place suffices
+# because each has a gap the others cover, and every control blocks some honest work;
+# AgentDojo measures attacks and ordinary tasks together for exactly that reason [19], and
+# OWASP's list pairs limited privileges with human approval for risky actions rather than
+# trusting one filter [20].
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
 # **Quiz** *(in the spirit of the pack's question 9)*. A support agent reads customer tickets
 # and can issue refunds. One ticket, in friendly words, asks for a large refund to an account
 # that is not the customer's. Which control still holds when the attacker rewrites the ticket?
@@ -406,3 +429,18 @@ ex12.check(make_gate)
 #   what it allowed.
 # * Every control has a price in blocked work or in questions to a person; measure both sides.
 #   Notebook 12 puts this failure next to the others.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# The sources this notebook cites, under the course pack's numbers (all of them, with
+# venues, are in `data/references.json`).
+#
+# - [3] Model Context Protocol, *Model Context Protocol Specification*, 2025.
+#   <https://modelcontextprotocol.io/specification/2025-06-18>
+# - [18] Greshake et al., *Not what you've signed up for: Compromising Real-World LLM-Integrated
+#   Applications with Indirect Prompt Injection*, 2023. <https://arxiv.org/abs/2302.12173>
+# - [19] Debenedetti et al., *AgentDojo: A Dynamic Environment to Evaluate Prompt Injection
+#   Attacks and Defenses for LLM Agents*, 2024. <https://arxiv.org/abs/2406.13352>
+# - [20] OWASP GenAI Security Project, *OWASP Top 10 for LLM Applications 2025*, undated.
+#   <https://genai.owasp.org/llm-top-10/>

@@ -12,6 +12,7 @@ import copy
 import html
 import json
 import re
+import sys
 from pathlib import Path
 
 import jupytext
@@ -152,28 +153,69 @@ def test_the_repair_lesson_does_not_call_number_to_string_certain():
 PROMPT = re.compile(r"\*\*For discussion\.\*\* \*\(Pack discussion question (\d+), in our words\.\)\*")
 
 
-@pytest.mark.parametrize("stem,numbers", [("05_schemas_and_function_calling", [12]), ("07_designing_tools", [10]),
-                                          ("10_reliability_pass_k", [9]), ("12_failures_project_review", [])])
-def test_each_discussion_prompt_names_its_number_and_has_an_answer_next(stem, numbers):
-    nb = cells(stem)
-    found = []
-    for i, cell in enumerate(nb):
-        if cell.cell_type != "markdown" or "discussion" not in cell.source.lower():
-            continue
-        match = PROMPT.search(cell.source)
-        if not match:
-            continue
-        found.append(int(match.group(1)))
-        after = nb[i + 1]
-        assert after.cell_type == "markdown" and "solution" in after.metadata.get("tags", []), cell.source
-        assert len(after.source.split()) > 60  # a real answer, not a placeholder
-    assert found == numbers
-
-
 def test_question_12_is_asked_once_in_the_course():
     asked = [p.stem for p in sorted(NOTEBOOKS.glob("*.py"))
              if "12" in PROMPT.findall(p.read_text(encoding="utf-8"))]
     assert asked == ["05_schemas_and_function_calling"]
+
+
+LESSONS = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+PACK_MENTION = re.compile(r"Pack discussion questions? (\d+)", re.IGNORECASE)
+
+
+def discussion_prompts():
+    """(number, notebook, the cell after the prompt) for every discussion prompt of the course,
+    plus the problems found: a mention of a pack question that is not in the prompt form, or
+    two prompts in one cell."""
+    found, problems = [], []
+    for stem in LESSONS:
+        nb = cells(stem)
+        for i, cell in enumerate(nb):
+            if cell.cell_type != "markdown" or "solution" in cell.metadata.get("tags", []):
+                continue
+            numbers = [int(n) for n in PROMPT.findall(cell.source)]
+            if len(PACK_MENTION.findall(cell.source)) != len(numbers):
+                problems.append(f"{stem}: a pack discussion question is named outside the prompt form "
+                                f"'**For discussion.** *(Pack discussion question N, in our words.)*' "
+                                f"(a pointer should say where it is posed, without 'Pack discussion question')")
+            if len(numbers) > 1:
+                problems.append(f"{stem}: prompts {numbers} share a cell; give each its own, then its answer")
+            found += [(n, stem, nb[i + 1] if i + 1 < len(nb) else None) for n in numbers]
+    return found, problems
+
+
+def test_the_prompt_finder_sees_loose_and_grouped_mentions(monkeypatch):
+    fake = {"01_a": [jupytext.reads("# %% [markdown]\n# *(Pack discussion questions 4 and 5, in our words.)*",
+                                     fmt="py:percent").cells[0]]}
+    monkeypatch.setattr(sys.modules[__name__], "LESSONS", list(fake))
+    monkeypatch.setattr(sys.modules[__name__], "cells", fake.__getitem__)
+    found, problems = discussion_prompts()
+    assert found == [] and len(problems) == 1
+
+
+def test_the_course_poses_the_twelve_pack_questions_once_each_with_an_answer_next():
+    """Issue 12, point 4: pack discussion questions 1-12, each posed once in the course, each
+    followed directly by a markdown cell tagged solution that holds a real answer."""
+    found, problems = discussion_prompts()
+    numbers = sorted(n for n, _, _ in found)
+    where = {n: [s for m, s, _ in found if m == n] for n in numbers}
+    assert numbers == list(range(1, 13)), \
+        f"expected questions 1-12 once each; found {where}, missing {sorted(set(range(1, 13)) - set(numbers))}"
+    for n, stem, after in found:
+        if not (after is not None and after.cell_type == "markdown" and "solution" in after.metadata.get("tags", [])
+                and len(after.source.split()) > 60):
+            problems.append(f"{stem}: question {n} is not followed by a markdown 'solution' cell with a real answer")
+    assert not problems, "\n".join(problems)
+
+
+# Where each pack question is posed: with the topic it is about (README, "Syllabus").
+POSED_IN = {1: "03", 2: "03", 3: "04", 4: "04", 5: "04", 6: "06", 7: "06", 8: "09", 9: "10", 10: "07",
+            11: "11", 12: "05"}
+
+
+def test_each_question_is_posed_where_its_topic_is_taught():
+    found, _ = discussion_prompts()
+    assert {n: stem[:2] for n, stem, _ in found} == POSED_IN
 
 
 # -------------------------------------------------------- exercises as the student edition has them
@@ -214,3 +256,33 @@ def test_notebook_10_says_the_paper_and_leaderboard_may_use_different_snapshots(
     prose = " ".join(c.source for c in cells("10_reliability_pass_k") if c.cell_type == "markdown")
     section = prose[prose.index("## 4."):prose.index("## 5.")]
     assert "snapshot" in section and "ATTRIBUTION.md" in section
+
+
+# ---------------------------------------------------------------- jargon, defined where first used
+
+# Issue 12, point 3: a term the course's readers may not know, and words its definition must use.
+JARGON = {"EM": "expectation–maximization", "nats": "natural logarithm",
+          "NDCG@1": "normalized discounted cumulative gain", "simple_python": "one Python function",
+          "RAG": "retrieval-augmented generation", "AST": "abstract syntax tree"}
+
+
+def first_mentions(term):
+    """(notebook of the first mention anywhere, first markdown cell that mentions the term)."""
+    word = re.compile(rf"(?<![\w@]){re.escape(term)}(?![\w@])")
+    first_stem = first_cell = None
+    for stem in LESSONS:
+        for cell in cells(stem):
+            if not word.search(cell.source) or "solution" in cell.metadata.get("tags", []):
+                continue
+            first_stem = first_stem or stem
+            if cell.cell_type == "markdown":
+                return first_stem, cell.source
+    return first_stem, first_cell
+
+
+@pytest.mark.parametrize("term", JARGON)
+def test_jargon_is_defined_where_it_is_first_used(term):
+    stem, cell = first_mentions(term)
+    assert cell is not None, f"{term} is never explained in the prose"
+    assert JARGON[term].lower() in " ".join(cell.split()).lower(), \
+        f"the first prose mention of {term} (notebook {stem}) should define it ({JARGON[term]!r})"
