@@ -163,3 +163,23 @@ for expression in ["(17 + 4) * 3", "12 / 0", "2 +* 3", "__import__('os')"]:
 # invoices and reports unchallenged. Ways to catch it: route every exact calculation to a tool,
 # recompute key figures independently, or check cheap invariants (the last digit of a product,
 # casting out nines) before trusting the figure.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Reading guide
+#
+# **Optional reading** for this notebook, with questions to read it by:
+#
+# - Dziri et al., *Faith and Fate: Limits of Transformers on Compositionality* [15]. Evidence
+#   for why exact multi-step work, such as long multiplication, is better handed to code. *Read
+#   it for:* Which three tasks do the authors use, and how do they make a task deeper? What
+#   happens to accuracy as depth grows, and what does that suggest about a step that must be
+#   exact?
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# The sources this notebook cites, under the course pack's numbers (all of them, with
+# venues, are in `data/references.json`).
+#
+# - [15] Dziri et al., *Faith and Fate: Limits of Transformers on Compositionality*, 2023.
+#   <https://arxiv.org/abs/2305.18654>

@@ -305,3 +305,16 @@ for job, caught in evidence:
 # reads for c2, is code you wrote and can test.
 #
 # </details>
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# The sources this notebook cites, under the course pack's numbers (all of them, with
+# venues, are in `data/references.json`).
+#
+# - [13] Wang et al., *What Are Tools Anyway? A Survey from the Language Model Perspective*,
+#   2024. <https://arxiv.org/abs/2403.15452>
+# - [22] Anthropic, *Tool use with Claude: overview*, undated.
+#   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview>
+# - [23] OpenAI, *Function calling*, undated.
+#   <https://developers.openai.com/api/docs/guides/function-calling>

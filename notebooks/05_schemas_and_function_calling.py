@@ -491,3 +491,36 @@ ex02.check(valid_but_wrong)
 # * The vendor formats carry the same schema in different wrappers, and they keep changing.
 # * Valid is not the same as right. Notebook 06 takes the same tool definitions onto the wire
 #   with the Model Context Protocol.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Reading guide
+#
+# **Optional reading** for this notebook, with questions to read it by:
+#
+# - Yan et al., *Gorilla OpenFunctions* [27]. An open model offered as a replacement for
+#   vendors' function calling. *Read it for:* How large is the model, and how was its test set
+#   built? What would you want to know before comparing its reported score with a vendor's
+#   model?
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# The sources this notebook cites, under the course pack's numbers (all of them, with
+# venues, are in `data/references.json`).
+#
+# - [3] Model Context Protocol, *Model Context Protocol Specification*, 2025.
+#   <https://modelcontextprotocol.io/specification/2025-06-18>
+# - [5] Yao et al., *τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
+#   Domains*, 2024. <https://arxiv.org/abs/2406.12045>
+# - [18] Greshake et al., *Not what you've signed up for: Compromising Real-World LLM-Integrated
+#   Applications with Indirect Prompt Injection*, 2023. <https://arxiv.org/abs/2302.12173>
+# - [22] Anthropic, *Tool use with Claude: overview*, undated.
+#   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview>
+# - [23] OpenAI, *Function calling*, undated.
+#   <https://developers.openai.com/api/docs/guides/function-calling>
+# - [24] JSON Schema, *JSON Schema Specification*, undated.
+#   <https://json-schema.org/specification>
+# - [25] OpenAPI Initiative, *OpenAPI Specification (latest)*, undated.
+#   <https://spec.openapis.org/oas/latest.html>
+# - [27] Yan et al., *Gorilla OpenFunctions*, 2023.
+#   <https://gorilla.cs.berkeley.edu/blogs/4_open_functions.html>

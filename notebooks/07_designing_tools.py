@@ -260,3 +260,16 @@ for n in (5, 48, 120):
 # * Fewer, richer tools beat many thin ones: shorter prompts, fewer wrong picks, fewer turns.
 # * Test tools the way the post does: give them realistic requests, read the transcripts, and
 #   rewrite. Notebook 08 turns to what the harness does when many calls are in flight.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# The sources this notebook cites, under the course pack's numbers (all of them, with
+# venues, are in `data/references.json`).
+#
+# - [2] Patil et al., *Gorilla: Large Language Model Connected with Massive APIs*, 2024.
+#   <https://arxiv.org/abs/2305.15334>
+# - [4] Qin et al., *ToolLLM: Facilitating Large Language Models to Master 16000+ Real-world
+#   APIs*, 2023. <https://arxiv.org/abs/2307.16789>
+# - [21] Anthropic, *Writing effective tools for agents — with agents*, 2025.
+#   <https://www.anthropic.com/engineering/writing-tools-for-agents>

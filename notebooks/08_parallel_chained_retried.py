@@ -577,3 +577,18 @@ ex05.check(time_one_turn, chained_model)
 #   a state check, do not repeat it.
 # * A step limit bounds a run whose cost grows faster than its length. Notebook 09 turns to
 #   scoring the calls themselves.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# The sources this notebook cites, under the course pack's numbers (all of them, with
+# venues, are in `data/references.json`).
+#
+# - [8] Yao et al., *ReAct: Synergizing Reasoning and Acting in Language Models*, 2023.
+#   <https://arxiv.org/abs/2210.03629>
+# - [16] Kim et al., *An LLM Compiler for Parallel Function Calling*, 2023.
+#   <https://arxiv.org/abs/2312.04511>
+# - [22] Anthropic, *Tool use with Claude: overview*, undated.
+#   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview>
+# - [23] OpenAI, *Function calling*, undated.
+#   <https://developers.openai.com/api/docs/guides/function-calling>

@@ -292,3 +292,50 @@ for t in RETAIL_TASKS_EXTENDED:
 # * Score labels tell you that a run failed; transcripts tell you why.
 # * Start projects small, build the harness first, test with repeats, decide permissions
 #   early, and report what your mocks cannot show.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# The sources this notebook cites, under the course pack's numbers (all of them, with
+# venues, are in `data/references.json`).
+#
+# - [1] Schick et al., *Toolformer: Language Models Can Teach Themselves to Use Tools*, 2023.
+#   <https://arxiv.org/abs/2302.04761>
+# - [2] Patil et al., *Gorilla: Large Language Model Connected with Massive APIs*, 2024.
+#   <https://arxiv.org/abs/2305.15334>
+# - [3] Model Context Protocol, *Model Context Protocol Specification*, 2025.
+#   <https://modelcontextprotocol.io/specification/2025-06-18>
+# - [4] Qin et al., *ToolLLM: Facilitating Large Language Models to Master 16000+ Real-world
+#   APIs*, 2023. <https://arxiv.org/abs/2307.16789>
+# - [5] Yao et al., *τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
+#   Domains*, 2024. <https://arxiv.org/abs/2406.12045>
+# - [7] Patil et al., *The Berkeley Function Calling Leaderboard (BFCL): From Tool Use to
+#   Agentic Evaluation of Large Language Models*, 2025.
+#   <https://proceedings.mlr.press/v267/patil25a.html>
+# - [8] Yao et al., *ReAct: Synergizing Reasoning and Acting in Language Models*, 2023.
+#   <https://arxiv.org/abs/2210.03629>
+# - [10] Parisi et al., *TALM: Tool Augmented Language Models*, 2022.
+#   <https://arxiv.org/abs/2205.12255>
+# - [13] Wang et al., *What Are Tools Anyway? A Survey from the Language Model Perspective*,
+#   2024. <https://arxiv.org/abs/2403.15452>
+# - [14] Hao et al., *ToolkenGPT: Augmenting Frozen Language Models with Massive Tools via Tool
+#   Embeddings*, 2023. <https://arxiv.org/abs/2305.11554>
+# - [15] Dziri et al., *Faith and Fate: Limits of Transformers on Compositionality*, 2023.
+#   <https://arxiv.org/abs/2305.18654>
+# - [16] Kim et al., *An LLM Compiler for Parallel Function Calling*, 2023.
+#   <https://arxiv.org/abs/2312.04511>
+# - [18] Greshake et al., *Not what you've signed up for: Compromising Real-World LLM-Integrated
+#   Applications with Indirect Prompt Injection*, 2023. <https://arxiv.org/abs/2302.12173>
+# - [19] Debenedetti et al., *AgentDojo: A Dynamic Environment to Evaluate Prompt Injection
+#   Attacks and Defenses for LLM Agents*, 2024. <https://arxiv.org/abs/2406.13352>
+# - [20] OWASP GenAI Security Project, *OWASP Top 10 for LLM Applications 2025*, undated.
+#   <https://genai.owasp.org/llm-top-10/>
+# - [21] Anthropic, *Writing effective tools for agents — with agents*, 2025.
+#   <https://www.anthropic.com/engineering/writing-tools-for-agents>
+# - [22] Anthropic, *Tool use with Claude: overview*, undated.
+#   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview>
+# - [23] OpenAI, *Function calling*, undated.
+#   <https://developers.openai.com/api/docs/guides/function-calling>
+# - [24] JSON Schema, *JSON Schema Specification*, undated.
+#   <https://json-schema.org/specification>
+# - [29] Yang et al., *CS329Z: Engineering AI Agents*, 2026. <https://cs329z.stanford.edu/>

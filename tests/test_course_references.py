@@ -8,6 +8,8 @@ notebook that teaches each one.
 
 import json
 import re
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -219,3 +221,303 @@ def test_glossary_term_is_taught_where_it_points(entry):
     assert len(definition) >= 30 and definition.endswith((".", ")")), f"{entry['term']}: definition"
     for n in entry.get("refs", []):
         assert str(n) in REFS, f"{entry['term']} cites [{n}], which is not in data/references.json"
+
+
+# ---------------------------------------------------------------- each notebook's References
+
+LESSON_COUNT = 12
+REFERENCE_ITEM = re.compile(r"^[-*] \[(\d+)\]")
+
+
+def script_cells(source: str):
+    """(marker line, body lines) for each cell of a jupytext percent script."""
+    cells, marker, body = [], None, []
+    for line in source.splitlines():
+        if line.startswith("# %%"):
+            if marker is not None or body:
+                cells.append((marker, body))
+            marker, body = line, []
+        else:
+            body.append(line)
+    cells.append((marker, body))
+    return cells
+
+
+def markdown_text(body) -> str:
+    """The markdown of a markdown cell's comment lines ("# text" or a bare "#")."""
+    return "\n".join(line[2:] if line.startswith("# ") else "" for line in body).strip("\n")
+
+
+def references_section(source: str):
+    """(the script without its References cell, the cell's markdown, whether it is the last cell).
+
+    The References cell is the markdown cell whose text starts with "## References"; the
+    markdown is None when there is none.
+    """
+    cells = script_cells(source)
+    found = [i for i, (marker, body) in enumerate(cells)
+             if marker and "[markdown]" in marker and markdown_text(body).startswith("## References")]
+    if not found:
+        return source, None, False
+    i = found[-1]
+    rest = [line for j, (marker, body) in enumerate(cells) if j != i
+            for line in ([marker] if marker else []) + body]
+    return "\n".join(rest), markdown_text(cells[i][1]), i == len(cells) - 1
+
+
+def reference_entries(section: str) -> dict:
+    """{n: the entry's text, continuation lines joined} for the "- [n] ..." items of a section."""
+    entries, current = {}, None
+    for line in section.splitlines():
+        m = REFERENCE_ITEM.match(line)
+        if m:
+            current = int(m.group(1))
+            assert current not in entries, f"[{current}] is listed twice"
+            entries[current] = line
+        elif current is not None and line.startswith("  ") and line.strip():
+            entries[current] += " " + line.strip()
+        else:
+            current = None
+    return entries
+
+
+def short_authors(ref) -> str:
+    """"Schick et al.", "Yang and Ryan" or "Anthropic": surnames as a References line gives them."""
+    names = [a.split(",")[0] for a in ref["authors"]]
+    if ref["et_al"] or len(names) > 2:
+        return f"{names[0]} et al."
+    return " and ".join(names)
+
+
+def test_the_references_parser_separates_the_section_from_the_citations():
+    source = "\n".join([
+        "# %% [markdown]",
+        "# Gorilla [2] and the spec [3].",
+        "# %%",
+        "x = [1]",
+        "# %% [markdown] slideshow={\"slide_type\": \"slide\"}",
+        "# ## References",
+        "#",
+        "# - [2] Patil et al., *Gorilla*, 2024.",
+        "#   <https://arxiv.org/abs/2305.15334>",
+        "# - [3] MCP.",
+    ])
+    body, section, last = references_section(source)
+    assert last and citations(body) == {2, 3}
+    assert reference_entries(section) == {
+        2: "- [2] Patil et al., *Gorilla*, 2024. <https://arxiv.org/abs/2305.15334>", 3: "- [3] MCP."}
+    assert references_section("# %% [markdown]\n# Text [1].")[1] is None
+    assert short_authors(REFS["1"]) == "Schick et al." and short_authors(REFS["21"]) == "Anthropic"
+
+
+@pytest.mark.parametrize("stem", [f"{n:02d}" for n in range(1, LESSON_COUNT + 1)])
+def test_each_notebook_ends_with_references_listing_exactly_what_it_cites(stem):
+    """Issue 12, point 1: every [n] a notebook cites resolves in its own References section."""
+    sources = notebook_sources()
+    name = next(s for s in sources if s.startswith(stem + "_"))
+    body, section, last = references_section(sources[name])
+    assert section is not None, f"{name}.py has no '## References' markdown cell"
+    assert last, f"{name}.py: the References section must be the notebook's last cell"
+    cited, listed = citations(body), reference_entries(section)
+    assert not cited - set(listed), f"{name}.py cites {sorted(cited - set(listed))} but its References do not list them"
+    assert not set(listed) - cited, f"{name}.py lists {sorted(set(listed) - cited)} in References but never cites them"
+    for n, line in listed.items():
+        assert str(n) in REFS, f"{name}.py lists [{n}], which data/references.json does not hold"
+        ref = REFS[str(n)]
+        assert ref["title"] in line, f"{name}.py [{n}]: the title should read {ref['title']!r}"
+        assert short_authors(ref) in line, f"{name}.py [{n}]: authors should read {short_authors(ref)!r}"
+        assert str(ref["year"] or "undated") in line, f"{name}.py [{n}]: year {ref['year'] or 'undated'}"
+        if ref["link"]:
+            assert f"<{ref['link']}>" in line, f"{name}.py [{n}]: give the link as <{ref['link']}>"
+        else:
+            assert "no link" in line.lower() and "pack" in line, \
+                f"{name}.py [{n}]: say there is no link and where in the pack the source is named"
+
+
+
+def reference_entry(n: int) -> str:
+    """The Markdown line a References section gives [n]: short authors, title, year, link."""
+    ref = REFS[str(n)]
+    year = ref["year"] or "undated"
+    if ref["link"]:
+        return f"- [{n}] {short_authors(ref)}, *{ref['title']}*, {year}. <{ref['link']}>"
+    return (f"- [{n}] {short_authors(ref)}, *{ref['title']}*, {ref['venue']}, {year}. No link: the "
+            f"course pack names these slides in its credit line and in §2.9 but leaves them out of "
+            f"its reference list.")
+
+
+def references_cell(source: str) -> str:
+    """A References cell (jupytext percent) for a lesson script: every [n] it cites, in order.
+
+    Print one with `python tests/test_course_references.py NN` and paste it as the last cell.
+    """
+    body, _, _ = references_section(source)
+    lines = ['# %% [markdown] slideshow={"slide_type": "slide"}', "# ## References", "#",
+             "# The sources this notebook cites, under the course pack's numbers (all of them, with",
+             "# venues, are in `data/references.json`).", "#"]
+    for n in sorted(citations(body)):
+        wrapped = textwrap.wrap(reference_entry(n), 94, subsequent_indent="  ",
+                                break_long_words=False, break_on_hyphens=False)
+        lines += ["# " + line for line in wrapped]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_rendered_references_cell_passes_the_check():
+    source = "# %% [markdown]\n# Toolformer [1], the slides [30] and MCP [3]."
+    cell = references_cell(source)
+    _, section, last = references_section(source + "\n\n" + cell)
+    assert last and sorted(reference_entries(section)) == [1, 3, 30]
+
+
+# ---------------------------------------------------------------- the reading guide, shown
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def reading_guide_cell(source: str):
+    """The markdown of the cell headed "## Reading guide", flattened to one line (or None)."""
+    for marker, body in script_cells(source):
+        text = markdown_text(body)
+        if marker and "[markdown]" in marker and text.startswith("## Reading guide"):
+            return flat(text)
+    return None
+
+
+@pytest.mark.parametrize("entry", GUIDE, ids=[f"[{e['ref']}] {e['notebook'][:2]}" for e in GUIDE])
+def test_the_notebook_a_reading_belongs_to_shows_its_questions(entry):
+    """Issue 12, point 1: a reading's questions are where a student reads the notebook."""
+    stem = entry["notebook"]
+    cell = reading_guide_cell(notebook_sources()[stem])
+    assert cell is not None, f"{stem}.py has no '## Reading guide' markdown cell (reading [{entry['ref']}])"
+    assert f"[{entry['ref']}]" in cell, f"{stem}.py: its reading guide does not name [{entry['ref']}]"
+    for question in entry["questions"]:
+        assert flat(question) in cell, f"{stem}.py: reading guide lacks the question {question!r}"
+    for page in entry.get("pages", []):
+        assert page["url"] in cell and flat(page["look_for"]) in cell, f"{stem}.py: spec page {page['page']}"
+
+
+# ---------------------------------------------------------------- README: glossary and syllabus
+
+README = ROOT / "README.md"
+NOTEBOOK_LINK = re.compile(r"^\[(\d\d)\]\(notebooks/(\d\d_\w+)\.ipynb\)$")
+
+
+def readme_section(title: str) -> str:
+    """The text of the README's "## title" section, up to the next "## " heading."""
+    text = README.read_text(encoding="utf-8")
+    m = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert m, f"README.md has no '## {title}' section"
+    return m.group(1)
+
+
+def table_rows(text: str, first_header: str):
+    """Rows (lists of stripped cells) of the Markdown table whose first header cell is first_header."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines)
+                  if line.startswith("|") and line.strip("| ").split("|")[0].strip() == first_header), None)
+    assert start is not None, f"no table headed {first_header!r}"
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not all(set(c) <= set("-: ") for c in cells):
+            rows.append(cells)
+    return rows
+
+
+def test_the_readme_glossary_is_the_glossary_data():
+    """Issue 12, point 3: the README shows data/glossary.json, and cannot drift from it."""
+    header, *rows = table_rows(readme_section("Glossary"), "term")
+    assert header == ["term", "meaning", "taught in"], header
+    sources = notebook_sources()
+    shown = []
+    for term, meaning, where in rows:
+        link = NOTEBOOK_LINK.match(where)
+        assert link and link.group(2) in sources and link.group(2).startswith(link.group(1)), \
+            f"{term}: 'taught in' should link a notebook, like [04](notebooks/04_thousands_of_tools.ipynb)"
+        shown.append((term, meaning, link.group(2)))
+    expected = [(t["term"], t["definition"], t["notebook"]) for t in GLOSSARY]
+    missing = [e for e in expected if e not in shown]
+    extra = [s for s in shown if s not in expected]
+    assert not missing and not extra, f"README glossary differs from data/glossary.json: missing {missing}, extra {extra}"
+    assert shown == expected, "README glossary rows should follow the order of data/glossary.json"
+
+
+# The pack's own time budget (pack §1, "How to use this pack"), in hours.
+BUDGET_LINE = re.compile(r"^(\d+(?:\.\d+)?) hours?\t(.+)$")
+BUDGET = {"notes": 2.5, "required reading": 3.5, "lab": 3.0, "discussion and quiz": 1.0, "assignment": 2.0}
+STUDY_TIME = 12
+
+
+def test_the_budget_is_the_packs():
+    if not PACK.exists():
+        pytest.skip(f"course pack not found at {PACK}")
+    text = PACK.read_text(encoding="utf-8")
+    hours = [float(m.group(1)) for m in map(BUDGET_LINE.match, text.splitlines()) if m]
+    assert hours == list(BUDGET.values())  # notes, readings, lab and exercises, discussion, assignment
+    assert f"Study time: about {STUDY_TIME} hours" in text and sum(hours) == STUDY_TIME
+
+
+def minutes(cell: str) -> int:
+    cell = cell.strip("* ")
+    return 0 if cell in ("–", "-", "") else int(cell)
+
+
+def test_the_syllabus_time_plan_adds_up_to_the_packs_study_time():
+    """Issue 12, point 2: the per-notebook minutes, column by column, are the pack's budget."""
+    header, *rows = table_rows(readme_section("Syllabus"), "notebook")
+    columns = ["notes", "required reading", "running the cells", "exercises", "discussion and quiz",
+               "assignment", "total"]
+    assert [h.lower() for h in header[1:]] == columns, header
+    lessons = [r for r in rows if re.match(r"\d\d\b", r[0])]
+    assert [r[0][:2] for r in lessons] == [f"{n:02d}" for n in range(1, LESSON_COUNT + 1)]
+    sums = dict.fromkeys(columns, 0)
+    for row in lessons:
+        values = [minutes(c) for c in row[1:]]
+        assert values[-1] == sum(values[:-1]), f"notebook {row[0]}: its total is not the sum of its parts"
+        for column, value in zip(columns, values):
+            sums[column] += value
+    assert sums["notes"] == BUDGET["notes"] * 60
+    assert sums["required reading"] == BUDGET["required reading"] * 60
+    assert sums["running the cells"] + sums["exercises"] == BUDGET["lab"] * 60
+    assert sums["discussion and quiz"] == BUDGET["discussion and quiz"] * 60
+    assert sums["assignment"] == BUDGET["assignment"] * 60
+    assert sums["total"] == STUDY_TIME * 60
+    total_row = next((r for r in rows if r[0].strip("* ").lower() == "total"), None)
+    assert total_row and [minutes(c) for c in total_row[1:]] == list(sums.values()), "the total row"
+
+
+def exercises_of(source: str) -> set:
+    return {int(n) for n in re.findall(r"^# ## Exercise (\d+):", source, re.M)}
+
+
+def test_the_syllabus_maps_each_objective_to_notebooks_that_teach_it():
+    """Issue 12, point 2: the pack's eleven objectives, each taught by at least one notebook."""
+    section = readme_section("Syllabus")
+    header, *rows = table_rows(section, "#")
+    assert [h.lower() for h in header[:4]] == ["#", "after the week you can", "notebooks", "exercises"], header
+    assert [r[0] for r in rows] == [str(n) for n in range(1, 12)], "the eleven objectives, numbered 1-11"
+    sources = notebook_sources()
+    by_number = {stem[:2]: src for stem, src in sources.items()}
+    for number, objective, notebooks, exercises, *_ in rows:
+        named = re.findall(r"\b\d\d\b", notebooks)
+        assert named, f"objective {number} names no notebook"
+        assert all(n in by_number for n in named), f"objective {number}: {named} are not all notebooks"
+        taught = set().union(*(exercises_of(by_number[n]) for n in named))
+        listed = {int(e) for e in re.findall(r"\d+", exercises)}
+        assert listed <= taught, f"objective {number}: exercises {sorted(listed - taught)} are not in notebooks {named}"
+        assert len(objective.split()) >= 6, f"objective {number} is not written out"
+    for part in ("### Prerequisites", "### The graded assignment"):
+        assert part in section, f"the syllabus has no '{part}' part"
+
+
+if __name__ == "__main__":
+    # Print the References cell a notebook should end with: python tests/test_course_references.py 06
+    if len(sys.argv) != 2:
+        sys.exit("usage: python tests/test_course_references.py NN   (prints notebook NN's References cell)")
+    stems = [s for s in notebook_sources() if s.startswith(sys.argv[1] + "_")]
+    if not stems:
+        sys.exit(f"no notebook numbered {sys.argv[1]!r} in notebooks/")
+    print(references_cell(notebook_sources()[stems[0]]), end="")
