@@ -6,8 +6,10 @@ Usage: python scripts/make_student.py [--out build/student] [--force]
 Reads notebooks/*.ipynb (never writes there) and writes OUT/notebooks/*.ipynb plus a copy of
 figures/. Code cells tagged `solution` become a one-line pointer to the starter cell, markdown
 cells tagged `solution` become "Your answer:", and starter/solution/check cells lose their
-outputs. A student notebook in OUT changed since the last build is not replaced without
---force. `make student` calls this.
+outputs. So does every later cell that uses a name a solution defined (its saved output would
+show what the reference solution computed), and saved widget state is kept only for widgets
+that a remaining output shows. A student notebook in OUT changed since the last build is not
+replaced without --force. `make student` calls this; scripts/nbpipeline.py does the work.
 """
 import argparse
 import sys

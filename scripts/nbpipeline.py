@@ -214,9 +214,42 @@ def prepare(py: Path):
     return nb, canonical
 
 
-_MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
+# A widget model names the models it holds as "IPY_MODEL_<id>"; an Output widget's saved
+# outputs name the widgets shown in it by "model_id".
+_MODEL_REF = re.compile(r'IPY_MODEL_([0-9a-f]{32})|"model_id": "([0-9a-f]{32})"')
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def widget_state(nb) -> dict:
+    """The saved widget models of ``nb`` (model id -> model), empty when there are none."""
+    return nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+
+
+def shown_widgets(cells) -> list[str]:
+    """The model ids that the outputs of ``cells`` display, in order."""
+    ids = []
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if isinstance(view, dict) and view.get("model_id"):
+                ids.append(view["model_id"])
+    return ids
+
+
+def widget_models(state: dict, roots) -> list[str]:
+    """The models of ``state`` reachable from ``roots`` (the roots, then what they hold, depth
+    first), each once."""
+    order: list[str] = []
+    stack = list(reversed(list(roots)))
+    while stack:
+        model_id = stack.pop()
+        if model_id in order or model_id not in state:
+            continue
+        order.append(model_id)
+        refs = _MODEL_REF.findall(json.dumps(state[model_id].get("state", {}), sort_keys=True))
+        stack += reversed([a or b for a, b in refs])
+    return order
 
 
 def stable_widget_ids(nb, salt: str):
@@ -225,26 +258,13 @@ def stable_widget_ids(nb, salt: str):
     unchanged notebook writes the same bytes (no churn in git). Returns ``nb``."""
     import nbformat
 
-    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    state = widget_state(nb)
     if not state:
         return nb
-    order: list[str] = []
-
-    def visit(model_id: str) -> None:
-        if model_id in order or model_id not in state:
-            return
-        order.append(model_id)
-        for ref in _MODEL_REF.findall(json.dumps(state[model_id].get("state", {}), sort_keys=True)):
-            visit(ref)
-
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            view = output.get("data", {}).get(WIDGET_VIEW)
-            if isinstance(view, dict) and view.get("model_id"):
-                visit(view["model_id"])
+    order = widget_models(state, shown_widgets(nb.cells))
     rest = sorted((m for m in state if m not in order), key=lambda m: json.dumps(state[m], sort_keys=True))
     for model_id in rest:
-        visit(model_id)
+        order += [m for m in widget_models(state, [model_id]) if m not in order]
     prefix = hashlib.sha1(salt.encode("utf-8")).hexdigest()[:24]
     mapping = {old: f"{prefix}{i:08x}" for i, old in enumerate(order)}
     text = json.dumps(nb, sort_keys=True)
@@ -335,20 +355,157 @@ def tags_of(cell) -> list[str]:
     return list(tags) if isinstance(tags, list) else []
 
 
+def _scopes(table):
+    yield table
+    for child in table.get_children():
+        yield from _scopes(child)
+
+
+def cell_names(source: str):
+    """What a code cell does with the notebook's top-level names: ``(read, bound, changed)``.
+
+    ``read``: names it looks up at top level, or as globals inside the functions and classes
+    it defines; ``bound``: names it (re)assigns, defines or imports at top level; ``changed``:
+    names whose object it may change in place (a method call ``x.add(...)``, or ``x.a = ...``,
+    ``x[k] = ...``). ``None`` when the cell is not plain Python.
+    """
+    import ast
+    import symtable
+
+    try:
+        top = symtable.symtable(source, "<cell>", "exec")
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    read = {sym.get_name() for sym in top.get_symbols() if sym.is_referenced()}
+    bound = {sym.get_name() for sym in top.get_symbols()
+             if sym.is_assigned() or sym.is_imported() or sym.is_namespace()}
+    for scope in _scopes(top):
+        if scope is not top:
+            read |= {sym.get_name() for sym in scope.get_symbols() if sym.is_referenced() and sym.is_global()}
+            bound |= {sym.get_name() for sym in scope.get_symbols() if sym.is_declared_global() and sym.is_assigned()}
+    # A name the cell sets in one statement and only uses in later ones is its own, not a
+    # read of an earlier cell's value ("y = 0" then "print(y)").
+    first_set, first_use = {}, {}
+    for i, statement in enumerate(tree.body):
+        for name in _top_level_stores(statement):
+            first_set.setdefault(name, i)
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+                first_use.setdefault(node.id, i)
+    read = {name for name in read
+            if name not in first_set or first_use.get(name, len(tree.body)) <= first_set[name]}
+    changed = set()
+    for node in ast.walk(tree):
+        target = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            target = node.func.value
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            target = node.value
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+        if isinstance(target, ast.Name) and target.id in read:
+            changed.add(target.id)
+    return read, bound, changed
+
+
+def _top_level_stores(node):
+    """Names a statement binds in the notebook's namespace (not inside the functions, classes,
+    lambdas or comprehensions it contains). Missing one only makes the caller more careful."""
+    import ast
+
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name
+        return
+    if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        return
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        yield node.id
+    yield from _import_names(node)
+    for child in ast.iter_child_nodes(node):
+        yield from _top_level_stores(child)
+
+
+def after_solutions(nb) -> set[int]:
+    """Indexes of the code cells (other than exercise cells) whose saved outputs may show what a
+    reference solution computed: they read a name that a ``solution`` cell defined or changed,
+    or a name computed from one, before anything replaced it. A cell that is not plain Python
+    counts as reading every such name. Names bound by imports are modules: calling into them
+    does not make them depend on a solution."""
+    tainted: set[str] = set()
+    modules: set[str] = set()
+    found = set()
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        tags = tags_of(cell)
+        names = cell_names(cell.source)
+        if names is None:
+            read, bound, changed = set(tainted), set(), set()
+        else:
+            read, bound, changed = names
+            modules |= _imported(cell.source)
+        changed -= modules
+        if "solution" in tags:
+            tainted |= bound | changed
+        elif any(t in tags for t in EXERCISE_TAGS):
+            continue  # starter and check cells lose their outputs anyway
+        elif read & tainted:
+            found.add(index)
+            tainted |= bound | changed
+        else:
+            tainted -= bound
+    return found
+
+
+def _import_names(node) -> list[str]:
+    """The names an import statement binds (``import a.b`` binds ``a``); [] for other nodes."""
+    import ast
+
+    if not isinstance(node, (ast.Import, ast.ImportFrom)):
+        return []
+    return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+
+
+def _imported(source: str) -> set[str]:
+    import ast
+
+    return {name for node in ast.parse(source).body for name in _import_names(node)}
+
+
+def keep_shown_widgets(nb):
+    """Drop the saved state of every widget model that no remaining output shows (directly or
+    inside another widget), so a cleared output leaves nothing behind in the notebook's
+    metadata; drop the metadata entry when no widget is left. Returns ``nb``."""
+    state = widget_state(nb)
+    if not state:
+        return nb
+    keep = set(widget_models(state, shown_widgets(nb.cells)))
+    for model_id in [m for m in state if m not in keep]:
+        del state[model_id]
+    if not state:
+        nb.metadata.pop("widgets", None)
+    return nb
+
+
 def to_student(nb):
-    """A copy of ``nb`` with solutions replaced and exercise outputs cleared.
+    """A copy of ``nb`` with solutions replaced and every output that could give one away cleared.
 
     * a code cell tagged ``solution`` becomes a one-line comment that sends the student to the
       starter cell above it;
     * a markdown cell tagged ``solution`` (a model answer) becomes "**Your answer:**";
-    * ``starter``, ``solution`` and ``check`` cells lose their outputs and execution counts.
+    * ``starter``, ``solution`` and ``check`` cells lose their outputs and execution counts, and
+      so does every later cell that uses what a solution computed (:func:`after_solutions`);
+    * saved widget state is kept only for the widgets that remaining outputs show
+      (:func:`keep_shown_widgets`): a live kernel re-creates widgets anyway.
     Other cells keep their outputs, so the lesson still reads well before it is run.
     """
     import nbformat
 
     out = copy.deepcopy(nb)
+    clear = after_solutions(out)
     cells = []
-    for cell in out.cells:
+    for index, cell in enumerate(out.cells):
         tags = tags_of(cell)
         if "solution" in tags:
             keep_tags = [t for t in tags if t != "solution"] + ["your-turn"]
@@ -359,13 +516,13 @@ def to_student(nb):
             new.metadata = {"tags": keep_tags}
             new["id"] = cell.get("id", new.get("id"))
             cell = new
-        if cell.cell_type == "code" and any(t in tags for t in EXERCISE_TAGS):
+        if cell.cell_type == "code" and (index in clear or any(t in tags for t in EXERCISE_TAGS)):
             cell.outputs = []
             cell.execution_count = None
         cells.append(cell)
     out.cells = cells
     out.metadata.pop(BUILD_KEY, None)
-    return out
+    return keep_shown_widgets(out)
 
 
 def _file_hash(path: Path) -> str:

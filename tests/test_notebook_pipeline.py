@@ -288,6 +288,59 @@ def test_student_edition_of_an_exercise(tmp_path):
     assert "1 of 2 checks passed" in wrong and "Traceback" not in wrong
 
 
+def widget_output(model_id: str):
+    return nbformat.v4.new_output("display_data", data={WIDGET: {"model_id": model_id, "version_major": 2,
+                                                                  "version_minor": 0},
+                                                         "text/plain": "<a live view>"})
+
+
+def code(source: str, *outputs, tags=()):
+    cell = nbformat.v4.new_code_cell(source, outputs=list(outputs), execution_count=1)
+    if tags:
+        cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def printed(text: str):
+    return nbformat.v4.new_output("stream", name="stdout", text=text)
+
+
+def test_student_edition_clears_what_a_solution_computed():
+    """Outputs of later cells that read what a solution defined (directly, through a function,
+    or through a name computed from it) are cleared, with the saved state of their widgets;
+    outputs that do not depend on a solution stay, and so does their widget state."""
+    a, b, c, d, e = (f"{n:032x}" for n in range(1, 6))
+    teacher = nbformat.v4.new_notebook(cells=[
+        code("def double(x):\n    raise NotImplementedError", tags=["starter"]),
+        code("def double(x):\n    return 2 * x\nprint('SECRET')", printed("SECRET\n"), tags=["solution"]),
+        code("check(double)", printed("All checks passed.\n"), tags=["check"]),
+        code("print(double(21))", printed("42\n"), widget_output(a)),                       # 3: direct
+        code("def later():\n    return double(5)\nprint(later())", printed("10\n")),        # 4: in a function
+        code("y = double(1)"),                                                                # 5: no output
+        code("print(y + 1)", printed("3\n")),                                                # 6: through y
+        code("def show(double):\n    print(double)\nshow(7)", printed("7\n")),             # 7: a parameter
+        code("print('lesson')", printed("lesson\n"), widget_output(c)),                      # 8: independent
+        code("y = 0\nprint(y)", printed("0\n")),                                            # 9: y replaced
+        code("print(y)", printed("0\n")),                                                    # 10: safe again
+    ])
+    teacher.metadata["widgets"] = {P.WIDGET_STATE: {"version_major": 2, "version_minor": 0, "state": {
+        a: {"model_name": "HTMLModel", "state": {"value": "42 SECRET", "layout": f"IPY_MODEL_{b}"}},
+        b: {"model_name": "LayoutModel", "state": {}},
+        c: {"model_name": "HTMLModel", "state": {"value": "lesson", "layout": f"IPY_MODEL_{d}"}},
+        d: {"model_name": "LayoutModel", "state": {}},
+        e: {"model_name": "HTMLModel", "state": {"value": "SECRET, shown nowhere"}},
+    }}}
+    student = P.to_student(teacher)
+    kept = [i for i, cell in enumerate(student.cells) if cell.get("outputs")]
+    assert kept == [7, 8, 9, 10]
+    assert student.cells[8].outputs == teacher.cells[8].outputs
+    state = student.metadata["widgets"][P.WIDGET_STATE]["state"]
+    assert sorted(state) == [c, d]
+    assert "SECRET" not in json.dumps(student)
+    del teacher.cells[8]                                   # no widget left to show: no saved state
+    assert "widgets" not in P.to_student(teacher).metadata
+
+
 def test_make_student_builds_the_edition_and_leaves_notebooks_alone(tmp_path, notebooks_before):
     out = tmp_path / "student"
     written = P.build_student(out)
@@ -327,19 +380,128 @@ def test_student_edition_never_overwrites_a_students_work(tmp_path):
         P.build_student(NOTEBOOKS / "student")
 
 
-def test_every_student_notebook_runs_top_to_bottom(tmp_path, notebooks_before):
-    """The edition a class gets runs without a crash; unfinished checks say 'not done yet'."""
-    out = tmp_path / "student"
+@pytest.fixture(scope="module")
+def student_run(tmp_path_factory, notebooks_before):  # notebooks_before: hashed before the build
+    """A fresh `make student` edition (the script itself) and each notebook run top to bottom:
+    ``[(name, teacher, saved student notebook, the same notebook after running)]``."""
+    out = tmp_path_factory.mktemp("edition") / "student"
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_student.py"), "--out", str(out)],
                             capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert folder_hash(NOTEBOOKS) == notebooks_before
+    runs = []
     for path in sorted((out / "notebooks").glob("*.ipynb")):
-        nb = P.read_ipynb(path)
-        has_checks = any("check" in P.tags_of(c) for c in nb.cells)
-        ran = P.execute_notebook(nb, path.parent)
-        if has_checks:
-            assert "not done yet" in check_text(ran), path.name
+        saved = P.read_ipynb(path)
+        ran = P.coalesce_streams(P.execute_notebook(P.read_ipynb(path), path.parent))
+        runs.append((path.name, P.read_ipynb(NOTEBOOKS / path.name), saved, ran))
+    return runs
+
+
+def test_every_student_notebook_runs_top_to_bottom(student_run, notebooks_before):
+    """The edition a class gets runs without a crash; unfinished checks say 'not done yet'."""
+    assert folder_hash(NOTEBOOKS) == notebooks_before
+    assert sorted(name for name, *_ in student_run) == sorted(p.name for p in lessons())
+    for name, _, saved, ran in student_run:
+        if any("check" in P.tags_of(c) for c in saved.cells):
+            assert "not done yet" in check_text(ran), name
+
+
+# -- the student edition holds no answer (issue 12) ---------------------------------------------
+
+MODEL_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def sanitize_patterns():
+    """nbval's patterns (notebooks/nbval_sanitize.cfg): what may vary from run to run."""
+    import configparser
+
+    cfg = configparser.ConfigParser()
+    cfg.read(NOTEBOOKS / "nbval_sanitize.cfg", encoding="utf-8")
+    return [(re.compile(cfg[s]["regex"]), cfg[s]["replace"]) for s in cfg.sections()]
+
+
+def shown(cell, patterns) -> str:
+    """What a cell's outputs show, as text (images left out; widget ids and run-to-run noise masked).
+    For a cell whose output legitimately varies (a live view), only the kinds of output count."""
+    parts = []
+    for o in cell.get("outputs", []):
+        if "nbval-ignore-output" in P.tags_of(cell):
+            parts.append(f"{o.output_type} {o.get('name', '')} {sorted(o.get('data', {}))}")
+        elif o.output_type == "stream":
+            parts.append(o.text)
+        elif o.output_type == "error":
+            parts.append(f"error {o.ename}")
+        else:
+            parts += [f"{k}: {v if isinstance(v, str) else json.dumps(v, sort_keys=True)}"
+                      for k, v in sorted(o.get("data", {}).items()) if not k.startswith("image/")]
+    text = MODEL_ID.sub("MODEL", "\n".join(parts))
+    for pattern, replace in patterns:
+        text = pattern.sub(replace, text)
+    return text
+
+
+def test_saved_student_outputs_are_what_the_student_edition_prints(student_run):
+    """Every output the student edition keeps is one the student's own notebook produces when run
+    before any exercise is done: nothing saved there was computed by a reference solution."""
+    patterns = sanitize_patterns()
+    differ = []
+    for name, _, saved, ran in student_run:
+        for i, (before, after) in enumerate(zip(saved.cells, ran.cells)):
+            if before.cell_type == "code" and before.outputs and shown(before, patterns) != shown(after, patterns):
+                differ.append(f"{name} cell {i}: {before.source[:70]!r}")
+    assert differ == [], "saved outputs the student edition does not produce by itself:\n" + "\n".join(differ)
+
+
+def strings_in(value):
+    """Every string inside a JSON value (keys included)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_in(item)
+
+
+def output_lines(cell):
+    for o in cell.get("outputs", []):
+        texts = [o.get("text", "")] + [v for k, v in o.get("data", {}).items()
+                                       if isinstance(v, str) and not k.startswith("image/")]
+        yield from (line.strip() for text in texts for line in text.splitlines())
+
+
+def solution_text(teacher) -> set[str]:
+    """Distinctive text from a notebook's solution cells: their source lines, the string
+    literals in their code, and what they printed in the instructor's notebook."""
+    import ast
+
+    found = set()
+    for cell in teacher.cells:
+        if "solution" not in P.tags_of(cell):
+            continue
+        found |= {line.strip() for line in cell.source.splitlines()}
+        found |= set(output_lines(cell))
+        if cell.cell_type == "code":
+            found |= {node.value.strip() for node in ast.walk(ast.parse(cell.source))
+                      if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    return {s for s in found if len(s) >= 12 or (len(s) >= 8 and " " in s)}
+
+
+def test_no_student_notebook_holds_text_only_a_solution_produces(student_run):
+    """Held out from how `make student` strips: scan each student notebook whole (cells, outputs,
+    notebook metadata, saved widget state) for text from its solution cells. Text the student
+    edition has anyway (the lesson's own sources, what it prints and draws when run without the
+    solutions) does not count."""
+    leaks = []
+    for name, teacher, saved, ran in student_run:
+        public = "\n".join(c.source for c in teacher.cells if "solution" not in P.tags_of(c))
+        public += "\n".join(strings_in(json.loads(nbformat.writes(ran))))
+        secret = {s for s in solution_text(teacher) if s not in public}
+        for where in ("cells", "metadata"):
+            for text in strings_in(json.loads(nbformat.writes(saved))[where]):
+                leaks += [f"{name} ({where}): {s[:80]!r}" for s in secret if s in text]
+    assert leaks == [], "solution text in the student edition:\n" + "\n".join(sorted(set(leaks)))
 
 
 def test_makefile_runs_every_step():
