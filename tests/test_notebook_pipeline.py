@@ -510,3 +510,33 @@ def test_makefile_runs_every_step():
     assert "check_sync.py" in dry and "--nbval" in dry and "nbval_sanitize.cfg" in dry
     assert "execute_notebooks.py" in dry and "make_student.py" in dry
     assert "notebooks/[0-9][0-9]_*.ipynb" in dry
+
+
+# -- hub sizing (scripts/measure_memory.py, README "Deploying to a class") -----------------------
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_memory_script_reads_proc_and_the_readme_follows_its_rule():
+    """The README's per-student figures are what the script's rule gives for the README's own
+    measurements, and the script finds a kernel's child processes and their memory."""
+    import os
+
+    import measure_memory as M
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Deploying to a class"):]
+    section = section[:section.index("\n## ", 5)]
+    peaks = [int(m) for m in re.findall(r"^\| `\d\d_\w+` \| \d+ \| (\d+)", section, re.M)]
+    assert len(peaks) == len(lessons()), "one row per notebook in the memory table"
+    server = int(re.search(r"(\d+) MiB idle with one notebook open", section)[1])
+    guarantee, limit = M.recommend(max(peaks) * M.MIB, server * M.MIB)
+    assert f"guarantee {guarantee} MiB" in section and f"limit {limit} MiB" in section
+    assert f'mem_guarantee = "{guarantee}M"' in section and f'mem_limit = "{limit}M"' in section
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert child.pid in M.descendants(os.getpid())
+        assert M.rss(child.pid) > 1024 * 1024 and M.peak_rss(os.getpid()) >= M.rss(os.getpid()) > 0
+    finally:
+        child.kill()
+        child.wait()
+    assert M.rss(child.pid) == 0                                   # gone: 0, not an error
