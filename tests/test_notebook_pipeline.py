@@ -482,9 +482,12 @@ def solution_text(teacher) -> set[str]:
             continue
         found |= {line.strip() for line in cell.source.splitlines()}
         found |= set(output_lines(cell))
-        if cell.cell_type == "code":
-            found |= {node.value.strip() for node in ast.walk(ast.parse(cell.source))
-                      if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+        try:
+            tree = ast.parse(cell.source) if cell.cell_type == "code" else None
+        except SyntaxError:  # not plain Python: its lines above still count
+            tree = None
+        found |= {node.value.strip() for node in ast.walk(tree or ast.Module(body=[], type_ignores=[]))
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str)}
     return {s for s in found if len(s) >= 12 or (len(s) >= 8 and " " in s)}
 
 
