@@ -23,6 +23,7 @@ import toolkit as T
 from toolkit.checks import ex06, ex07
 from toolkit.demo_tools import make_weather_registry
 from toolkit.figures import show as show_figure
+from toolkit.mcp import showcase
 from toolkit.widgets import wire
 
 SEED = 0  # nothing here draws random numbers; seeded anyway, so that stays true
@@ -65,6 +66,9 @@ show_figure(5)
 # MCP narrows JSON-RPC in one place that matters below: an `id` must be a string or an integer,
 # never null, and a client must not use the same id twice in a session [3]. Revision
 # 2025-06-18 also dropped JSON-RPC batches (several messages in one JSON array) [3].
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Messages fed straight to the server
 #
 # The server's `handle` method takes one parsed message and returns the reply, or `None` for a
 # notification. Here it is fed messages directly, with no client in between, to show the rules:
@@ -115,11 +119,12 @@ for label, msg in probes.items():
 # records every message: `->` from the client, `<-` from the server. `wire(log)` draws that log
 # as arrows, each message as pretty JSON.
 #
-# **Step 1, the handshake.** The client says which protocol version it wants, what it can do,
-# and who it is. The server answers with a version it supports (the same one, if it can), its
-# own capabilities and name, and optionally instructions for the model. Then the client sends
-# the notification `notifications/initialized`, and only after that does ordinary traffic
-# begin [3].
+# ### Step 1: the handshake
+#
+# The client says which protocol version it wants, what it can do, and who it is. The server
+# answers with a version it supports (the same one, if it can), its own capabilities and name,
+# and optionally instructions for the model. Then the client sends the notification
+# `notifications/initialized`, and only after that does ordinary traffic begin [3].
 
 # %%
 server = T.MCPServer(env.registry, name="shop", title="Toy Shop",
@@ -132,37 +137,41 @@ print("server.initialized:", server.initialized, "| server.ready:", server.ready
 print("version agreed:", client.protocol_version, "| server says:", hello["instructions"])
 wire(link.log, title="Step 1: the handshake")
 
-# %% [markdown]
-# **Which version?** A server's class attribute `SUPPORTED` lists the revisions it speaks.
-# When the client asks for one of them, the server must answer with that same version; when it
-# asks for anything else, the server must offer another one it speaks, and the spec says that
-# should be its latest [3]. The client then decides whether it can work with the offer, and
-# hangs up if not. The lesson server, `T.MCPServer`, speaks the pack's 2025-06-18 and the two
-# older revisions that also open with `initialize`, so its latest, and its answer to any
-# version it does not know, is the pack's revision. `T.LatestRevisionServer` is an extension
-# that speaks 2025-11-25 as well (the optional part of section 7). A subclass that speaks
-# fewer revisions only narrows the list, and both the handshake and (in section 7) the HTTP
-# transport go by it. Below, each server is asked for the pack's revision, for 2025-11-25 and
-# for a version nobody has.
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Which version?
+#
+# A server's class attribute `SUPPORTED` lists the revisions it speaks. When the client asks for
+# one of them, the server must answer with that same version; when it asks for anything else,
+# the server must offer another one it speaks, and the spec says that should be its latest [3].
+# The client then decides whether it can work with the offer, and hangs up if not. The lesson
+# server, `T.MCPServer`, speaks the pack's 2025-06-18 and the two older revisions that also open
+# with `initialize`, so its latest, and its answer to any version it does not know, is the
+# pack's revision. A subclass that speaks fewer revisions only narrows the list, and both the
+# handshake and (in section 7) the HTTP transport go by it. Below, the lesson server and a
+# subclass that stopped at 2025-03-26 are each asked for the pack's revision, for the newer
+# 2025-11-25 and for a version nobody has. (A server that does speak 2025-11-25 comes in an
+# optional part of section 7.)
 
 # %%
 class OlderServer(T.MCPServer):
     SUPPORTED = ("2024-11-05", "2025-03-26")  # a server that never moved past 2025-03-26
 
 
-for kind in (T.MCPServer, T.LatestRevisionServer, OlderServer):
+for kind in (T.MCPServer, OlderServer):
     print(f"{kind.__name__} speaks: {', '.join(kind.SUPPORTED)}")
     for asked in ("2025-06-18", "2025-11-25", "1999-01-01"):
         offer = kind(env.registry).handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}})
         print(f"    asked for {asked}, answers {offer['result']['protocolVersion']}")
 
-# %% [markdown]
-# **Step 2, listing the tools.** Each entry has a `name`, a `description` and an `inputSchema`,
-# and may have a `title`, an `outputSchema` (Exercise 7) and `annotations` [3]. The annotations
-# are hints (read-only? destructive? does it reach the open world?) that a client must treat as
-# untrusted unless it trusts the server; when one is missing, the spec assumes the worst: the
-# tool may change and destroy things and touch the outside world [3].
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Step 2: listing the tools
+#
+# Each entry has a `name`, a `description` and an `inputSchema`, and may have a `title`, an
+# `outputSchema` (Exercise 7) and `annotations` [3]. The annotations are hints (read-only?
+# destructive? does it reach the open world?) that a client must treat as untrusted unless it
+# trusts the server; when one is missing, the spec assumes the worst: the tool may change and
+# destroy things and touch the outside world [3].
 
 # %%
 mark = len(link.log)
@@ -184,18 +193,22 @@ mark = len(paged_link.log)
 print("tools:", [t["name"] for t in paged.list_tools()])
 wire(paged_link.log[mark:], title="tools/list, one tool per page")
 
-# %% [markdown]
-# **Step 3, calling a tool.** `tools/call` carries the tool's name and its arguments. The
-# result holds a `content` list of typed items (text here) and the flag `isError`. When the
-# tool returned an object, the toolkit's server also sends it as `structuredContent`, and puts
-# the same JSON in a text block, as the spec asks for older clients [3].
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Step 3: calling a tool
+#
+# `tools/call` carries the tool's name and its arguments. The result holds a `content` list of
+# typed items (text here) and the flag `isError`. When the tool returned an object, the
+# toolkit's server also sends it as `structuredContent`, and puts the same JSON in a text block,
+# as the spec asks for older clients [3]. Last, the client asks for a method the server does not
+# offer (`showcase.send_request` sends a request of any method through the client, with the
+# session's next id).
 
 # %%
 mark = len(link.log)
 looked_up = client.call_tool("get_order", {"order_id": "A1"})
 print("structuredContent:", looked_up["structuredContent"], "| isError:", looked_up["isError"])
-try:
-    client._request("resources/list")  # a method this server does not offer, now that the session is open
+try:  # a method this server does not offer, sent now that the session is open
+    showcase.send_request(client, "resources/list")
 except T.MCPError as err:
     print("resources/list after the handshake ->", err)
 wire(link.log[mark:], title="Step 3: tools/call, then a method the server does not have")
@@ -247,7 +260,9 @@ for name, args in attempts:
     except T.MCPError as err:
         print(f"{name}({args})\n   protocol error {err}\n")
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### What the model reads
+#
 # What does the **model** get to read? `T.mcp_to_registry` turns the server's tools into a local
 # registry, so the agent loop of notebook 02 can use them. The host side now knows every tool's
 # schema from `tools/list`, so it can catch a bad argument or an unknown name itself, before
@@ -451,7 +466,9 @@ def check_structured(result: dict, output_schema: dict | None) -> list[str]:
 # %% tags=["check"]
 ex07.check(weather_output_schema, check_structured)
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Your schema and your check on the wire
+#
 # When both parts pass, this cell runs them on the wire: a server that lists your schema, one
 # good call, and one call to a broken copy of the tool that sends the temperature as text.
 
@@ -553,8 +570,6 @@ if schemas:
 # gets the −32602 protocol error of section 4, exactly as the toolkit's own client did.
 
 # %%
-from toolkit.mcp import showcase
-
 print("official MCP SDK:", showcase.official_sdk_version())
 sdk_run = showcase.sdk_stdio_session()
 print(sdk_run.summary())
@@ -572,8 +587,9 @@ sdk_run.show_wire(width=120)
 # not exist is still a protocol error. The server follows whichever revision the session
 # agreed on. The table shows, for each revision, which server speaks it (`MCPServer`, only
 # `--latest`, or neither) and what the toolkit does in it; below it, the toolkit's own client
-# sends the same broken call under 2025-06-18 and under 2025-11-25. Part D of the assignment
-# asks you to name one change in a newer revision: here is one.
+# sends the same broken call under 2025-06-18 and under 2025-11-25. (Part D of the assignment
+# asks for a change in a newer revision that matters to the tools you design: look for it in
+# the changelog with your own tools in mind.)
 
 # %%
 print(showcase.sdk_stdio_session(latest=True).summary())
@@ -598,17 +614,20 @@ for row in showcase.bad_argument_by_revision({"a": "two", "b": 3}):
 # asks for both as its defence against DNS rebinding, where a web page open in your browser
 # tries to reach a server running on your own computer [3]. Refusing a foreign `Host` too is
 # the toolkit's own addition (the official Python SDK does the same for local servers).
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### A token on every request
 #
 # Listening on 127.0.0.1 still lets every other program on your computer in, so the spec also
-# asks servers to authenticate their connections [3]. Its OAuth-based authorization (section
-# 6) is optional, and the toolkit's choice is far simpler: at start, `serve --http` prints a
-# fresh random token, much as Jupyter prints its URL with a token, and every request must
-# carry it as the header `Authorization: Bearer <token>`. Without it the answer is 401, so a
-# program that does not have the token can neither open a session nor end yours. `--no-auth` turns the check off,
-# for a machine you trust. Started from Python, the server makes a token as well; below, the
-# client passes `web.token`. The server runs in a background thread: first the toolkit's
-# client talks to it (the session id is random, so it is masked), then the official SDK's
-# HTTP client does.
+# asks servers to authenticate their connections [3]. Its OAuth-based authorization (section 6)
+# is optional, and the toolkit's choice is far simpler: at start, `serve --http` prints a fresh
+# random token, much as Jupyter prints its URL with a token, and every request must carry it as
+# the header `Authorization: Bearer <token>`. Without it the answer is 401, so a program that
+# does not have the token can neither open a session nor end yours. `--no-auth` turns the check
+# off, for a machine you trust. Started from Python, the server makes a token as well; below,
+# the client passes `web.token`. The server runs in a background thread: first the toolkit's
+# client talks to it (the session id is random, so it is masked), then the official SDK's HTTP
+# client does.
 
 # %%
 from toolkit.demo_tools import make_server_registry
@@ -666,7 +685,8 @@ auto.show_wire(width=120, limit=5)
 # | transports | section 5 (stdio); sections 6 and 7 (Streamable HTTP) |
 # | authorization | section 6 |
 # | schema reference, changelog | the exact field names; batching removed (Exercise 6, line 5); newer revisions (section 7, optional parts) |
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What to take away
 #
 # * MCP puts a tool behind a server that any MCP host can use; the host keeps control.
@@ -683,12 +703,9 @@ auto.show_wire(width=120, limit=5)
 # ## Reading guide
 #
 # **Required reading:** the *Model Context Protocol Specification* [3], revision 2025-06-18, one
-# of the week's three. Budget about 90 minutes (README, "Syllabus"). It is the protocol this
-# notebook implements: read it as documentation, a few pages at a time, with the notebook's
-# session open beside it. Read the questions below before the pages, and note your answers as
-# you go.
-#
-# Read only these pages, not the whole site:
+# of the week's three; about 90 minutes (README, "Syllabus"). Read it as documentation, a few
+# pages at a time, with this notebook open beside it, and read the questions at the end first.
+# Only these pages, not the whole site:
 #
 # - [architecture](https://modelcontextprotocol.io/specification/2025-06-18/architecture): the
 #   three roles and what the host keeps to itself.

@@ -286,3 +286,59 @@ def test_jargon_is_defined_where_it_is_first_used(term):
     assert cell is not None, f"{term} is never explained in the prose"
     assert JARGON[term].lower() in " ".join(cell.split()).lower(), \
         f"the first prose mention of {term} (notebook {stem}) should define it ({JARGON[term]!r})"
+
+
+# ------------------------------------------------- only public toolkit names in the notebooks
+
+# Issue 12, point 11: a notebook shows students how to use the toolkit, so it calls only what
+# the toolkit promises (../shared/API.md, `toolkit.__all__`, `toolkit.mcp.__all__`, a module's
+# `__all__`); a name with a leading underscore is the toolkit's business and may change.
+
+def private_uses(source):
+    """Every private name a code cell reaches: ``obj._name`` (not ``self._name`` in a class the
+    cell defines itself, and not a dunder such as ``__name__``), and ``_name`` imported from, or
+    found in the path of, a toolkit module."""
+    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    tree = ast.parse("\n".join(lines))
+
+    def private(name):
+        return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and private(node.attr):
+            if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                found.append(ast.unparse(node))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "toolkit":
+            found += [f"{node.module}.{a.name}" for a in node.names if private(a.name)]
+            found += [node.module] if any(private(part) for part in node.module.split(".")) else []
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names
+                      if a.name.split(".")[0] == "toolkit" and any(private(p) for p in a.name.split("."))]
+    return found
+
+
+def test_the_private_name_finder_sees_each_way_in():
+    source = "\n".join([
+        "%matplotlib inline",
+        "import toolkit as T",
+        "from toolkit.widgets._base import LiveView",
+        "from toolkit.mcp.client import _brief, MCPClient",
+        "import toolkit.widgets._base",
+        "client._request('resources/list')  # a private method of a toolkit object",
+        "print(T.mcp._LAZY, type(client).__name__, 'text with a._b in it')",
+        "class Counter:",
+        "    def __init__(self):",
+        "        self._n = 0",
+    ])
+    assert private_uses(source) == [
+        "toolkit.widgets._base", "toolkit.mcp.client._brief", "toolkit.widgets._base",
+        "client._request", "T.mcp._LAZY"]
+
+
+@pytest.mark.parametrize("stem", LESSONS)
+def test_code_cells_use_only_public_toolkit_names(stem):
+    used = [(i, name) for i, cell in enumerate(cells(stem)) if cell.cell_type == "code"
+            for name in private_uses(cell.source)]
+    assert not used, (f"{stem}.py reaches private names {used} (cell index, name): call a public "
+                      "function instead, or add one to the toolkit with a docstring and a test")

@@ -184,6 +184,23 @@ def test_the_helpers_say_how_to_install_a_missing_sdk(monkeypatch):
         showcase.sdk_stdio_session()
 
 
+def test_send_request_sends_any_method_through_the_client_as_the_next_request():
+    """Notebook 06 asks for a method the server does not offer, through public calls only."""
+    link = T.InMemoryTransport(T.MCPServer(T.RetailEnv().registry))
+    client = T.MCPClient(link)
+    client.initialize()
+    assert showcase.send_request(client, "ping") == {}
+    with pytest.raises(T.MCPError) as refused:
+        showcase.send_request(client, "resources/list")
+    assert refused.value.code == T.METHOD_NOT_FOUND and "resources/list" in refused.value.message
+    assert client.call_tool("get_order", {"order_id": "A1"})["isError"] is False  # the session goes on
+    ids = [msg["id"] for arrow, msg in link.log if arrow == "->" and "id" in msg]
+    assert ids == [1, 2, 3, 4]  # one numbering for every request, none reused
+    with pytest.raises(TypeError, match="params must be a dict"):
+        showcase.send_request(client, "tools/list", ["not", "an", "object"])
+    assert "send_request" in showcase.__all__
+
+
 # ---- the toolkit's client against a server built with the SDK ---------------------------------
 
 @pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])

@@ -9,6 +9,9 @@ SDK gives a message that says how to install it.
 The SDK's functions are async; these helpers run them on a worker thread with their own
 event loop, so they work the same from a script and from a Jupyter cell (where a loop is
 already running). Every session has a time limit.
+
+:func:`send_request` is the one helper that is not a whole session: it sends a request of any
+method through a toolkit client, so the notebook needs no private name of the client.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from .server import LatestRevisionServer, MCPServer
 from .transports import InMemoryTransport
 
 __all__ = ["SDKSession", "sdk_stdio_session", "sdk_http_session", "bad_argument_by_revision",
-           "stateless_probe", "official_sdk_version"]
+           "stateless_probe", "official_sdk_version", "send_request"]
 
 SDK_PIN = "mcp==2.3.0"
 DEFAULT_CALLS = (("add", {"a": 2, "b": 3}), ("add", {"a": "two", "b": 3}), ("nope", {}))
@@ -265,6 +268,23 @@ def bad_argument_by_revision(arguments: dict | None = None, tool: str = "add",
             rows.append({"version": version, "kind": kind, "text": result_text(result)})
         rows[-1]["reply"] = transport.log[-1][1]
     return rows
+
+
+def send_request(client: MCPClient, method: str, params: dict | None = None) -> dict:
+    """Send a request of any method through ``client`` and return its ``result`` (pack §2.6).
+
+    :class:`MCPClient` has a method for each request the lessons need (``initialize``,
+    ``ping``, ``list_tools``, ``call_tool``). This one sends any other, so a lesson can show
+    what a server answers to a method it does not offer, such as ``resources/list``. The
+    request is part of the client's session: it takes the next unused id, and its reply is
+    checked like every other, so an error reply raises :class:`MCPError` with the server's
+    code and message.
+    """
+    if not isinstance(method, str) or not method:
+        raise TypeError(f"method must be a non-empty string such as 'tools/list', got {method!r}")
+    if params is not None and not isinstance(params, dict):
+        raise TypeError(f"params must be a dict (a JSON object) or None, got {type(params).__name__}")
+    return client._request(method, params)
 
 
 def stateless_probe(version: str = "2026-07-28") -> dict:
