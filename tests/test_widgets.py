@@ -5,9 +5,12 @@ runs the redraw at once, as a slider release does in JupyterLab) and read ``view
 ``view.message`` and the picture in ``view.image.value``.
 """
 
+import base64
 import json
+import re
 import subprocess
 import sys
+from html import escape as escape_html
 
 import pytest
 
@@ -20,6 +23,8 @@ from toolkit.widgets.transcript_view import transcript, transcript_text, wire, w
 
 W = pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
+
+SOURCE_MOCK_HTML = escape_html(passk.SOURCE_MOCK)
 
 
 # ------------------------------------------------------------------------------ the package
@@ -66,6 +71,83 @@ def test_views_display_themselves_with_a_short_plain_text_fallback():
     bundle = view._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert "live view" in bundle["text/plain"]
+
+
+# ------------------------------------------------------------------------------ static pictures
+# A saved live view must not be blank where widgets cannot be drawn (GitHub, nbconvert, a
+# JupyterLab that does not trust the notebook yet): its display carries a picture of the view.
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+DATA_PNG = re.compile(r"<img [^>]*src=['\"]data:image/png;base64,([A-Za-z0-9+/=]+)['\"]")
+
+
+def _every_view():
+    """One of each live view, built as a notebook builds it, with a line its picture must show."""
+    from toolkit.toolformer import filter_run
+    from toolkit.widgets.toolformer import toolformer_explorer
+
+    views = [passk.passk_explorer(), recall.recall_explorer(), scoring.scoring_panel(),
+             gp.gate_playground(), T.widgets.quiz(), toolformer_explorer(filter_run().candidates)]
+    first_question = load_quiz()[0]["question"]
+    must_show = [passk.summary_line(views[0].state), recall.summary_line(views[1].state),
+                 "Accuracy by category", views[3].state.verdict, first_question,
+                 "Only just kept"]
+    return list(zip(views, must_show))
+
+
+@pytest.fixture(scope="module")
+def every_view():
+    return _every_view()
+
+
+def _png_size(data: bytes) -> tuple:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_every_view_displays_a_static_picture_beside_the_widget(every_view):
+    """Renderers without live widgets pick text/html or image/png from the same bundle: the
+    view's first picture, its text and its control settings, never a bare placeholder."""
+    from html import escape
+
+    for view, must_show in every_view:
+        bundle = view._repr_mimebundle_()
+        assert WIDGET_VIEW in bundle and "live view" in bundle["text/plain"], view.name
+        page = bundle["text/html"]
+        assert escape(must_show, quote=True) in page or must_show in page, view.name
+        assert "<script" not in page and "<style" not in page, view.name
+        images = DATA_PNG.findall(page)
+        if hasattr(view, "image"):
+            png = base64.b64decode(bundle["image/png"])
+            assert images == [bundle["image/png"]], view.name
+            assert _png_size(png) == _png_size(view.image.value), view.name
+        else:
+            assert images == [] and "image/png" not in bundle, view.name
+
+
+def test_the_static_picture_shows_each_controls_setting():
+    view = passk.passk_explorer(p_skip_check=0.35, trials=12, seed=4, policy_in_tool=True)
+    page = view._repr_mimebundle_()["text/html"]
+    for text in ("p_skip_check", "0.35", "trials per task", "12", "seed", "☑",
+                 "policy in the tool", SOURCE_MOCK_HTML):
+        assert text in page, text
+    quiz_page = T.widgets.quiz()._repr_mimebundle_()["text/html"]
+    question = load_quiz()[0]
+    assert all(escape_html(option) in quiz_page for option in question["options"])
+    assert "○" in quiz_page and "●" not in quiz_page          # nothing chosen yet
+    assert "Check answers" in quiz_page
+
+
+def test_the_static_picture_is_the_same_every_time_and_smaller_than_the_live_one(every_view):
+    """nbval and git see the same bytes on every rebuild; the saved copy is a 256-colour PNG."""
+    again = {view.name: view._repr_mimebundle_() for view, _ in _every_view()}
+    for view, _ in every_view:
+        first = view._repr_mimebundle_()
+        assert "text/html" in first, view.name
+        for mime in ("text/html", "image/png", "text/plain"):
+            assert first.get(mime) == again[view.name].get(mime), (view.name, mime)
+        if "image/png" in first:
+            assert len(base64.b64decode(first["image/png"])) < 0.6 * len(view.image.value), view.name
 
 
 # ------------------------------------------------------------------------------ pass^k explorer

@@ -4,17 +4,25 @@ A view is a pure computation (``compute``) plus a thin drawing layer (``draw``).
 runs both whenever a control changes. A mistake in what a student typed raises
 :class:`InputError`; the view shows its sentence and keeps the last good state and picture.
 
+Where widgets cannot be drawn (GitHub, nbconvert, a JupyterLab that does not trust a notebook
+it has just opened), a saved view would show only a line of text. So a view displays itself
+with a static copy beside the widget (:func:`static_bundle`): the same picture, text and
+control settings as HTML and PNG. Live frontends draw the widget; the others pick the copy.
+
 ipywidgets and matplotlib are imported inside the functions that need them, so importing this
 module costs nothing and works without them.
 """
 
 from __future__ import annotations
 
+import base64
 import html
 import io
+import re
 from typing import Any, Iterable
 
-__all__ = ["OKABE_ITO", "FONT", "InputError", "LiveFigure", "LiveView", "esc", "need_widgets"]
+__all__ = ["OKABE_ITO", "FONT", "InputError", "LiveFigure", "LiveView", "esc", "need_widgets",
+           "static_bundle", "static_png"]
 
 # Okabe & Ito's colour-blind-safe palette; readable on a projector against white.
 OKABE_ITO = {
@@ -186,5 +194,123 @@ class LiveView:
     def _repr_mimebundle_(self, **kwargs):
         bundle = self.widget._repr_mimebundle_(**kwargs)
         if isinstance(bundle, dict):
+            bundle.update(static_bundle(self.widget, self.name))
             bundle["text/plain"] = f"<{self.name}: a live view; run the notebook in Jupyter to use it>"
         return bundle
+
+
+# ------------------------------------------------------------------------------------------------
+# the static copy of a view, for places that cannot draw widgets
+
+STATIC_NOTE = "a live view, shown as it first appears. Run the notebook in Jupyter to move its controls."
+_STYLE_BLOCK = re.compile(r"<style\b.*?</style>", re.S | re.I)
+_GREY = "#777"
+
+
+def static_png(png: bytes) -> bytes:
+    """A smaller copy of a rendered picture, to save in a notebook: 256 colours (a plot has few;
+    the copy looks the same at about a third of the size) and the best compression. The same
+    picture always gives the same bytes."""
+    from PIL import Image  # a dependency of matplotlib
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    out = io.BytesIO()
+    image.quantize(256, method=Image.Quantize.MEDIANCUT).save(out, format="png", optimize=True)
+    return out.getvalue()
+
+
+def static_bundle(widget, name: str) -> dict:
+    """``text/html`` (and ``image/png`` when the view holds a picture) showing ``widget`` as it
+    is now: its pictures, its HTML and each control's setting, without any script."""
+    walk = _StaticWalk(need_widgets())
+    body = walk.html(widget)
+    page = (f"<div class='toolkit-static-view' style='border:1px solid #ccc;border-radius:4px;"
+            f"padding:6px 10px;max-width:1000px'><div style='font-size:12px;color:#555;"
+            f"margin-bottom:6px'><b>{esc(name)}</b>: {esc(STATIC_NOTE)}</div>{body}</div>")
+    bundle = {"text/html": page}
+    if walk.pngs:
+        bundle["image/png"] = base64.b64encode(walk.pngs[0]).decode("ascii")
+    return bundle
+
+
+def _control(label: str, value: str, disabled: bool = False) -> str:
+    colour = _GREY if disabled else "#222"
+    label = f"<b>{esc(label)}</b> " if label else ""
+    return f"<div style='font-size:13px;margin:2px 0;color:{colour}'>{label}{value}</div>"
+
+
+def _boxed(text: str, chosen: bool = False) -> str:
+    shade = "background:#dde9f5;font-weight:bold;" if chosen else "background:#f6f6f6;"
+    return (f"<span style='{shade}border:1px solid #bbb;border-radius:3px;padding:0 8px;"
+            f"margin-right:4px'>{esc(text)}</span>")
+
+
+def _readout(w) -> str:
+    try:
+        return format(w.value, getattr(w, "readout_format", "") or "")
+    except (TypeError, ValueError):
+        return str(w.value)
+
+
+class _StaticWalk:
+    """One pass over a widget tree: HTML for what each widget shows, PNG copies of its pictures
+    (``pngs``, in order). A widget of a kind not listed here is left out."""
+
+    def __init__(self, W) -> None:
+        self.W = W
+        self.pngs: list[bytes] = []
+
+    def html(self, w) -> str:
+        W = self.W
+        if isinstance(w, W.Box):
+            parts = "".join(self.html(child) for child in w.children)
+            row = "display:flex;flex-wrap:wrap;gap:2px 20px;align-items:flex-start" if isinstance(w, W.HBox) else ""
+            return f"<div style='{row}'>{parts}</div>" if parts else ""
+        if isinstance(w, (W.HTML, W.HTMLMath)):
+            text = _STYLE_BLOCK.sub("", w.value).strip()
+            return f"<div>{text}</div>" if text else ""
+        if isinstance(w, W.Label):
+            return f"<div>{esc(w.value)}</div>" if w.value else ""
+        if isinstance(w, W.Image):
+            return self._image(w)
+        return self._control(w)
+
+    def _image(self, w) -> str:
+        if not w.value:
+            return ""
+        data, kind = (static_png(w.value), "png") if w.format == "png" else (w.value, w.format)
+        if kind == "png":
+            self.pngs.append(data)
+        width = w.layout.width if w.layout.width and w.layout.width != "100%" else ""
+        size = f"width:{width};" if width else ""
+        return (f"<div><img src='data:image/{kind};base64,{base64.b64encode(data).decode('ascii')}' "
+                f"alt='the first picture of this live view' style='{size}max-width:100%;height:auto'></div>")
+
+    def _control(self, w) -> str:
+        W = self.W
+        label = getattr(w, "description", "") or ""
+        off = bool(getattr(w, "disabled", False))
+        names = list(getattr(w, "_options_labels", ()))
+        if isinstance(w, W.Checkbox):
+            return _control("", f"{'☑' if w.value else '☐'} {esc(label)}", off)
+        if isinstance(w, W.RadioButtons):
+            lines = "".join(f"<div>{'●' if i == w.index else '○'} {esc(n)}</div>" for i, n in enumerate(names))
+            return _control(label, f"<div style='margin-left:4px'>{lines}</div>", off)
+        if isinstance(w, W.ToggleButtons):
+            return _control(label, "".join(_boxed(n, i == w.index) for i, n in enumerate(names)), off)
+        if isinstance(w, W.SelectMultiple):
+            chosen = [names[i] for i in w.index]
+            return _control(label, esc(", ".join(chosen)) + f" <span style='color:{_GREY}'>(selected)</span>", off)
+        if isinstance(w, (W.Dropdown, W.Select)):
+            return _control(label, _boxed(f"{names[w.index] if w.index is not None else ''} ▾"), off)
+        if isinstance(w, W.Button):
+            return _control("", _boxed(label), off)
+        if isinstance(w, W.Textarea):
+            text = (f"<pre style='margin:2px 0;padding:4px 6px;background:#f6f6f6;border:1px solid #ddd;"
+                    f"white-space:pre-wrap;font-size:12px'>{esc(w.value)}</pre>" if w.value else
+                    f"<div style='color:{_GREY};font-style:italic'>(empty) {esc(w.placeholder)}</div>")
+            return _control(label, text, off)
+        value = getattr(w, "value", None)
+        if isinstance(w, W.ValueWidget) and isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            return _control(label, _boxed(_readout(w)), off)  # sliders, number and text boxes
+        return ""
