@@ -16,7 +16,6 @@ import toolkit as T
 from toolkit.checks import failure_groups
 from toolkit.failures import GROUPS, failed_runs
 from toolkit.figures import show as show_figure
-from toolkit.retail import RETAIL_TASKS_EXTENDED
 from toolkit.widgets import load_quiz, quiz, transcript
 
 SEED = 0  # every failed run below is seeded inside toolkit.failures; nothing here draws more
@@ -191,53 +190,81 @@ quiz()
 # parts it touched. Every part needs tools and data of your own making; describe how you built
 # them.
 #
+# **What the course gives, and what you build.** The toolkit hands you building blocks, never a
+# finished part. Under each part, *Reuse* names course functions you may call, subclass or
+# copy from, and *Already in the course* names what a notebook has built already: it shows the
+# idea, and it does not count as your answer.
+#
 # Figure 9 is the map of what you are extending.
 
 # %%
 show_figure(9)
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# **Part A. Validation, repair and the loop (30 points).**
+# ### Part A. Validation, repair and the loop (30 points)
 #
-# * Teach `validate_args` one more JSON Schema feature, such as `minimum`/`maximum`, `pattern`
-#   or nested objects [24]. Have `schema_from_function` produce it, or show it in a schema
-#   written by hand.
+# * Teach `validate_args` one JSON Schema feature it does not check yet, such as
+#   `minimum`/`maximum` or `pattern` [24]. Have `schema_from_function` produce it, or show it in
+#   a schema written by hand.
 # * Add one repair rule to `repair_args`. In two sentences, say what it must never do, and
 #   write a test in which it declines.
-# * Add one feature to the loop: for example a time budget for the whole run, a cap on result
-#   size with a visible marker when something was cut, or retry rules that differ per tool [21].
+# * Add one feature the loop does not have yet: for example a time budget for the whole run, or
+#   retry rules that differ per tool [21].
 # * At least five unit tests for your new code, including one edge case and one that checks an
 #   error message tells the model what to do next.
 # * A transcript showing the fix at work: the broken call, the error text the model got back,
 #   and its corrected call.
 #
-# **Part B. A call-scoring study (25 points).**
+# *Reuse:* `T.validate_args`, `T.repair_args`, `T.schema_from_function` and `T.run_agent` are
+# the code you extend; `T.ScriptedModel` can play the model that makes the broken call and
+# then the corrected one. *Already in the course:* nested objects in `validate_args`, the
+# repairs `repair_args` makes today (notebook 05), and the result cap `max_result_chars` of
+# `run_agent` (notebook 02).
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Part B. A call-scoring study (25 points)
 #
-# * At least 30 cases written like `BFCL_CASES`, covering all four categories (simple,
-#   multiple, parallel, irrelevance), and among them at least four cases of your own design in
-#   which the user leaves out a needed value [7]. Give each its gold calls and acceptable values.
+# * At least 30 cases you write yourself in the shape of `BFCL_CASES`, covering all four
+#   categories (simple, multiple, parallel, irrelevance), and among them at least four of your
+#   own design in which the user leaves out a needed value [7]. Give each its gold calls and
+#   acceptable values.
 # * Outputs from three mock models you write, each with a different habit (inventing names,
 #   dropping values, calling when nothing fits…). A real model may be a fourth.
 # * Accuracy overall and per category, and a count of each failure type from `classify`.
 # * AST scoring against exact string match on your data: on how many cases do they disagree?
 # * Two mistakes of your scorer: a case it fails though it should pass, and one it passes
 #   though it should fail. Say how you would change it.
+#
+# *Reuse:* `T.evaluate_calls`, `T.classify`, `T.exact_string_match` and `T.parse_calls` score
+# your data, and `MockCaller` in `toolkit.callers` is a base class with seeded slips for your
+# mocks. *Already in the course:* notebook 09's 32 cases (`data/course_cases.json`), its three
+# mock callers (`NameInventor`, `ValueDropper`, `OverEagerCaller`) and the scoring panel's
+# tables of them. Your cases and your mocks are new ones, written by you.
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# **Part C. A reliability study (25 points).**
+# ### Part C. A reliability study (25 points)
 #
-# * Extend `RetailEnv` or build a world of your own, with at least five tasks; one of them must
-#   need two calls in a fixed order [5].
+# * Build a small world of your own, or extend `RetailEnv` with tools and tasks you write: at
+#   least five tasks of yours, one of which needs two calls in a fixed order [5].
 # * Run each task 16 times. With `pass_hat_k` and `pass_at_k`, tabulate or plot pass^k and
 #   pass@k at k = 1, 2, 4, 8 and 16.
 # * One task's pass^2 worked by hand, labelled as your own arithmetic, matching the code.
-# * Move one policy rule from the prompt into a tool (Exercise 11) and report how pass^k
-#   changes.
+# * Move one policy rule of your world from the prompt into a tool, as Exercise 11 did for
+#   canceling, and report how pass^k changes.
 # * A short failure memo: five failed trials sorted into the three groups of Figure 8, one line
 #   of reason each (the activity above).
 # * State your slip rates and say plainly that you chose them; they are not measurements.
 #
-# **Part D. Server design and security memo (20 points).**
+# *Reuse:* `T.RetailEnv` (its `orders=` argument, and `env.registry.add` for a tool of yours),
+# `T.run_retail_trials` and `T.retail_outcomes` (they take your `tasks=`, your own mock agent
+# as `agent=`, and `prepare=` to change each fresh world: its orders, tools and `env.POLICY`),
+# `T.PolicyAgentModel` as a mock agent to adapt, `T.pass_hat_k` and `T.pass_at_k`. *Already in the course:* the tasks T1 to T5 behind notebook 10's explorer (T5
+# returns an order, then refunds it, with the tools `return_order` and `refund_order`), the
+# explorer's curves for them, and Exercise 11's guarded `cancel_order`. None of them counts
+# towards your five tasks, your ordered task or your moved rule.
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Part D. Server design and security memo (20 points)
 #
 # * A small domain of your choice (a library, clinic bookings, a to-do app). Three MCP tools
 #   with complete definitions: name, description, `inputSchema` and annotations, each marked
@@ -248,15 +275,21 @@ show_figure(9)
 #   [18] [20].
 # * One size estimate with its arithmetic (for example tokens for your three definitions,
 #   characters divided by 4), labelled as your own rough estimate.
-# * The MCP revision you designed for, and one change in a newer revision you would check [3].
+# * The MCP revision you designed for, and one change in a newer revision you would check, with
+#   what it would mean for your three tools [3].
 # * Three limits of your experiments.
+#
+# *Reuse:* `T.schema_from_function` and `T.Tool`'s `to_mcp()` turn a typed function into a
+# definition, and `T.MCPServer` serves your tools if you want to try them. *Already in the
+# course:* the `echo` and `add` tools of `python -m toolkit serve`, and notebook 06's table of
+# revisions with its example change. Your domain, definitions and threat path are your own.
 #
 # **Hand in:** your code (the toolkit or your own files), your cases and worlds, and the tests,
 # all passing; the memo (PDF or Markdown) with the tables of Parts A–C and your answers to
 # Part D; a list of the sources you cite.
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# **Rubric.**
+# ### Rubric
 #
 # | part | full marks | partial marks | points |
 # |---|---|---|---|
@@ -269,13 +302,6 @@ show_figure(9)
 # Grade bands: 90–100 excellent, 75–89 good, 60–74 needs work, below 60 redo and resubmit.
 # Short, plain sentences score better than long ones, and any arithmetic of your own must be
 # labelled as such.
-#
-# The toolkit already has a head start for Part C: an extended world with five tasks, one of
-# which (T5) needs a return before a refund.
-
-# %%
-for t in RETAIL_TASKS_EXTENDED:
-    print(f"{t['id']}: {t['instruction']}" + (f"   (writes, in order: {' then '.join(t['steps'])})" if t.get("steps") else ""))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Back to the schema question

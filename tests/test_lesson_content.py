@@ -10,6 +10,7 @@ printed. Read from the notebooks as they are stored (sources and saved outputs).
 import ast
 import copy
 import html
+import inspect
 import json
 import re
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 import jupytext
 import pytest
 
+import toolkit as T
 from toolkit.checks import ex01, ex05
 
 from exercise_helpers import cell_namespace
@@ -342,3 +344,81 @@ def test_code_cells_use_only_public_toolkit_names(stem):
             for name in private_uses(cell.source)]
     assert not used, (f"{stem}.py reaches private names {used} (cell index, name): call a public "
                       "function instead, or add one to the toolkit with a docstring and a test")
+
+
+# ------------------------------------------- the graded assignment is not solved by course code
+
+# Issue 12, point 6: the course hands out building blocks, never a finished part. Notebook 12
+# says, part by part, what the student may reuse and what a notebook has built already (which
+# does not count as the student's answer); what the course ships is read from the code, so a
+# new worked example in the toolkit fails this test until the assignment text names it.
+
+def assignment_parts():
+    """{"A": text, ..., "D": text, "intro": text} from notebook 12's section 5, and its cells."""
+    nb = cells("12_failures_project_review")
+    start = next(i for i, c in enumerate(nb) if c.source.startswith("## 5. The graded assignment"))
+    end = next(i for i, c in enumerate(nb) if i > start and c.source.startswith("## "))
+    section = nb[start:end]
+    parts = {"intro": section[0].source}
+    for cell in section:
+        found = re.match(r"### Part ([A-D])\.", cell.source)
+        if found:
+            parts[found.group(1)] = " ".join(cell.source.split())
+    return parts, section
+
+
+def test_each_part_says_what_to_reuse_and_what_is_already_built():
+    parts, _ = assignment_parts()
+    assert set(parts) == {"intro", "A", "B", "C", "D"}
+    for part in "ABCD":
+        text = parts[part]
+        assert "*Reuse:*" in text and "*Already in the course:*" in text, f"Part {part}"
+        reuse = text[text.index("*Reuse:*"):text.index("*Already in the course:*")]
+        named = re.findall(r"`T\.(\w+)", reuse)
+        assert named, f"Part {part} names no course function to reuse"
+        assert set(named) <= set(T.__all__), f"Part {part}: not public in toolkit: {set(named) - set(T.__all__)}"
+        params = {p for name in named if callable(getattr(T, name))
+                  for p in inspect.signature(getattr(T, name)).parameters}
+        for keyword in re.findall(r"`(\w+)=`", reuse):
+            assert keyword in params, f"Part {part}: none of {named} takes {keyword}="
+
+
+def test_what_the_course_already_ships_is_named_as_not_the_students_answer():
+    from toolkit import callers, retail
+    parts, _ = assignment_parts()
+    # Part A: validate_args already checks nested objects; run_agent already caps results.
+    nested = {"type": "object", "properties": {"to": {"type": "object", "properties": {"city": {"type": "string"}},
+                                                      "required": ["city"]}}}
+    assert T.validate_args({"to": {}}, nested) == ["missing required parameter 'to.city'"]
+    assert "max_result_chars" in T.run_agent.__kwdefaults__
+    assert "nested objects" in parts["A"] and "`max_result_chars`" in parts["A"]
+    # Part B: notebook 09's cases and mock callers.
+    _, course_cases = callers.scoring_cases("course")
+    assert f"{len(course_cases)} cases" in parts["B"]
+    for kind in callers.CALLER_TYPES:
+        assert f"`{kind.__name__}`" in parts["B"], kind.__name__
+    # Part C: every task the toolkit ships, and the tools of its ordered task.
+    ids = [t["id"] for t in retail.RETAIL_TASKS_EXTENDED]
+    assert f"{ids[0]} to {ids[-1]}" in parts["C"], ids
+    for task in retail.RETAIL_TASKS_EXTENDED:
+        for step in task.get("steps", []):
+            assert f"`{step}`" in parts["C"], step
+    assert "None of them counts" in parts["C"]
+
+
+def test_no_pointer_to_a_ready_made_part_stays_in_the_course():
+    _, section = assignment_parts()
+    code = [c.source for c in section if c.cell_type == "code"]
+    assert code == ["show_figure(9)"], "section 5 runs nothing but Figure 9: no ready world is printed"
+    twelve = (NOTEBOOKS / "12_failures_project_review.py").read_text(encoding="utf-8")
+    stored12 = (NOTEBOOKS / "12_failures_project_review.ipynb").read_text(encoding="utf-8")
+    for text in (twelve, stored12):
+        assert "RETAIL_TASKS_EXTENDED" not in text and "(writes, in order:" not in text
+    pointer = re.compile(r"head start|here is one|\bready\b|as it is|hand it in", re.IGNORECASE)
+    for stem in LESSONS:
+        for cell in cells(stem):
+            if cell.cell_type != "markdown":
+                continue
+            for sentence in re.split(r"(?<=[.!?])\s+", " ".join(cell.source.split())):
+                if re.search(r"\bPart [A-D]\b|assignment", sentence):
+                    assert not pointer.search(sentence), f"{stem}: {sentence!r}"

@@ -1,4 +1,6 @@
-"""The extended retail world for assignment Part C (pack §2.9, §7 Part C)."""
+"""The extended retail world (pack §2.9), the course's worked example behind notebook 10's
+explorer and notebook 12's run F5, and the trial functions as building blocks for a world of
+one's own (the assignment's Part C, pack §7)."""
 
 import random
 
@@ -130,3 +132,69 @@ def test_agents_with_equal_signatures_make_the_same_calls():
         fresh = make_retail_agent(task, random.Random(seed), 0.5, 0.3).signature()
         assert seen.setdefault(fresh, calls) == calls
     assert len(seen) > 3
+
+
+# ---- the building blocks carry a student's own world (notebook 12, Part C's "Reuse") ---------
+
+def _pack_then_ship(env):
+    """A student's own world: two new tools, a policy of its own, one more order."""
+    db = env.db
+    db["D1"] = "paid"
+
+    def pack_order(order_id: str) -> dict:
+        """Pack a paid order.
+
+        Args:
+            order_id: the order's id, such as D1
+        """
+        if db.get(order_id) != "paid":
+            raise T.ToolError(f"Order {order_id} is {db.get(order_id)}; only paid orders can be packed.")
+        db[order_id] = "packed"
+        return {"order_id": order_id, "status": "packed"}
+
+    def ship_order(order_id: str) -> dict:
+        """Ship a packed order.
+
+        Args:
+            order_id: the order's id, such as D1
+        """
+        # The policy, not the tool, says to pack first: an unpacked order ships loose.
+        db[order_id] = "shipped" if db.get(order_id) == "packed" else "shipped loose"
+        return {"order_id": order_id, "status": db[order_id]}
+
+    env.registry.add(pack_order, read_only=False)
+    env.registry.add(ship_order, read_only=False)
+    env.POLICY = "Pack an order before you ship it."
+
+
+class _ShipAgent:
+    """The student's mock: careful, it packs then ships; hasty, it ships first."""
+
+    def __init__(self, task, rng, p_skip_check, p_typo):
+        self.hasty = rng.random() < p_skip_check
+        self.turn = 0
+
+    def respond(self, messages, tools):
+        self.turn += 1
+        order = ["ship_order", "pack_order"] if self.hasty else ["pack_order", "ship_order"]
+        if self.turn <= 2:
+            return {"tool_calls": [T.call(f"c{self.turn}", order[self.turn - 1], order_id="D1")]}
+        return {"content": "Done."}
+
+
+SHIP_TASK = {"id": "S1", "orders": ["D1"], "instruction": "Please ship D1.",
+             "goal": {**RetailEnv().db, "D1": "shipped"}}
+
+
+def test_a_world_task_and_mock_agent_of_ones_own_run_through_run_retail_trials():
+    careful = run_retail_trials(16, 0.0, 0.0, 0, [SHIP_TASK], prepare=_pack_then_ship, agent=_ShipAgent)
+    hasty = run_retail_trials(16, 1.0, 0.0, 0, [SHIP_TASK], prepare=_pack_then_ship, agent=_ShipAgent)
+    assert careful == [16] and hasty == [0]
+    some = retail_outcomes(16, 0.5, 0.0, 7, [SHIP_TASK], prepare=_pack_then_ship, agent=_ShipAgent)
+    assert some == retail_outcomes(16, 0.5, 0.0, 7, [SHIP_TASK], prepare=_pack_then_ship, agent=_ShipAgent)
+    assert 0 < sum(some[0]) < 16  # the dice decide, the same way for the same seed
+
+
+def test_an_agent_that_is_not_a_factory_gets_a_clear_error():
+    with pytest.raises(TypeError, match="agent must be a callable"):
+        run_retail_trials(2, tasks=[SHIP_TASK], prepare=_pack_then_ship, agent="careful")

@@ -5,10 +5,15 @@ shown on purpose). The policy lives in the prompt, and by default the tools do n
 so an agent that cancels without looking can break it. ``PolicyAgentModel`` is a mock with
 two slip rates chosen by us, not measured from any real model.
 
-The extended world (assignment Part C) adds two tools, ``return_order`` and ``refund_order``,
-and two tasks (:data:`RETAIL_TASKS_EXTENDED`). Task T5 needs two writes in a fixed order:
-record the return, then refund. Its user names the refund first, so the mock agent's hasty
-habit (acting in the order the user spoke, without looking) breaks it.
+The extended world adds two tools, ``return_order`` and ``refund_order``, and two tasks
+(:data:`RETAIL_TASKS_EXTENDED`). Task T5 needs two writes in a fixed order: record the return,
+then refund. Its user names the refund first, so the mock agent's hasty habit (acting in the
+order the user spoke, without looking) breaks it. It is the course's worked example, for
+notebook 10's pass^k explorer and run F5 of notebook 12's activity; it is not an answer to the
+assignment's Part C, whose world, tasks and ordered task students write themselves. For that
+the trial functions are building blocks: they take the student's ``tasks``, a ``prepare`` hook
+that changes each fresh world (new orders, tools, policy) and an ``agent`` factory for the
+student's own mock agent.
 """
 
 from __future__ import annotations
@@ -240,19 +245,33 @@ def _trial_rng(seed: int, task_id: str, trial: int) -> random.Random:
     return random.Random(f"{seed}:{task_id}:{trial}")
 
 
+AgentFactory = Callable[[dict, random.Random, float, float], Any]
+
+
+def _check_agent(agent: AgentFactory | None) -> None:
+    if agent is not None and not callable(agent):
+        raise TypeError(f"agent must be a callable agent(task, rng, p_skip_check, p_typo) that returns a "
+                        f"mock model (a class such as PolicyAgentModel works), got {agent!r}")
+
+
 def run_retail_trial(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: float = 0.05,
                      policy_in_tool: bool = False,
-                     prepare: Callable[[RetailEnv], object] | None = None) -> bool:
+                     prepare: Callable[[RetailEnv], object] | None = None,
+                     agent: AgentFactory | None = None) -> bool:
     """One trial: a fresh world, the mock agent, then compare the database with the goal.
 
     A task with ``steps`` (T5) gets the extended world and :class:`OrderedTaskAgent`.
-    ``prepare(env)``, if given, changes the fresh world first (exercise 11 wraps a tool there).
+    ``prepare(env)``, if given, changes the fresh world first (exercise 11 wraps a tool there;
+    a world of your own adds orders to ``env.db``, tools to ``env.registry`` and sets
+    ``env.POLICY``, the prompt). ``agent(task, rng, p_skip_check, p_typo)``, if given, builds
+    the mock agent in place of :func:`make_retail_agent` (pack §2.9, assignment Part C).
     """
+    _check_agent(agent)
     env = RetailEnv(policy_in_tool=policy_in_tool, extended=bool(task.get("steps")))
     if prepare is not None:
         prepare(env)
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
-    model = make_retail_agent(task, rng, p_skip_check, p_typo)
+    model = (agent or make_retail_agent)(task, rng, p_skip_check, p_typo)
     run_agent(model, env.registry, task["instruction"], system=env.POLICY,
               call_timeout=None, parallel=False)
     return env.db == task["goal"]
@@ -261,7 +280,8 @@ def run_retail_trial(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: f
 def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
                     tasks: Sequence[dict] | None = None, policy_in_tool: bool = False,
                     memo: dict | None = None,
-                    prepare: Callable[[RetailEnv], object] | None = None) -> list[list[bool]]:
+                    prepare: Callable[[RetailEnv], object] | None = None,
+                    agent: AgentFactory | None = None) -> list[list[bool]]:
     """Each trial's pass or fail, per task: ``[[True, False, ...], ...]``.
 
     Trial ``i`` of a task always uses the same random stream for a seed, so raising ``n``
@@ -272,13 +292,15 @@ def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05,
     time, so a trial's outcome depends only on the task, the policy switch and the agent's
     rolled plan (its ``signature()``). With a memo, each distinct plan runs through the
     harness once; later trials with the same plan reuse that outcome. A task has at most 64
-    plans, so the live pass^k explorer redraws in milliseconds. ``prepare`` (see
-    :func:`run_retail_trial`) can change what a world does, so it turns the memo off.
+    plans, so the live pass^k explorer redraws in milliseconds. ``prepare`` and ``agent`` (see
+    :func:`run_retail_trial`) can change what a world or an agent does, so they turn the memo
+    off.
     """
+    _check_agent(agent)
     tasks = RETAIL_TASKS if tasks is None else tasks
-    if memo is None or prepare is not None:
+    if memo is None or prepare is not None or agent is not None:
         return [[run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo, policy_in_tool,
-                                  prepare)
+                                  prepare, agent)
                  for i in range(n)]
                 for t in tasks]
     rows = []
@@ -298,7 +320,11 @@ def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05,
 
 def run_retail_trials(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
                       tasks: Sequence[dict] | None = None, policy_in_tool: bool = False,
-                      prepare: Callable[[RetailEnv], object] | None = None) -> list[int]:
-    """Successes per task out of ``n`` trials; the same seed always gives the same counts."""
+                      prepare: Callable[[RetailEnv], object] | None = None,
+                      agent: AgentFactory | None = None) -> list[int]:
+    """Successes per task out of ``n`` trials; the same seed always gives the same counts.
+
+    ``tasks``, ``prepare`` and ``agent`` let a world, tasks and mock agent of your own run
+    through the same trials (see :func:`run_retail_trial`)."""
     return [sum(row) for row in retail_outcomes(n, p_skip_check, p_typo, seed, tasks, policy_in_tool,
-                                                prepare=prepare)]
+                                                prepare=prepare, agent=agent)]
