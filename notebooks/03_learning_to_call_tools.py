@@ -180,7 +180,7 @@ for c in useful[:3] + useful[-3:]:
 # The table keeps the paper's counts [1] beside this toy's, and the two sentences show the
 # call that only just passes and the one that only just fails.
 
-# %%
+# %% tags=["nbval-ignore-output"]
 toolformer_explorer(candidates, tau=1.0)
 
 # %% [markdown] slideshow={"slide_type": "slide"}

@@ -6,6 +6,7 @@ copies in a temporary folder.
 
 import hashlib
 import json
+from html import escape as html_escape
 import re
 import subprocess
 import sys
@@ -505,6 +506,59 @@ def test_no_student_notebook_holds_text_only_a_solution_produces(student_run):
             for text in strings_in(json.loads(nbformat.writes(saved))[where]):
                 leaks += [f"{name} ({where}): {s[:80]!r}" for s in secret if s in text]
     assert leaks == [], "solution text in the student edition:\n" + "\n".join(sorted(set(leaks)))
+
+
+# -- a live view is never blank (issue 12, point 8) ----------------------------------------------
+
+STATIC_VIEW = "toolkit-static-view"
+
+
+def live_views(nb):
+    """``(cell index, output)`` for every output that shows a widget."""
+    return [(i, o) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            for o in cell.outputs if WIDGET in o.get("data", {})]
+
+
+@pytest.mark.parametrize("ipynb", lessons(), ids=lambda p: p.stem)
+def test_every_saved_live_view_can_be_drawn_without_a_kernel(ipynb):
+    """A renderer that cannot draw widgets (GitHub, nbconvert without widget state, a JupyterLab
+    that does not trust the notebook yet) picks the static copy: HTML with the view's picture, and
+    the picture as PNG when the view has a plot. One that can (a trusted JupyterLab, nbviewer)
+    draws the widget from the saved state, so every model it needs is saved."""
+    nb = P.read_ipynb(ipynb)
+    state = P.widget_state(nb)
+    for i, output in live_views(nb):
+        data = output["data"]
+        assert STATIC_VIEW in data.get("text/html", ""), (
+            f"{ipynb.name} cell {i}: a live view without its static copy; show views through "
+            f"toolkit.widgets and run `make notebooks NB={ipynb.name[:2]}`")
+        models = P.widget_models(state, [data[WIDGET]["model_id"]])
+        assert models and models[0] == data[WIDGET]["model_id"], f"{ipynb.name} cell {i}: no saved state"
+        for model_id in models:
+            refs = re.findall(r"IPY_MODEL_([0-9a-f]{32})", json.dumps(state[model_id]["state"]))
+            assert set(refs) <= set(state), f"{ipynb.name} cell {i}: {model_id} names a model not saved"
+        if any(state[m]["model_name"] == "ImageModel" for m in models):
+            assert "image/png" in data and "data:image/png;base64," + data["image/png"].strip() in data["text/html"], \
+                f"{ipynb.name} cell {i}: the plot is missing from the static copy"
+
+
+def test_the_student_edition_drops_the_static_copy_of_a_solutions_view():
+    """Notebook 04's Exercise 8 explorer is drawn from the reference solution's queries: the
+    instructor's copy shows them in the view's static picture, the student's copy holds neither
+    the output nor those queries anywhere (metadata included)."""
+    teacher = P.read_ipynb(NOTEBOOKS / "04_thousands_of_tools.ipynb")
+    solution = next(c for c in teacher.cells if "solution" in P.tags_of(c) and "def my_queries" in c.source)
+    queries = re.findall(r'\("([^"]+)", "\w+"\)', solution.source)
+    assert len(queries) >= 5
+    [(index, output)] = [(i, o) for i, o in live_views(teacher) if "my_queries()" in teacher.cells[i].source]
+    page = output["data"]["text/html"]
+    assert STATIC_VIEW in page and all(html_escape(q) in page for q in queries)
+    student = P.to_student(teacher)
+    assert student.cells[index].outputs == []
+    text = nbformat.writes(student)
+    assert not [q for q in queries if html_escape(q) in text or json.dumps(q)[1:-1] in text]
+    assert len(live_views(student)) == len(live_views(teacher)) - 1
+    assert all(STATIC_VIEW in o["data"]["text/html"] for _, o in live_views(student))
 
 
 def test_makefile_runs_every_step():
