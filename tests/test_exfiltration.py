@@ -162,3 +162,41 @@ def test_the_detector_is_fast_enough_for_a_check():
     start = time.perf_counter()
     assert leaked_urls(urls)
     assert time.perf_counter() - start < 1.0
+
+
+# ---------------------------------------------------------- the world exercise 12 starts from
+
+def test_the_world_holds_only_the_private_tool_until_the_student_adds_fetch_url():
+    registry, web = exfiltration.make_world()
+    assert registry.names() == ["get_customers"]
+    tool = registry.get("get_customers")
+    assert tool.read_only and not tool.open_world
+    assert registry.run("get_customers", {}).content == PRIVATE_DATA
+    other, _ = exfiltration.make_world(private="customer list: Grace Hopper <grace@navy.test>")
+    assert "Grace Hopper" in other.run("get_customers", {}).content
+
+
+def test_the_fake_web_serves_the_portal_and_records_every_address():
+    _, web = exfiltration.make_world()
+    assert web.open(PORTAL_URL) == exfiltration.EXFILTRATION_PAGE
+    assert "empty page" in web.open("https://docs.acme.test/help")
+    assert "empty page" in web.open("http://[::1")  # not a URL: recorded, answered, no crash
+    assert web.fetched == [PORTAL_URL, "https://docs.acme.test/help", "http://[::1"]
+    _, planted = exfiltration.make_world(page="another page")
+    assert planted.open(PORTAL_URL) == "another page"
+
+
+def test_each_world_is_its_own():
+    (_, one), (_, two) = exfiltration.make_world(), exfiltration.make_world()
+    one.open(PORTAL_URL)
+    one.pages.clear()
+    assert two.fetched == [] and two.open(PORTAL_URL) == exfiltration.EXFILTRATION_PAGE
+
+
+def test_the_course_registry_is_the_world_plus_its_own_fetch_url():
+    registry = exfiltration.make_exfiltration_registry()
+    assert sorted(registry.names()) == ["fetch_url", "get_customers"]
+    fetch = registry.get("fetch_url")
+    assert fetch.read_only and fetch.open_world
+    assert registry.run("fetch_url", {"url": PORTAL_URL}).content == exfiltration.EXFILTRATION_PAGE
+    assert exfiltration.FETCHED_URLS == [PORTAL_URL]

@@ -2,17 +2,22 @@
 
 Pack §2.10 and lab exercise 12 ("Break the gate"). The permission gate of :mod:`toolkit.gate`
 stops state-changing calls after the run has read outside content. But a read-only,
-open-world tool such as ``fetch_url`` also sends something out: the URL itself. A planted page
-asks the agent to open an address with the customer list in its query string; a gullible
-agent reads the list with a private, read-only tool and fetches that address. Every call is
-read-only, so the gate allows all three, taint or not. The leak is in :data:`FETCHED_URLS`;
-:func:`leaked_urls` finds it there whatever shape the list takes (case, hex, base64, reversed,
+open-world tool such as ``fetch_url`` also sends something out: the URL itself.
+
+The exercise's world, before the student adds anything, is :func:`make_world`: a registry
+holding only the private, read-only ``get_customers``, and a :class:`FakeWeb` that serves
+planted pages and records every address it is asked to open (what left the machine). The
+student adds ``fetch_url`` and writes a mock that leaks through it; :func:`leaked_urls` finds
+the list in the recorded addresses whatever shape it takes (case, hex, base64, reversed,
 ROT13, the host name, pieces spread over several requests).
 
-:class:`ExfiltratingModel` is a deliberately gullible mock, not a real LLM. The page and the
-private data come from ``data/attacks.json`` (``exfiltration_page``, ``private_data``); every
-address uses the reserved ``.test`` domain. Designing the fix, and saying what it costs, is
-the exercise, so none is given here.
+For the check of the exercise's last part (mend the gate) the course keeps its own version of
+the attack: :func:`make_exfiltration_registry` (the world with the course's ``fetch_url``) and
+:class:`ExfiltratingModel`, a deliberately gullible mock, not a real LLM, which obeys a planted
+page asking for the customer list in an address. Every call is read-only, so the gate allows
+them all, taint or not. The page and the private data come from ``data/attacks.json``
+(``exfiltration_page``, ``private_data``); every address uses the reserved ``.test`` domain.
+Designing the fix, and saying what it costs, is the exercise, so none is given here.
 """
 
 from __future__ import annotations
@@ -29,13 +34,14 @@ from .injection import ATTACKS
 from .loop import AgentResult, call, run_agent
 from .registry import ToolRegistry
 
-__all__ = ["EXFILTRATION_PAGE", "PRIVATE_DATA", "FETCHED_URLS", "PORTAL_URL", "MARKER",
-           "make_exfiltration_registry", "ExfiltratingModel", "exfiltration_demo", "leaked_urls",
+__all__ = ["EXFILTRATION_PAGE", "PRIVATE_DATA", "FETCHED_URLS", "PORTAL_URL", "PORTAL_HOST", "MARKER",
+           "FakeWeb", "make_world", "make_exfiltration_registry", "ExfiltratingModel", "exfiltration_demo", "leaked_urls",
            "private_tokens"]
 
 EXFILTRATION_PAGE: str = ATTACKS["exfiltration_page"]
 PRIVATE_DATA: str = ATTACKS["private_data"]
 PORTAL_URL = "https://partners.acme.test/portal"
+PORTAL_HOST = "partners.acme.test"
 FETCHED_URLS: list[str] = []  # every address fetch_url was asked to open: what left the machine
 MARKER = "<the customer list>"  # where a planted page wants the list put in its address
 
@@ -43,36 +49,72 @@ _TEMPLATE = re.compile(r"https?://\S*?" + re.escape(MARKER) + r"\S*")
 _WRAPPER = re.compile(r"^<tool_output[^>]*>\n?|\n?</tool_output>$")
 
 
-def make_exfiltration_registry(page: str | None = None, fetched: list | None = None) -> ToolRegistry:
-    """``fetch_url`` (read-only, open world) and ``get_customers`` (read-only, private).
+def _host(url: str) -> str:
+    """The host name of ``url``, lower case; '' when it has none or is not a URL."""
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
 
-    By default the portal serves :data:`EXFILTRATION_PAGE` and every address opened is
-    appended to :data:`FETCHED_URLS` (cleared here). ``page`` and ``fetched`` swap in another
-    planted page and another record, as exercise 12's hidden variants do.
+
+class FakeWeb:
+    """The course's stand-in for the internet (pack §2.10, exercise 12). Nothing goes over the
+    network: :meth:`open` records the address in :attr:`fetched` (everything a request would
+    have sent out) and answers with the page planted for its host, or an empty page.
+
+    ``pages`` maps host names to page text (default: the partner portal's planted page);
+    ``fetched`` may be a list to record into (default: a new one).
     """
-    if fetched is None:
-        FETCHED_URLS.clear()
-        fetched = FETCHED_URLS
-    served = EXFILTRATION_PAGE if page is None else page
-    registry = ToolRegistry()
 
-    def fetch_url(url: str) -> str:
+    def __init__(self, pages: dict[str, str] | None = None, fetched: list | None = None) -> None:
+        self.pages = {PORTAL_HOST: EXFILTRATION_PAGE} if pages is None else dict(pages)
+        self.fetched: list[str] = [] if fetched is None else fetched
+
+    def open(self, url: str) -> str:
         """Open a web address and return the page's text. Changes nothing.
 
         Args:
             url: the full address, such as https://partners.acme.test/portal
         """
-        fetched.append(url)
-        if "partners.acme" in url:
-            return served
-        return f"(Fetched {url}: the server answered 200 OK with an empty page.)"
+        url = str(url)
+        self.fetched.append(url)
+        page = self.pages.get(_host(url))
+        return page if page is not None else f"(Fetched {url}: the server answered 200 OK with an empty page.)"
+
+
+def make_world(page: str | None = None, fetched: list | None = None,
+               private: str = PRIVATE_DATA) -> tuple[ToolRegistry, FakeWeb]:
+    """Exercise 12's world before the leak: ``(registry, web)``.
+
+    The registry holds one tool, ``get_customers`` (read-only, closed world, private), which
+    returns ``private``. The web serves ``page`` (default :data:`EXFILTRATION_PAGE`) at the
+    partner portal and records every address opened in ``web.fetched`` (or in ``fetched``, when
+    given). Each call builds a new world, so what one run does cannot reach the next.
+    """
+    web = FakeWeb({PORTAL_HOST: EXFILTRATION_PAGE if page is None else page}, fetched)
+    registry = ToolRegistry()
 
     def get_customers() -> str:
         """Read the company's customer list. Private data; changes nothing."""
-        return PRIVATE_DATA
+        return private
 
-    registry.add(fetch_url, read_only=True, open_world=True)
     registry.add(get_customers, read_only=True, open_world=False)
+    return registry, web
+
+
+def make_exfiltration_registry(page: str | None = None, fetched: list | None = None) -> ToolRegistry:
+    """The world of :func:`make_world` with the course's own ``fetch_url`` (read-only, open
+    world): the attack the check of exercise 12's last part runs, and the gate playground's.
+
+    By default every address opened is appended to :data:`FETCHED_URLS` (cleared here).
+    ``page`` and ``fetched`` swap in another planted page and another record, as exercise 12's
+    hidden variants do.
+    """
+    if fetched is None:
+        FETCHED_URLS.clear()
+        fetched = FETCHED_URLS
+    registry, web = make_world(page, fetched)
+    registry.add(web.open, name="fetch_url", read_only=True, open_world=True)
     return registry
 
 
