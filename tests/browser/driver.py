@@ -121,6 +121,57 @@ def read_outputs(page, run: NotebookRun) -> None:
     run.widget_failures = r["failed"]
 
 
+# What each saved live view shows, read without running anything. A view is "static" when it
+# shows the copy saved beside the widget (toolkit/widgets/_base.py), "widget" when the widget
+# manager drew it from the notebook's saved state; "pictures" counts the images that loaded.
+READ_VIEWS = """() => {
+    const out = [];
+    window.__nb.content.widgets.forEach((cell, i) => {
+        if (cell.model.type !== 'code') return;
+        const children = cell.node.querySelectorAll('.jp-OutputArea-child');
+        cell.model.outputs.toJSON().forEach((o, k) => {
+            if (!(o.data && o.data['%s'])) return;
+            const el = children[k] && children[k].querySelector('.jp-OutputArea-output');
+            const text = el ? el.innerText || '' : '';
+            const imgs = el ? Array.from(el.querySelectorAll('img')) : [];
+            const root = el && el.querySelector('.jupyter-widgets');
+            out.push({cell: i + 1, text: text.slice(0, 160), pngs: 'image/png' in o.data ? 1 : 0,
+                      pictures: imgs.filter((img) => img.complete && img.naturalWidth > 0).length,
+                      images: imgs.length,
+                      static: !!(el && el.querySelector('.toolkit-static-view')),
+                      widget: !!(root && !root.classList.contains('jupyter-widgets-error-widget')
+                                 && !/Error displaying widget|Loading widget/.test(text)),
+                      loading: /Loading widget/.test(text) || imgs.some((img) => !img.complete)});
+        });
+    });
+    return out;
+}""" % WIDGET_MIME
+
+PLACEHOLDER = ("Loading widget", "Error displaying widget", "Error rendering widget",
+               "run the notebook in Jupyter to use it", "model not found")
+
+
+def read_views(page) -> list[dict]:
+    """Wait (bounded) until no saved live view is still loading, then say what each shows."""
+    try:
+        page.wait_for_function(f"() => {{ const v = ({READ_VIEWS})(); "
+                               "return v.length > 0 && v.every((x) => !x.loading); }", timeout=RENDER_MS)
+    except Exception:  # noqa: BLE001 - what is read below says what is missing
+        pass
+    return page.evaluate(READ_VIEWS)
+
+
+def blank_views(views: list[dict], want: str) -> list[str]:
+    """The views that do not show ``want`` ("static" or "widget") with their pictures loaded."""
+    bad = []
+    for v in views:
+        shown = [p for p in PLACEHOLDER if p in v["text"]]
+        if not v[want] or shown or v["pictures"] < max(v["pngs"], 1 if v["images"] else 0):
+            bad.append(f"cell {v['cell']}: {want}={v[want]}, pictures {v['pictures']}/{v['images']}, "
+                       f"text {v['text'][:100]!r}")
+    return bad
+
+
 # the element that scrolls a notebook in JupyterLab 4 (the notebook itself, or its outer panel)
 SCROLLER = """() => { const n = window.__nb.content.node;
     return n.classList.contains('jp-WindowedPanel-outer') ? n

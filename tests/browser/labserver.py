@@ -82,7 +82,7 @@ class LabServer:
         return env
 
     def start(self) -> "LabServer":
-        env = self._prepare()
+        env = self.env = self._prepare()
         cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
                "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
@@ -123,6 +123,15 @@ class LabServer:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             body = resp.read()
         return json.loads(body) if body else None
+
+    def add_copy(self, source: Path, name: str, trusted: bool = False) -> str:
+        """Copy a notebook into the served folder as ``name``; with ``trusted``, sign it with
+        this server's key, as JupyterLab does when a user saves a notebook they ran."""
+        shutil.copy2(source, self.root / name)
+        if trusted:
+            subprocess.run([sys.executable, "-m", "jupyter", "trust", str(self.root / name)],
+                           env=self.env, check=True, capture_output=True, timeout=60)
+        return name
 
     def shutdown_kernels(self) -> None:
         """Close every session and kernel, so the next notebook has both CPU cores."""

@@ -61,3 +61,7 @@ def code_of(notebook: Path) -> str:
 
 def notebooks_showing(view: LiveView, notebooks: list[Path]) -> list[Path]:
     return [nb for nb in notebooks if view.call in code_of(nb)]
+
+
+def notebooks_with_live_views(notebooks: list[Path]) -> list[Path]:
+    return [nb for nb in notebooks if any(view.call in code_of(nb) for view in LIVE_VIEWS)]
