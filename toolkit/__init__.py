@@ -17,13 +17,17 @@ module                idea                                                     p
 ``reliability``       pass^k and pass@k                                         2.9
 ``retail``            a τ-bench-style world and a mock agent that slips         2.9, 2.11
 ``injection``         indirect prompt injection and the defended run            2.10
+``endpoints``         optional real models: OpenAI- and Anthropic-style APIs    2.5, 2.8
+``model_eval``        a real model on the BFCL cases and the retail pass^k      2.9
 ====================  =======================================================  ========
 
-Every model in this package is a mock, written to behave in one known way.
+Every model the lessons use is a mock, written to behave in one known way. ``endpoints`` lets
+a real model take a mock's place, optionally; nothing in the lessons needs one.
 """
 
 from .catalog import CATALOG_QUERIES, make_catalog
 from .data import load_json
+from .endpoints import ChatCompletionsModel, EndpointError, MessagesModel
 from .gate import PermissionGate, looks_like_injection, wrap_untrusted
 from .injection import (ATTACKER_PAGE, SENT_EMAILS, InjectableModel, injection_demo,
                         make_injection_registry)
@@ -68,4 +72,6 @@ __all__ = [
     "ATTACKER_PAGE", "SENT_EMAILS", "make_injection_registry", "InjectableModel", "injection_demo",
     "exfiltration_demo",
     "load_json",
+    # optional: a real model in a mock's place
+    "ChatCompletionsModel", "MessagesModel", "EndpointError",
 ]

@@ -1,0 +1,514 @@
+"""The endpoint adapters (toolkit/endpoints.py) against local fakes of the two APIs.
+
+No network and no key: tests/fakes/llm.py serves OpenAI's Chat Completions and Anthropic's
+Messages on 127.0.0.1 and refuses what the real services refuse (illegal names, BFCL types,
+a wrong key, unanswered tool calls), and answers the first request with 429 + Retry-After.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+import toolkit as T
+from tests.fakes.llm import FakeChatCompletions, FakeMessages, schema_type_problem
+from toolkit.demo_tools import make_weather_registry
+from toolkit.endpoints import (LEGAL_NAME, ChatCompletionsModel, EndpointError, MessagesModel,
+                               legal_names, wire_schema, wire_tools)
+
+KEY = "sk-test-LEAKCANARY-123"
+APIS = [(FakeChatCompletions, ChatCompletionsModel), (FakeMessages, MessagesModel)]
+IDS = ["openai", "anthropic"]
+
+
+def model_for(fake, cls, *, key=KEY, waits=None, **options):
+    waits = [] if waits is None else waits
+    return cls(fake.base_url, "test-model", key, sleep=waits.append, **options)
+
+
+def tool_results_in(body) -> int:
+    """How many tool results the conversation in a request body holds, in either format."""
+    n = 0
+    for m in body["messages"]:
+        if m.get("role") == "tool":
+            n += 1
+        elif isinstance(m.get("content"), list):
+            n += sum(1 for b in m["content"] if b.get("type") == "tool_result")
+    return n
+
+
+# --------------------------------------------------------------------------------------------
+# replies: parallel calls, text with calls, malformed arguments, refusals, stop reasons
+
+
+@pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
+def test_parallel_calls_with_text_come_back_in_the_mocks_shape(fake_cls, model_cls):
+    def respond(body):
+        return {"text": "Checking both.", "calls": [("get_weather", {"city": "Paris"}),
+                                                     ("get_weather", {"city": "Oslo", "unit": "celsius"})]}
+
+    with fake_cls(respond, api_key=KEY) as fake:
+        reply = model_for(fake, model_cls).respond([{"role": "user", "content": "Paris or Oslo?"}],
+                                                   make_weather_registry().list_schemas())
+    assert reply["content"] == "Checking both."
+    assert [(c["name"], c["arguments"]) for c in reply["tool_calls"]] == [
+        ("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Oslo", "unit": "celsius"})]
+    assert len({c["id"] for c in reply["tool_calls"]}) == 2
+    assert reply["stop_reason"] == ("tool_calls" if model_cls is ChatCompletionsModel else "tool_use")
+    assert reply["refusal"] is None
+
+
+@pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
+def test_a_whole_run_through_run_agent_with_parallel_calls(fake_cls, model_cls):
+    def respond(body):
+        if tool_results_in(body) == 0:
+            return {"calls": [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Oslo"})]}
+        return {"text": "Paris is warmer."}
+
+    with fake_cls(respond, api_key=KEY) as fake:
+        result = T.run_agent(model_for(fake, model_cls), make_weather_registry(), "Paris or Oslo?",
+                             system="Answer in one line.")
+        last = fake.requests[-1]["body"]
+    assert result.final == "Paris is warmer." and result.calls == 2 and result.stop_reason == "final"
+    assert [r.ok for _, r in result.results] == [True, True]
+    assert tool_results_in(last) == 2  # both answers went back, in the API's own format
+    if model_cls is MessagesModel:
+        assert last["system"] == "Answer in one line."
+        assert [m["role"] for m in last["messages"]] == ["user", "assistant", "user"]
+
+
+def test_malformed_json_arguments_reach_the_loops_validation_as_the_string_sent():
+    raw = '{"city": "Oslo"'  # cut off: not JSON
+
+    def respond(body):
+        if tool_results_in(body) == 0:
+            return {"calls": [("get_weather", {"city": "Paris"}), ("get_weather", raw)]}
+        return {"text": "done"}
+
+    with FakeChatCompletions(respond) as fake:
+        model = model_for(fake, ChatCompletionsModel)
+        first = model.respond([{"role": "user", "content": "x"}], make_weather_registry().list_schemas())
+        assert first["tool_calls"][1]["arguments"] == raw
+        result = T.run_agent(model, make_weather_registry(), "Paris and Oslo?")
+        sent_back = fake.requests[-1]["body"]["messages"]
+    call, answer = result.results[1]
+    assert call["arguments"] == raw
+    assert answer.kind == "invalid_args" and "arguments must be an object, got string" in answer.content
+    assert result.results[0][1].ok
+    # the next request carries the model's own string back, unchanged, with the error as the result
+    assistant = next(m for m in sent_back if m["role"] == "assistant")
+    assert assistant["tool_calls"][1]["function"]["arguments"] == raw
+    tool_msgs = [m for m in sent_back if m["role"] == "tool"]
+    assert "arguments must be an object" in tool_msgs[1]["content"]
+
+
+@pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
+def test_arguments_the_loop_can_repair_are_repaired(fake_cls, model_cls):
+    def respond(body):
+        if tool_results_in(body) == 0:
+            return {"calls": [("get_weather", {"City": "Paris", "unit": "Celsius"})]}
+        return {"text": "21"}
+
+    with fake_cls(respond) as fake:
+        result = T.run_agent(model_for(fake, model_cls), make_weather_registry(), "Paris?")
+    assert result.results[0][1].ok
+    assert any("renamed parameter 'City' to 'city'" in e for e in result.events)
+
+
+def test_json_that_is_not_an_object_stays_a_string_and_empty_arguments_are_an_empty_object():
+    def respond(body):
+        return {"calls": [("get_weather", "[1, 2]"), ("get_weather", "")]}
+
+    with FakeChatCompletions(respond, rate_limit_first=False) as fake:
+        reply = model_for(fake, ChatCompletionsModel).respond([{"role": "user", "content": "x"}],
+                                                              make_weather_registry().list_schemas())
+    assert [c["arguments"] for c in reply["tool_calls"]] == ["[1, 2]", {}]
+
+
+@pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
+def test_a_refusal_is_said_in_the_content_and_kept(fake_cls, model_cls):
+    def respond(body):
+        return {"refusal": "I can't help with that."}
+
+    with fake_cls(respond) as fake:
+        model = model_for(fake, model_cls)
+        reply = model.respond([{"role": "user", "content": "x"}], [])
+        result = T.run_agent(model, make_weather_registry(), "x")
+    assert reply["tool_calls"] == []
+    assert reply["refusal"] == "I can't help with that."
+    assert reply["content"] == "The model refused: I can't help with that."
+    assert result.final == "The model refused: I can't help with that."
+    if model_cls is MessagesModel:
+        assert reply["stop_reason"] == "refusal"
+
+
+@pytest.mark.parametrize("fake_cls,model_cls,expected", [
+    (FakeChatCompletions, ChatCompletionsModel, "length"), (FakeMessages, MessagesModel, "max_tokens")],
+    ids=IDS)
+def test_the_stop_reason_is_kept(fake_cls, model_cls, expected):
+    with fake_cls(lambda body: {"text": "half an ans", "stop": "length"}, rate_limit_first=False) as fake:
+        reply = model_for(fake, model_cls).respond([{"role": "user", "content": "x"}], [])
+    assert reply["stop_reason"] == expected and reply["content"] == "half an ans"
+
+
+@pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
+def test_usage_is_counted(fake_cls, model_cls):
+    with fake_cls() as fake:
+        model = model_for(fake, model_cls)
+        model.respond([{"role": "user", "content": "x"}], [])
+        model.respond([{"role": "user", "content": "y"}], [])
+    assert model.usage["requests"] == 3  # the 429 was a request too
+    assert model.usage["input_tokens"] > 0 and model.usage["output_tokens"] > 0
+
+
+# --------------------------------------------------------------------------------------------
+# retries, back-off, timeouts
+
+
+@pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
+def test_429_is_retried_after_the_seconds_retry_after_names(fake_cls, model_cls):
+    waits: list = []
+    with fake_cls(retry_after="3") as fake:
+        reply = model_for(fake, model_cls, waits=waits).respond([{"role": "user", "content": "x"}], [])
+        assert len(fake.requests) == 2
+    assert waits == [3.0]
+    assert reply["content"] == "ok"
+
+
+def failing(body):
+    raise RuntimeError("upstream down")  # the fake answers 500
+
+
+@pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
+def test_5xx_backs_off_exponentially_and_gives_up_after_max_retries(fake_cls, model_cls):
+    waits: list = []
+    with fake_cls(failing, rate_limit_first=False) as fake:
+        model = model_for(fake, model_cls, waits=waits, max_retries=3)
+        with pytest.raises(EndpointError) as err:
+            model.respond([{"role": "user", "content": "x"}], [])
+        assert len(fake.requests) == 4
+    assert waits == [0.5, 1.0, 2.0]
+    assert err.value.status == 500 and "after 4 tries" in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_back_off_waits_are_capped_and_their_total_is_bounded():
+    waits: list = []
+    with FakeChatCompletions(failing, rate_limit_first=False) as fake:
+        model = model_for(fake, ChatCompletionsModel, waits=waits, max_retries=8, max_wait=1000)
+        with pytest.raises(EndpointError):
+            model.respond([{"role": "user", "content": "x"}], [])
+    assert waits == [0.5, 1, 2, 4, 8, 16, 30, 30]
+    waits.clear()
+    with FakeChatCompletions(failing, rate_limit_first=False) as fake:
+        model = model_for(fake, ChatCompletionsModel, waits=waits, max_retries=8, max_wait=3)
+        with pytest.raises(EndpointError) as err:
+            model.respond([{"role": "user", "content": "x"}], [])
+    assert sum(waits) <= 3 and waits == [0.5, 1.0]
+    assert "limit of 3 s of waiting" in str(err.value)
+
+
+def test_a_retry_after_longer_than_the_waiting_limit_is_not_slept():
+    waits: list = []
+    with FakeChatCompletions(retry_after="600") as fake:
+        with pytest.raises(EndpointError) as err:
+            model_for(fake, ChatCompletionsModel, waits=waits).respond([{"role": "user", "content": "x"}], [])
+    assert waits == [] and err.value.status == 429 and "600" in str(err.value)
+
+
+@pytest.fixture
+def silent_server():
+    """A socket that accepts connections and never answers."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    sock.close()
+
+
+@pytest.mark.parametrize("model_cls", [ChatCompletionsModel, MessagesModel], ids=IDS)
+def test_a_timeout_is_one_clear_error(silent_server, model_cls):
+    model = model_cls(silent_server + "/v1", "m", KEY, timeout=0.3, sleep=lambda s: None)
+    with pytest.raises(EndpointError) as err:
+        model.respond([{"role": "user", "content": "x"}], [])
+    text = str(err.value)
+    assert err.value.kind == "timeout" and "within 0.3 s" in text and "\n" not in text
+    assert KEY not in text
+
+
+def test_no_server_at_all_says_so():
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there now
+    with pytest.raises(EndpointError) as err:
+        ChatCompletionsModel(f"http://127.0.0.1:{port}/v1", "m").respond([{"role": "user", "content": "x"}], [])
+    assert err.value.kind == "connection" and "is the server running" in str(err.value)
+
+
+# --------------------------------------------------------------------------------------------
+# 400, 401, 404: one line that says what to fix, never the key
+
+
+def one_line_error(fake, model) -> str:
+    with pytest.raises(EndpointError) as err:
+        model.respond([{"role": "user", "content": "x"}], [])
+    text = str(err.value)
+    assert "\n" not in text and KEY not in text and KEY not in repr(err.value)
+    assert len(fake.requests) >= 1
+    return text
+
+
+def test_400_names_the_field_the_server_named():
+    with FakeChatCompletions(rate_limit_first=False) as fake:
+        text = one_line_error(fake, model_for(fake, ChatCompletionsModel, extra_body={"stream": True}))
+    assert text.startswith("400 Bad Request") and "the field 'stream'" in text
+
+
+def test_400_from_anthropic_passes_on_the_servers_words():
+    with FakeMessages(rate_limit_first=False) as fake:
+        text = one_line_error(fake, model_for(fake, MessagesModel, anthropic_version="June"))
+    assert text.startswith("400 Bad Request") and "anthropic-version" in text
+
+
+@pytest.mark.parametrize("fake_cls,model_cls,var", [
+    (FakeChatCompletions, ChatCompletionsModel, "OPENAI_API_KEY"),
+    (FakeMessages, MessagesModel, "ANTHROPIC_API_KEY")], ids=IDS)
+def test_401_says_to_check_the_key_in_its_variable(fake_cls, model_cls, var):
+    with fake_cls(api_key="the-right-key") as fake:
+        text = one_line_error(fake, model_for(fake, model_cls))
+        assert f"check the API key in ${var}" in text
+        text = one_line_error(fake, model_for(fake, model_cls, api_key_env="UNI_LLM_KEY"))
+        assert "check the API key in $UNI_LLM_KEY" in text
+
+
+@pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
+def test_404_for_an_unknown_model_says_to_check_the_url_and_model(fake_cls, model_cls):
+    with fake_cls(model_names=["other-model"], rate_limit_first=False) as fake:
+        text = one_line_error(fake, model_for(fake, model_cls))
+    assert "check --base-url (OpenAI-style URLs end in /v1) and --model" in text
+    assert "'test-model'" in text
+
+
+def test_404_for_a_base_url_without_v1():
+    with FakeChatCompletions(rate_limit_first=False) as fake:
+        model = ChatCompletionsModel(fake.base_url[: -len("/v1")], "m")
+        text = one_line_error(fake, model)
+    assert text.startswith("404") and "end in /v1" in text
+
+
+@pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
+def test_the_key_goes_in_its_header_and_nowhere_else(fake_cls, model_cls):
+    with fake_cls(api_key=KEY) as fake:
+        model = model_for(fake, model_cls)
+        reply = model.respond([{"role": "user", "content": "x"}], [])
+        request = fake.requests[-1]
+    if model_cls is ChatCompletionsModel:
+        assert request["headers"]["authorization"] == f"Bearer {KEY}"
+    else:
+        assert request["headers"]["x-api-key"] == KEY
+        assert request["headers"]["anthropic-version"] == "2023-06-01"
+    assert KEY not in json.dumps(request["body"])
+    assert KEY not in repr(model) and KEY not in str(model) and "api_key=<set>" in repr(model)
+    assert KEY not in json.dumps(reply) and KEY not in json.dumps(model.last_response)
+
+
+def test_a_server_that_echoes_the_key_does_not_get_it_into_the_error():
+    class Echo(FakeChatCompletions):
+        def check_headers(self, headers):
+            from tests.fakes.llm import ApiError
+            raise ApiError(401, "invalid_request_error", f"Incorrect API key provided: {headers['authorization']}")
+
+    with Echo() as fake:
+        text = one_line_error(fake, model_for(fake, ChatCompletionsModel))
+    assert "[key hidden]" in text
+
+
+# --------------------------------------------------------------------------------------------
+# tool definitions real endpoints accept, and names mapped back
+
+
+BFCL_FUNCTION = {
+    "name": "math.hypot", "description": "Hypotenuse.",
+    "parameters": {"type": "dict", "required": ["x"], "properties": {
+        "x": {"type": "float", "description": "first"},
+        "point": {"type": "tuple", "items": {"type": "float"}},
+        "data": {"type": "any"},
+        "options": {"type": "dict", "properties": {
+            "scale": {"type": "integer"},
+            "pairs": {"type": "array", "items": {"type": "dict", "properties": {"k": {"type": "float"}}}}}},
+        "weird": {"type": "HashMap"},
+        "maybe": {"type": ["float", "null"]},
+    }},
+}
+
+
+def test_bfcl_types_become_json_schema_types_all_the_way_down():
+    before = json.dumps(BFCL_FUNCTION, sort_keys=True)
+    schema = wire_schema(BFCL_FUNCTION["parameters"])
+    assert json.dumps(BFCL_FUNCTION, sort_keys=True) == before  # the case itself is untouched
+    props = schema["properties"]
+    assert schema["type"] == "object" and schema["required"] == ["x"]
+    assert props["x"] == {"type": "number", "description": "first"}
+    assert props["point"] == {"type": "array", "items": {"type": "number"}}
+    assert props["data"] == {"type": "string"}  # as BFCL's own handlers send "any"
+    assert props["options"]["type"] == "object"
+    assert props["options"]["properties"]["pairs"]["items"] == {
+        "type": "object", "properties": {"k": {"type": "number"}}}
+    assert props["weird"] == {"type": "object"}
+    assert props["maybe"] == {"type": ["number", "null"]}
+    assert schema_type_problem(schema) is None  # what the fakes (and real APIs) check
+
+
+def test_a_missing_or_empty_schema_becomes_an_empty_object():
+    assert wire_schema(None) == {"type": "object", "properties": {}}
+    assert wire_schema({"type": "dict"}) == {"type": "object", "properties": {}}
+
+
+def test_names_get_legal_distinct_aliases():
+    long_dotted = "a." * 40  # 80 characters
+    names = legal_names(["math.hypot", "math_hypot", "math-hypot", "math hypot", long_dotted,
+                         long_dotted + "x", "ok_name", "ünïcode"])
+    assert names["math_hypot"] == "math_hypot" and names["math-hypot"] == "math-hypot"
+    assert names["math.hypot"] == "math_hypot_2" and names["math hypot"] == "math_hypot_3"
+    assert names["ok_name"] == "ok_name"
+    assert all(LEGAL_NAME.match(a) for a in names.values())
+    assert len(set(names.values())) == len(names)
+    assert len(names[long_dotted]) == 64 and len(names[long_dotted + "x"]) == 64
+
+
+def test_wire_tools_reads_registry_and_bfcl_definitions():
+    specs, names = wire_tools(make_weather_registry().list_schemas() + [BFCL_FUNCTION])
+    assert [s["name"] for s in specs] == ["get_weather", "flaky_rate", "slow_lookup", "math_hypot"]
+    assert names["math.hypot"] == "math_hypot"
+    assert specs[0]["parameters"]["properties"]["unit"]["enum"] == ["celsius", "fahrenheit"]
+
+
+@pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
+def test_illegal_names_go_out_as_aliases_and_come_back_as_the_original(fake_cls, model_cls):
+    seen = []
+
+    def respond(body):
+        seen.append(body)
+        if tool_results_in(body) == 0:
+            return {"calls": [("math_hypot", {"x": 3.0})]}
+        return {"text": "5"}
+
+    registry = T.ToolRegistry()
+    registry.register(T.Tool("math.hypot", "Hypotenuse.", lambda x: 5.0,
+                             wire_schema(BFCL_FUNCTION["parameters"])))
+    with fake_cls(respond) as fake:
+        result = T.run_agent(model_for(fake, model_cls), registry, "hypot?")
+    assert result.results[0][0]["name"] == "math.hypot" and result.results[0][1].ok
+    assert result.final == "5"
+    wire = json.dumps(seen[-1])
+    assert "math.hypot" not in wire and "math_hypot" in wire  # tools and history both use the alias
+
+
+def test_a_made_up_illegal_name_is_answered_and_sent_back_legally():
+    def respond(body):
+        if tool_results_in(body) == 0:
+            return {"calls": [("no.such.tool", {})]}
+        return {"text": "sorry"}
+
+    with FakeChatCompletions(respond) as fake:
+        result = T.run_agent(model_for(fake, ChatCompletionsModel), make_weather_registry(), "x")
+    assert result.results[0][1].kind == "unknown_tool" and result.final == "sorry"
+
+
+# --------------------------------------------------------------------------------------------
+# the request bodies are what the official SDKs send for the same call
+
+
+CONVERSATION = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "Paris or Oslo, and the hypotenuse of 3 and 4?"},
+    {"role": "assistant", "content": "Looking.", "tool_calls": [
+        {"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}},
+        {"id": "c2", "name": "math.hypot", "arguments": '{"x": 3'}]},
+    {"role": "tool", "tool_call_id": "c1", "name": "get_weather", "content": "21", "is_error": False},
+    {"role": "tool", "tool_call_id": "c2", "name": "math.hypot", "content": "bad", "is_error": True},
+    {"role": "user", "content": "And Oslo?"},
+]
+TOOLS = [make_weather_registry().list_schemas()[0], BFCL_FUNCTION]
+
+
+def weather_parameters():
+    return make_weather_registry().list_schemas()[0]["inputSchema"]
+
+
+def hypot_parameters():
+    return {"type": "object", "required": ["x"], "properties": {
+        "x": {"type": "number", "description": "first"},
+        "point": {"type": "array", "items": {"type": "number"}},
+        "data": {"type": "string"},
+        "options": {"type": "object", "properties": {
+            "scale": {"type": "integer"},
+            "pairs": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "number"}}}}}},
+        "weird": {"type": "object"},
+        "maybe": {"type": ["number", "null"]}}}
+
+
+def captured_body(fake_cls, model_cls, **options):
+    with fake_cls(rate_limit_first=False) as fake:
+        model_for(fake, model_cls, **options).respond(CONVERSATION, TOOLS)
+        return fake.requests[-1]["body"]
+
+
+def test_chat_completions_body_equals_the_openai_sdks():
+    sdk = pytest.importorskip("tests.fakes.llm").sdk_request_body
+    pytest.importorskip("openai")
+    expected = sdk("openai", model="test-model", temperature=0, messages=[
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Paris or Oslo, and the hypotenuse of 3 and 4?"},
+        {"role": "assistant", "content": "Looking.", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
+            {"id": "c2", "type": "function", "function": {"name": "math_hypot", "arguments": '{"x": 3'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "21"},
+        {"role": "tool", "tool_call_id": "c2", "content": "bad"},
+        {"role": "user", "content": "And Oslo?"},
+    ], tools=[
+        {"type": "function", "function": {"name": "get_weather", "description": TOOLS[0]["description"],
+                                          "parameters": weather_parameters()}},
+        {"type": "function", "function": {"name": "math_hypot", "description": "Hypotenuse.",
+                                          "parameters": hypot_parameters()}},
+    ])
+    assert captured_body(FakeChatCompletions, ChatCompletionsModel) == expected
+
+
+def test_messages_body_equals_the_anthropic_sdks():
+    sdk = pytest.importorskip("tests.fakes.llm").sdk_request_body
+    pytest.importorskip("anthropic")
+    expected = sdk("anthropic", model="test-model", max_tokens=1024, system="Be brief.", messages=[
+        {"role": "user", "content": "Paris or Oslo, and the hypotenuse of 3 and 4?"},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "Looking."},
+            {"type": "tool_use", "id": "c1", "name": "get_weather", "input": {"city": "Paris"}},
+            {"type": "tool_use", "id": "c2", "name": "math_hypot", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "c1", "content": "21"},
+            {"type": "tool_result", "tool_use_id": "c2", "content": "bad", "is_error": True},
+            {"type": "text", "text": "And Oslo?"}]},
+    ], tools=[
+        {"name": "get_weather", "description": TOOLS[0]["description"], "input_schema": weather_parameters()},
+        {"name": "math_hypot", "description": "Hypotenuse.", "input_schema": hypot_parameters()},
+    ])
+    assert captured_body(FakeMessages, MessagesModel) == expected
+
+
+def test_settings_reach_the_body():
+    body = captured_body(FakeChatCompletions, ChatCompletionsModel, temperature=None, extra_body={"seed": 7})
+    assert "temperature" not in body and body["seed"] == 7
+    body = captured_body(FakeMessages, MessagesModel, max_tokens=64, temperature=0.5)
+    assert body["max_tokens"] == 64 and body["temperature"] == 0.5
+
+
+def test_bad_settings_are_refused_at_once():
+    with pytest.raises(ValueError, match="http"):
+        ChatCompletionsModel("localhost:11434/v1", "m")
+    with pytest.raises(ValueError, match="model"):
+        ChatCompletionsModel("http://localhost:11434/v1", "")
+    with pytest.raises(ValueError, match="max_tokens"):
+        MessagesModel("http://localhost", "m", max_tokens=0)
