@@ -512,3 +512,13 @@ def test_bad_settings_are_refused_at_once():
         ChatCompletionsModel("http://localhost:11434/v1", "")
     with pytest.raises(ValueError, match="max_tokens"):
         MessagesModel("http://localhost", "m", max_tokens=0)
+
+
+def test_a_short_placeholder_key_is_not_scrubbed_out_of_ordinary_words():
+    # Ollama and friends accept any key; people pass "ollama". It is no secret, and hiding it
+    # would turn the model's name "ollama/llama3" into nonsense in every message.
+    with FakeChatCompletions(model_names=["x"], rate_limit_first=False) as fake:
+        model = ChatCompletionsModel(fake.base_url, "ollama/llama3", "ollama")
+        with pytest.raises(EndpointError) as err:
+            model.respond([{"role": "user", "content": "x"}], [])
+    assert "'ollama/llama3'" in str(err.value)

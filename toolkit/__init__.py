@@ -28,6 +28,7 @@ a real model take a mock's place, optionally; nothing in the lessons needs one.
 from .catalog import CATALOG_QUERIES, make_catalog
 from .data import load_json
 from .endpoints import ChatCompletionsModel, EndpointError, MessagesModel
+from .model_eval import real_model_from_env
 from .gate import PermissionGate, looks_like_injection, wrap_untrusted
 from .injection import (ATTACKER_PAGE, SENT_EMAILS, InjectableModel, injection_demo,
                         make_injection_registry)
@@ -73,5 +74,5 @@ __all__ = [
     "exfiltration_demo",
     "load_json",
     # optional: a real model in a mock's place
-    "ChatCompletionsModel", "MessagesModel", "EndpointError",
+    "ChatCompletionsModel", "MessagesModel", "EndpointError", "real_model_from_env",
 ]

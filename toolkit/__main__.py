@@ -1,4 +1,5 @@
-"""Command line: ``python -m toolkit demo`` or ``python -m toolkit serve``."""
+"""Command line: ``python -m toolkit demo``, ``serve``, ``doctor``, and, with a real model,
+``bfcl`` and ``passk`` (toolkit/model_eval.py)."""
 
 from __future__ import annotations
 
@@ -14,13 +15,23 @@ python -m toolkit serve --http [--port 8765] [--no-auth]
                            prints a token that clients send as 'Authorization: Bearer TOKEN'
     serve options: --page-size N (page tools/list), --trace (wire log on stderr),
                    --latest (speak revision 2025-11-25 too, beyond the pack's 2025-06-18)
+python -m toolkit bfcl  --api openai|anthropic --base-url URL --model NAME
+                        [--api-key-env VAR] [--categories LIST] [--limit N]
+                        [--out replies.jsonl] [--summary summary.json]
+                           score a real model on the shipped BFCL cases (README, 'Using a real model')
+python -m toolkit passk --api openai|anthropic --base-url URL --model NAME [--trials N] [--summary FILE]
+                           a real model as the retail world's agent: pass^k and pass@k
 """
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in ("bfcl", "passk"):
+        from .model_eval import cli
+        return cli(argv)
     parser = argparse.ArgumentParser(prog="python -m toolkit", usage=USAGE,
                                      description="The Week 3 tool-use toolkit.")
-    parser.add_argument("command", choices=["demo", "serve", "doctor"], help="what to run")
+    parser.add_argument("command", choices=["demo", "serve", "doctor", "bfcl", "passk"], help="what to run")
     serve_opts = parser.add_argument_group("serve options (toolkit/mcp, pack §2.6)")
     serve_opts.add_argument("--http", action="store_true", help="Streamable HTTP on 127.0.0.1 instead of stdio")
     serve_opts.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765; 0 picks a free one)")

@@ -308,7 +308,11 @@ class _Endpoint:
         return self._parse(data, {wire: orig for orig, wire in names.items()})
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self._api_key, "[key hidden]") if self._api_key else text
+        """``text`` with the key replaced, should a server echo it. Keys shorter than 8
+        characters (``ollama``, ``none``: placeholders local servers accept) are no secret,
+        and replacing them would mangle ordinary words."""
+        key = self._api_key
+        return text.replace(key, "[key hidden]") if key and len(key) >= 8 else text
 
     def _fail(self, message: str, status: int | None = None, kind: str = "protocol") -> EndpointError:
         return EndpointError(self._scrub(_one_line(message)), status, kind)

@@ -1,0 +1,501 @@
+"""A real model through the course's own experiments: BFCL scoring and pass^k.
+
+Pack §2.9 (BFCL checks the call itself; τ-bench judges the final state and reports pass^k).
+The lessons measure mocks, so their numbers are the same for everyone. This module runs a
+real model (see :mod:`toolkit.endpoints`) through the same harness:
+
+* :func:`run_bfcl` sends each shipped BFCL case (its question as the conversation, its
+  functions as tools), turns the reply into the scorer's input (the tool calls, mapped back to
+  BFCL's names, or the text when the model made no call) and scores it with
+  :func:`toolkit.scoring.classify`;
+* :func:`run_passk` runs the retail world's tasks with the model as the agent, ``trials``
+  times each, and computes pass^k and pass@k from the per-task counts.
+
+``python -m toolkit bfcl …`` and ``python -m toolkit passk …`` (:func:`cli`) print both as
+tables, and notebooks 02, 09 and 10 call :func:`notebook_loop`, :func:`notebook_bfcl` and
+:func:`notebook_passk`, which do nothing but print how to configure a model until the
+``TOOLKIT_MODEL_*`` variables are set. Every number printed carries the model's name and the
+date: it is a measurement of that model, on that endpoint, on that day.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
+
+from .endpoints import ChatCompletionsModel, EndpointError, MessagesModel, wire_tools
+from .reliability import pass_at_k, pass_hat_k
+from .retail import POLICY, POLICY_EXTENDED, RETAIL_TASKS, RETAIL_TASKS_EXTENDED, retail_outcomes
+from .scoring import FAILURE_TYPES, case_category, classify, load_bfcl
+
+__all__ = ["make_model", "real_model_from_env", "reply_to_output", "select_cases", "run_bfcl",
+           "bfcl_summary", "format_bfcl", "run_passk", "format_passk", "estimate_bfcl_cost",
+           "estimate_passk_cost", "notebook_loop", "notebook_bfcl", "notebook_passk", "cli",
+           "APIS", "KEY_ENV", "NOT_CONFIGURED", "BFCL_CATEGORIES"]
+
+APIS = {"openai": ChatCompletionsModel, "anthropic": MessagesModel}
+KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
+ENDPOINT_ERROR = "endpoint_error"  # a case the endpoint did not answer; counted as a failure
+
+NOT_CONFIGURED = ("No real model configured (optional): set TOOLKIT_MODEL_API=openai or anthropic, "
+                  "TOOLKIT_MODEL_BASE_URL, TOOLKIT_MODEL and the key in OPENAI_API_KEY or "
+                  "ANTHROPIC_API_KEY (or in the variable TOOLKIT_MODEL_KEY_ENV names), then restart "
+                  "the kernel; README, 'Using a real model'.")
+
+
+# --------------------------------------------------------------------------------------------
+# making a model
+
+
+def make_model(api: str, base_url: str, model: str, api_key_env: str | None = None,
+               environ: Mapping[str, str] | None = None, **options: Any):
+    """An endpoint model whose key is read from the variable ``api_key_env`` (default
+    ``OPENAI_API_KEY`` or ``ANTHROPIC_API_KEY``). A missing key is fine: local servers need none."""
+    if api not in APIS:
+        raise ValueError(f"api must be one of {', '.join(APIS)}, got {api!r}")
+    environ = os.environ if environ is None else environ
+    key_env = api_key_env or KEY_ENV[api]
+    return APIS[api](base_url, model, environ.get(key_env) or None, api_key_env=key_env, **options)
+
+
+def real_model_from_env(environ: Mapping[str, str] | None = None):
+    """The model named by ``TOOLKIT_MODEL_API``, ``TOOLKIT_MODEL_BASE_URL`` and ``TOOLKIT_MODEL``
+    (key in ``TOOLKIT_MODEL_KEY_ENV``'s variable, else the API's usual one); ``None`` when none
+    of them is set. Raises ``ValueError`` naming what is missing when only some are set."""
+    environ = os.environ if environ is None else environ
+    wanted = ("TOOLKIT_MODEL_API", "TOOLKIT_MODEL_BASE_URL", "TOOLKIT_MODEL")
+    given = {v: environ.get(v, "").strip() for v in wanted}
+    if not any(given.values()):
+        return None
+    missing = [v for v, value in given.items() if not value]
+    if missing:
+        raise ValueError(f"set {', '.join(missing)} too (or unset all three to use the mocks only)")
+    return make_model(given["TOOLKIT_MODEL_API"].lower(), given["TOOLKIT_MODEL_BASE_URL"],
+                      given["TOOLKIT_MODEL"], environ.get("TOOLKIT_MODEL_KEY_ENV") or None, environ)
+
+
+def _label(model) -> str:
+    return f"[{model.model}, {datetime.date.today().isoformat()}]"
+
+
+# --------------------------------------------------------------------------------------------
+# BFCL
+
+
+def reply_to_output(reply: Mapping) -> Any:
+    """What the scorer reads from a reply: its tool calls as ``[(name, arguments)]`` (arguments
+    the model sent as malformed JSON stay the string it wrote), or, when it made no call, its
+    text (``""`` if none), which on an irrelevance case is the abstention BFCL wants."""
+    calls = reply.get("tool_calls") or []
+    if calls:
+        return [(c.get("name"), c.get("arguments")) for c in calls]
+    content = reply.get("content")
+    return content if isinstance(content, str) else ""
+
+
+def select_cases(categories: Iterable[str] | None = None, limit: int | None = None) -> list[dict]:
+    """The shipped BFCL cases of ``categories`` (all five by default). ``limit`` keeps at most
+    that many, taken in turn from each category (its first cases), so every category is seen."""
+    categories = list(categories or BFCL_CATEGORIES)
+    unknown = [c for c in categories if c not in BFCL_CATEGORIES]
+    if unknown:
+        raise ValueError(f"unknown BFCL categories {unknown}; choose from {', '.join(BFCL_CATEGORIES)}")
+    per_category = [load_bfcl(c) for c in dict.fromkeys(categories)]
+    if limit is None:
+        return [case for cases in per_category for case in cases]
+    if limit < 1:
+        raise ValueError("limit must be 1 or more")
+    chosen: list[list[dict]] = [[] for _ in per_category]
+    taken, depth = 0, 0
+    while taken < limit and any(depth < len(c) for c in per_category):
+        for i, cases in enumerate(per_category):
+            if taken < limit and depth < len(cases):
+                chosen[i].append(cases[depth])
+                taken += 1
+        depth += 1
+    return [case for cases in chosen for case in cases]
+
+
+def _fatal(exc: EndpointError) -> bool:
+    """Errors that every later request would repeat: a refused key, a wrong URL or model, no server."""
+    return exc.status in (401, 403, 404) or exc.kind == "connection"
+
+
+def run_bfcl(model, cases: Sequence[Mapping], *, progress: Callable[[int, int, str], Any] | None = None,
+             on_result: Callable[[dict], Any] | None = None, max_errors_in_a_row: int = 3) -> list[dict]:
+    """Send each case to ``model`` and score its reply with :func:`classify` (pack §2.9).
+
+    Returns one record per case: ``{"id", "category", "label", "output", "reply",
+    "response"}`` (``output`` is what the scorer read, ``response`` the server's JSON).
+    A case the endpoint fails to answer (a 400 for that case, a timeout, a 5xx that outlasted
+    the retries) is labelled ``endpoint_error`` and counts as failed; a refused key, a wrong URL
+    or model, or ``max_errors_in_a_row`` such failures stop the run with that error.
+    """
+    records = []
+    in_a_row = 0
+    for i, case in enumerate(cases):
+        if progress:
+            progress(i, len(cases), str(case.get("id")))
+        messages = [dict(m) for m in case["question"][0]]
+        try:
+            reply = model.respond(messages, case["function"])
+        except EndpointError as exc:
+            in_a_row += 1
+            if _fatal(exc) or in_a_row >= max_errors_in_a_row:
+                raise
+            record = {"id": case.get("id"), "category": case_category(case), "label": ENDPOINT_ERROR,
+                      "output": None, "reply": None, "response": None, "error": str(exc)}
+        else:
+            in_a_row = 0
+            output = reply_to_output(reply)
+            record = {"id": case.get("id"), "category": case_category(case),
+                      "label": classify(case, output), "output": output, "reply": reply,
+                      "response": getattr(model, "last_response", None)}
+        records.append(record)
+        if on_result:
+            on_result(record)
+    if progress:
+        progress(len(cases), len(cases), "done")
+    return records
+
+
+def bfcl_summary(model_name: str, records: Sequence[Mapping]) -> dict:
+    """``{"model", "cases", "overall", "by_category", "failures"}``: the shape of
+    :func:`toolkit.evaluate_calls` plus the model's name and the number of cases."""
+    if not records:
+        raise ValueError("no cases were scored")
+    totals: dict[str, list[int]] = {}
+    failures: dict[str, int] = {}
+    for r in records:
+        cat = totals.setdefault(r["category"], [0, 0])
+        cat[1] += 1
+        if r["label"] == "pass":
+            cat[0] += 1
+        else:
+            failures[r["label"]] = failures.get(r["label"], 0) + 1
+    passed = sum(ok for ok, _ in totals.values())
+    return {"model": model_name, "cases": len(records), "overall": passed / len(records),
+            "by_category": {c: ok / n for c, (ok, n) in totals.items()},
+            "failures": failures}
+
+
+def format_bfcl(summary: Mapping, records: Sequence[Mapping], model) -> str:
+    """The per-category table, each figure labelled as a measurement of that model that day."""
+    label = _label(model)
+    counts: dict[str, list[int]] = {}
+    for r in records:
+        c = counts.setdefault(r["category"], [0, 0])
+        c[0] += r["label"] == "pass"
+        c[1] += 1
+    lines = [f"BFCL on {summary['cases']} shipped cases: {model.model} at {model.base_url}, measured "
+             f"{datetime.date.today().isoformat()}",
+             f"{'category':20} {'cases':>5} {'passed':>6} {'accuracy':>9}"]
+    for cat, (ok, n) in counts.items():
+        lines.append(f"{cat:20} {n:>5} {ok:>6} {summary['by_category'][cat]:>9.3f}")
+    passed = sum(ok for ok, _ in counts.values())
+    lines.append(f"{'overall':20} {summary['cases']:>5} {passed:>6} {summary['overall']:>9.3f}")
+    order = [t for t in FAILURE_TYPES + (ENDPOINT_ERROR,) if t in summary["failures"]]
+    if order:
+        lines.append("failures: " + ", ".join(f"{t} {summary['failures'][t]}" for t in order))
+    lines.append(_usage_line(model))
+    lines.append(f"{label} These numbers measure {model.model} on this endpoint on this day, on "
+                 f"{summary['cases']} of BFCL's cases scored by the course's scorer; not a leaderboard score.")
+    return "\n".join(lines)
+
+
+def _usage_line(model) -> str:
+    u = model.usage
+    return (f"requests {u['requests']}, tokens in {u['input_tokens']:,} / out {u['output_tokens']:,} "
+            "(as the endpoint counted them; 0 if it does not report usage)")
+
+
+def _tokens(text: str) -> int:
+    return len(text) // 4 + 1  # the usual rough rule for English and JSON: four characters a token
+
+
+def estimate_bfcl_cost(cases: Sequence[Mapping]) -> dict:
+    """Requests (one per case) and rough tokens: the question and tool definitions in, a short
+    call out. A rough guide (four characters a token), not a bill."""
+    tokens_in = sum(_tokens(json.dumps(c["question"][0]) + json.dumps(wire_tools(c["function"])[0])) + 20
+                    for c in cases)
+    return {"requests": len(cases), "input_tokens": tokens_in, "output_tokens": 60 * len(cases)}
+
+
+def _retail(extended: bool) -> tuple[list[dict], str]:
+    return (RETAIL_TASKS_EXTENDED, POLICY_EXTENDED) if extended else (RETAIL_TASKS, POLICY)
+
+
+def estimate_passk_cost(trials: int, extended: bool = False) -> dict:
+    """About three model turns a trial (look up, act, answer), each resending the policy, the
+    tool definitions and the conversation so far. Rough, as :func:`estimate_bfcl_cost`."""
+    from .retail import RetailEnv
+    tasks, policy = _retail(extended)
+    tools = json.dumps(wire_tools(RetailEnv(extended=extended).registry.list_schemas())[0])
+    per_turn = _tokens(policy + tools) + 60
+    requests = 3 * trials * len(tasks)
+    return {"requests": requests, "input_tokens": requests * (per_turn + 100),
+            "output_tokens": requests * 50}
+
+
+def _cost_line(cost: Mapping) -> str:
+    return (f"about {cost['requests']} requests, roughly {cost['input_tokens']:,} input and "
+            f"{cost['output_tokens']:,} output tokens (a rough guide: four characters a token)")
+
+
+# --------------------------------------------------------------------------------------------
+# pass^k on the retail world
+
+
+def _ks(n: int) -> list[int]:
+    ks, k = [], 1
+    while k <= n:
+        ks.append(k)
+        k *= 2
+    return ks
+
+
+def run_passk(model, trials: int = 8, *, extended: bool = False,
+              progress: Callable[[int, int, str], Any] | None = None) -> dict:
+    """Each retail task ``trials`` times with ``model`` as the agent (pack §2.9, τ-bench).
+
+    Returns ``{"model", "trials", "tasks": {task id: successes}, "pass_hat_k": {k: value},
+    "pass_at_k": {k: value}}`` for k = 1, 2, 4, … up to ``trials``. Every trial is a fresh
+    world and a fresh conversation; the model's own randomness (if any) is all that varies.
+    """
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise ValueError("trials must be a positive integer")
+    tasks, _ = _retail(extended)
+    done = {"n": 0}
+    total = trials * len(tasks)
+
+    def agent(task, rng, p_skip_check, p_typo):  # the same real model for every trial
+        if progress:
+            progress(done["n"], total, f"{task['id']} trial")
+        done["n"] += 1
+        return model
+
+    rows = retail_outcomes(trials, tasks=tasks, agent=agent)
+    if progress:
+        progress(total, total, "done")
+    counts = [sum(row) for row in rows]
+    return {"model": model.model, "trials": trials,
+            "tasks": {t["id"]: c for t, c in zip(tasks, counts)},
+            "pass_hat_k": {k: pass_hat_k(counts, trials, k) for k in _ks(trials)},
+            "pass_at_k": {k: pass_at_k(counts, trials, k) for k in _ks(trials)}}
+
+
+def format_passk(result: Mapping, model) -> str:
+    label = _label(model)
+    n = result["trials"]
+    lines = [f"Retail world, {len(result['tasks'])} tasks x {n} trials: {model.model} at {model.base_url}, "
+             f"measured {datetime.date.today().isoformat()}",
+             "successes per task: " + ", ".join(f"{t} {c}/{n}" for t, c in result["tasks"].items()),
+             f"{'k':>3} {'pass^k':>8} {'pass@k':>8}"]
+    for k in result["pass_hat_k"]:
+        lines.append(f"{k:>3} {result['pass_hat_k'][k]:>8.3f} {result['pass_at_k'][k]:>8.3f}")
+    lines.append(_usage_line(model))
+    lines.append(f"{label} A measurement of {model.model} on the course's retail world on this day; "
+                 f"with {n} trials a task, each pass^k is itself uncertain.")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# the notebooks' optional sections
+
+
+def _configured(environ: Mapping[str, str] | None):
+    try:
+        model = real_model_from_env(environ)
+    except ValueError as exc:
+        print(f"Real model not set up: {exc}.")
+        return None
+    if model is None:
+        print(NOT_CONFIGURED)
+    return model
+
+
+def _guarded(run: Callable[[], Any]) -> Any:
+    try:
+        return run()
+    except EndpointError as exc:
+        print(f"The endpoint failed: {exc}")
+        return None
+
+
+def notebook_loop(user: str = "Is it warmer in Paris or Oslo?", environ: Mapping[str, str] | None = None):
+    """Notebook 02: the happy-path question through the same loop and weather tools, with
+    the configured model in place of the script. Prints the transcript; returns the result."""
+    from .demo_tools import make_weather_registry
+    from .loop import run_agent
+    from .widgets.transcript_view import transcript_text
+    model = _configured(environ)
+    if model is None:
+        return None
+    print(f"{_label(model)} one question, up to 8 requests; roughly 400 tokens in and 50 out per request.")
+
+    def go():
+        result = run_agent(model, make_weather_registry(), user)
+        print(transcript_text(result))
+        print(f"{_label(model)} {result.steps} model turns, {result.calls} tool calls, stop: "
+              f"{result.stop_reason}. {_usage_line(model)}")
+        return result
+    return _guarded(go)
+
+
+def notebook_bfcl(limit: int = 10, environ: Mapping[str, str] | None = None):
+    """Notebook 09: ``limit`` shipped BFCL cases (spread over the five categories) sent to the
+    configured model and scored as the mocks were. Prints the table; returns the summary."""
+    model = _configured(environ)
+    if model is None:
+        return None
+    cases = select_cases(limit=limit)
+    print(f"{_label(model)} BFCL, {len(cases)} cases: {_cost_line(estimate_bfcl_cost(cases))}.")
+
+    def go():
+        records = run_bfcl(model, cases)
+        summary = bfcl_summary(model.model, records)
+        print(format_bfcl(summary, records, model))
+        return summary
+    return _guarded(go)
+
+
+def notebook_passk(trials: int = 4, environ: Mapping[str, str] | None = None):
+    """Notebook 10: the retail tasks ``trials`` times each with the configured model as the
+    agent; prints pass^k and pass@k with the per-task counts; returns the result."""
+    model = _configured(environ)
+    if model is None:
+        return None
+    print(f"{_label(model)} retail pass^k, {trials} trials a task: {_cost_line(estimate_passk_cost(trials))}.")
+
+    def go():
+        result = run_passk(model, trials)
+        print(format_passk(result, model))
+        return result
+    return _guarded(go)
+
+
+# --------------------------------------------------------------------------------------------
+# command line
+
+
+class _Bar:
+    """A progress bar on stderr: redrawn in place on a terminal, a line every tenth otherwise."""
+
+    def __init__(self, stream: TextIO, width: int = 30) -> None:
+        self.stream, self.width = stream, width
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.shown = -1
+
+    def __call__(self, i: int, n: int, what: str) -> None:
+        filled = self.width * i // max(n, 1)
+        text = f"[{'#' * filled}{'.' * (self.width - filled)}] {i}/{n} {what}"
+        if self.tty:
+            self.stream.write("\r" + text[:79].ljust(79))
+            if i >= n:
+                self.stream.write("\n")
+        else:
+            tenth = 10 * i // max(n, 1)
+            if tenth == self.shown:
+                return
+            self.shown = tenth
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def _parser(command: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"python -m toolkit {command}",
+                                description=("Score a real model on the shipped BFCL cases (pack §2.9)."
+                                             if command == "bfcl" else
+                                             "pass^k and pass@k of a real model in the retail world (pack §2.9)."))
+    p.add_argument("--api", choices=sorted(APIS), required=True,
+                   help="wire format: openai (Chat Completions; also Ollama, vLLM, llama.cpp, LM Studio) or anthropic")
+    p.add_argument("--base-url", required=True,
+                   help="e.g. https://api.openai.com/v1, http://localhost:11434/v1, https://api.anthropic.com")
+    p.add_argument("--model", required=True, help="the model's name as the endpoint knows it")
+    p.add_argument("--api-key-env", default=None,
+                   help="environment variable holding the key (default OPENAI_API_KEY or ANTHROPIC_API_KEY; "
+                        "a local server needs none)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each answer (default 60)")
+    p.add_argument("--max-retries", type=int, default=4, help="retries after 429/5xx (default 4)")
+    p.add_argument("--temperature", default=None,
+                   help="sampling temperature (default: 0 for openai, left out for anthropic); "
+                        "'none' leaves it out, for models that accept only their default")
+    p.add_argument("--max-tokens", type=int, default=1024, help="anthropic only: max_tokens (default 1024)")
+    if command == "bfcl":
+        p.add_argument("--categories", default=None,
+                       help="comma-separated, from " + ",".join(BFCL_CATEGORIES) + " (default all)")
+        p.add_argument("--limit", type=int, default=None,
+                       help="at most N cases, taken in turn from each category (default all 250)")
+        p.add_argument("--out", default=None, help="write every raw reply here, one JSON line per case")
+    else:
+        p.add_argument("--trials", type=int, default=8, help="trials per task (default 8)")
+        p.add_argument("--extended", action="store_true", help="add the extended world's tasks (T5, ordered writes)")
+    p.add_argument("--summary", default=None, help="write the summary here as JSON")
+    return p
+
+
+def _model_from_args(args: argparse.Namespace, environ: Mapping[str, str]):
+    options: dict = {"timeout": args.timeout, "max_retries": args.max_retries}
+    if args.temperature is not None:
+        options["temperature"] = None if args.temperature.lower() == "none" else float(args.temperature)
+    if args.api == "anthropic":
+        options["max_tokens"] = args.max_tokens
+    return make_model(args.api, args.base_url, args.model, args.api_key_env, environ, **options)
+
+
+def _write_json(path: str, data: Any, scrub: Callable[[str], str]) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(scrub(json.dumps(data, indent=1)) + "\n")
+
+
+def cli(argv: Sequence[str], *, stdout: TextIO | None = None, stderr: TextIO | None = None,
+        environ: Mapping[str, str] | None = None) -> int:
+    """``python -m toolkit bfcl|passk …``: 0 when the run finished, 2 on a usage or endpoint error."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    environ = os.environ if environ is None else environ
+    command, rest = argv[0], list(argv[1:])
+    args = _parser(command).parse_args(rest)
+    try:
+        model = _model_from_args(args, environ)
+        if command == "bfcl":
+            categories = [c.strip() for c in args.categories.split(",") if c.strip()] if args.categories else None
+            cases = select_cases(categories, args.limit)
+        elif args.trials < 1:
+            raise ValueError("--trials must be 1 or more")
+    except ValueError as exc:
+        print(f"python -m toolkit {command}: {exc}", file=stderr)
+        return 2
+    scrub = model._scrub
+    bar = _Bar(stderr)
+    try:
+        if command == "bfcl":
+            print(f"{_label(model)} {len(cases)} cases: {_cost_line(estimate_bfcl_cost(cases))}.", file=stderr)
+            out = open(args.out, "w", encoding="utf-8") if args.out else None
+            try:
+                def keep(record: dict) -> None:
+                    if out:
+                        out.write(scrub(json.dumps(record)) + "\n")
+                        out.flush()
+                records = run_bfcl(model, cases, progress=bar, on_result=keep)
+            finally:
+                if out:
+                    out.close()
+            summary = bfcl_summary(model.model, records)
+            print(scrub(format_bfcl(summary, records, model)), file=stdout)
+        else:
+            print(f"{_label(model)} {args.trials} trials a task: "
+                  f"{_cost_line(estimate_passk_cost(args.trials, args.extended))}.", file=stderr)
+            summary = run_passk(model, args.trials, extended=args.extended, progress=bar)
+            print(scrub(format_passk(summary, model)), file=stdout)
+    except EndpointError as exc:
+        print(f"\npython -m toolkit {command}: stopped: {exc}", file=stderr)
+        return 2
+    if args.summary:
+        _write_json(args.summary, summary, scrub)
+    return 0
