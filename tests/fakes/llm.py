@@ -193,14 +193,14 @@ class _FakeEndpoint:
 
     def check_tool_schema(self, schema, where):
         """Refuse a schema that is not an object, or uses a type JSON Schema does not have."""
-        if not isinstance(schema, dict) or schema.get("type") != "object":
-            raise self.bad_schema(where, "the schema must be a JSON Schema object with type 'object'")
         found = schema_type_problem(schema)
         if found:
             path, kind = found
             inside = ".".join(str(step) for step in path) or "(root)"
             raise self.bad_schema(where, f"at {inside}: {kind!r} is not a JSON Schema type "
                                          f"(use one of {', '.join(sorted(JSON_SCHEMA_TYPES))})")
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            raise self.bad_schema(where, "the schema must be a JSON Schema object with type 'object'")
 
 
 class FakeChatCompletions(_FakeEndpoint):
