@@ -307,6 +307,25 @@ for job, caught in evidence:
 # </details>
 
 # %% [markdown] slideshow={"slide_type": "slide"}
+# ## With a real model (optional)
+#
+# Every model above is a scripted mock. If you have set up a real one (README, "Using a real
+# model": a hosted API, a local Ollama or your university's endpoint), the cell below asks it
+# the happy-path question through the same `run_agent` and the same three weather tools, with
+# the model where the script was. Until then it prints one line saying how to set it up and
+# sends nothing.
+#
+# With a model set up, it first says how many requests it may send, then prints the whole
+# conversation. That is one run of that model on that day: run it again and the wording, or
+# even the calls, may differ. Look for the harness's jobs: did the model make both calls in one
+# turn? Did any argument need repair?
+
+# %%
+from toolkit.model_eval import notebook_loop
+
+real_run = notebook_loop("Is it warmer in Paris or Oslo?")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with

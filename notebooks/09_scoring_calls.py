@@ -466,6 +466,26 @@ ex09.check(harder_cases, lenient_pair, stricter_equal)
 #   to whole conversations, and from one run to many: pass^k.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
+# ## With a real model (optional)
+#
+# The three mock callers have habits we chose, so their scores only show how the scorer reacts.
+# A real model's habits are unknown until you measure them. If you have set one up (README,
+# "Using a real model"), the cell below sends it 10 of the 250 cases, two from each category,
+# with each case's functions as tools. Names BFCL writes with dots (`math.gcd`) go out as legal
+# aliases and come back as the original, and BFCL's types (`dict`, `float`) go out as JSON
+# Schema. The replies are scored by the same `T.classify` as above. Without a set-up the cell
+# prints one line and sends nothing.
+#
+# Ten cases are a glimpse, not a score: `python -m toolkit bfcl` runs all 250 and keeps every
+# reply. Each number is printed with the model's name and the date, because it measures that
+# model on that day, with our lenient scorer, and nothing more.
+
+# %%
+from toolkit.model_eval import notebook_bfcl
+
+real_summary = notebook_bfcl(limit=10)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with

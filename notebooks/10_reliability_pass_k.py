@@ -410,6 +410,24 @@ for skip in (0.0, 0.2, 0.5, 1.0):
 #   controls in the harness, not in the wording of a prompt.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
+# ## With a real model (optional)
+#
+# The pass^k figures above are those of a mock agent whose slip rates we set. If you have set
+# up a real model (README, "Using a real model"), the cell below makes it the agent: each of
+# the three retail tasks runs 4 times in a fresh world, under the same policy and tools, and
+# the final database decides each trial. It prints each task's successes, then pass^k and
+# pass@k for k = 1, 2, 4. Without a set-up it prints one line and sends nothing.
+#
+# Four trials give a rough estimate (`python -m toolkit passk --trials 8` runs more). The
+# numbers carry the model's name and the date: they describe that model in this small world
+# on that day, not the mock above and not another model.
+
+# %%
+from toolkit.model_eval import notebook_passk
+
+real_passk = notebook_passk(trials=4)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with
