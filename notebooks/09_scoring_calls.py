@@ -470,11 +470,11 @@ ex09.check(harder_cases, lenient_pair, stricter_equal)
 #
 # The three mock callers have habits we chose, so their scores only show how the scorer reacts.
 # A real model's habits are unknown until you measure them. If you have set one up (README,
-# "Using a real model"), the cell below sends it 10 of the 250 cases, two from each category,
-# with each case's functions as tools. Names BFCL writes with dots (`math.gcd`) go out as legal
-# aliases and come back as the original, and BFCL's types (`dict`, `float`) go out as JSON
-# Schema. The replies are scored by the same `T.classify` as above. Without a set-up the cell
-# prints one line and sends nothing.
+# "Using a real model"), the cell below sends it 10 of the 250 cases, the first two of each
+# category, with each case's functions as tools. Names BFCL writes with dots (`math.gcd`) go
+# out as legal aliases and come back as the original, and BFCL's types (`dict`, `float`) go
+# out as JSON Schema. The replies are scored by the same `T.classify` as above. Without a
+# set-up the cell prints one line and sends nothing.
 #
 # Ten cases are a glimpse, not a score: `python -m toolkit bfcl` runs all 250 and keeps every
 # reply. Each number is printed with the model's name and the date, because it measures that
@@ -483,7 +483,7 @@ ex09.check(harder_cases, lenient_pair, stricter_equal)
 # %%
 from toolkit.model_eval import notebook_bfcl
 
-real_summary = notebook_bfcl(limit=10)
+real_summary = notebook_bfcl(per_category=2)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## References

@@ -27,7 +27,7 @@ from toolkit.scoring import gold_calls
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-test-LEAKCANARY-123"
-LIMIT = 15  # three cases of each category keeps `make test` fast
+LIMIT = 3  # three cases of each category (15 in all) keeps `make test` fast
 FAKES = {"openai": FakeChatCompletions, "anthropic": FakeMessages}
 
 
@@ -150,12 +150,12 @@ def test_bfcl_command_scores_what_the_model_meant_and_keeps_the_key_secret(api, 
     # the summary equals what classify gives for the replies the model meant to send
     summary = json.loads(summary_file.read_text())
     expected = T.evaluate_calls(cases, [plan.expected[c["id"]] for c in cases])
-    assert summary == {"model": "fake-model", "cases": LIMIT, **expected}
+    assert summary == {"model": "fake-model", "cases": 5 * LIMIT, **expected}
     assert set(summary["by_category"]) == set(T.scoring.case_category(c) for c in cases)
     assert 0 < summary["overall"] < 1 and len(summary["failures"]) >= 4  # the plan has variety
 
     # every request carried legal names and JSON Schema types; the 429 was retried
-    assert len(requests) == LIMIT + 1 and len(answered) == LIMIT
+    assert len(requests) == 5 * LIMIT + 1 and len(answered) == 5 * LIMIT
     for request in requests:
         for name, schema in tools_of(request["body"], api):
             assert NAME_PATTERN.match(name), name
@@ -174,7 +174,7 @@ def test_bfcl_command_scores_what_the_model_meant_and_keeps_the_key_secret(api, 
     # the table and the progress bar; and the key is nowhere
     for cat in summary["by_category"]:
         assert cat in run.stdout
-    assert "fake-model" in run.stdout and f"{LIMIT}/{LIMIT}" in run.stderr and "[####" in run.stderr
+    assert "fake-model" in run.stdout and f"{5 * LIMIT}/{5 * LIMIT}" in run.stderr and "[####" in run.stderr
     for text in (run.stdout, run.stderr, out.read_text(), summary_file.read_text()):
         assert KEY not in text
 
@@ -236,14 +236,15 @@ def test_bad_command_lines_say_what_is_wrong():
         run_cli(["bfcl", "--api", "gemini", "--base-url", "http://x/v1", "--model", "m"])
 
 
-def test_limit_takes_cases_in_turn_from_each_category():
-    chosen = select_cases(limit=7)
-    per = {}
-    for c in chosen:
-        per[T.scoring.case_category(c)] = per.get(T.scoring.case_category(c), 0) + 1
-    assert per == {"simple_python": 2, "multiple": 2, "parallel": 1, "parallel_multiple": 1, "irrelevance": 1}
-    assert [c["id"] for c in select_cases(["parallel"], limit=2)] == [c["id"] for c in T.load_bfcl("parallel")[:2]]
-    assert len(select_cases()) == 250
+def test_limit_takes_the_first_n_cases_of_each_category():
+    # as lm-evaluation-harness's --limit does per task: every category stays in the sample
+    chosen = select_cases(limit=2)
+    assert [c["id"] for c in chosen] == [c["id"] for cat in ("simple_python", "multiple", "parallel",
+                                                            "parallel_multiple", "irrelevance")
+                                         for c in T.load_bfcl(cat)[:2]]
+    assert [c["id"] for c in select_cases(["irrelevance", "parallel"], limit=3)] == (
+        [c["id"] for c in T.load_bfcl("irrelevance")[:3]] + [c["id"] for c in T.load_bfcl("parallel")[:3]])
+    assert len(select_cases(limit=1000)) == len(select_cases()) == 250
 
 
 # --------------------------------------------------------------------------------------------
@@ -338,10 +339,10 @@ def configured(fake, api, **extra):
 
 
 def test_the_bfcl_section_says_the_cost_first_and_labels_its_numbers(capsys):
-    cases = select_cases(limit=5)
+    cases = select_cases(limit=1)
     plan = Plan(cases, "anthropic")
     with FakeMessages(plan, api_key=KEY) as fake:
-        summary = notebook_bfcl(limit=5, environ=configured(fake, "anthropic"))
+        summary = notebook_bfcl(per_category=1, environ=configured(fake, "anthropic"))
     out = capsys.readouterr().out
     assert summary == {"model": "fake-model", "cases": 5,
                        **T.evaluate_calls(cases, [plan.expected[c["id"]] for c in cases])}

@@ -99,26 +99,16 @@ def reply_to_output(reply: Mapping) -> Any:
 
 
 def select_cases(categories: Iterable[str] | None = None, limit: int | None = None) -> list[dict]:
-    """The shipped BFCL cases of ``categories`` (all five by default). ``limit`` keeps at most
-    that many, taken in turn from each category (its first cases), so every category is seen."""
-    categories = list(categories or BFCL_CATEGORIES)
+    """The shipped BFCL cases of ``categories`` (all five by default), in category order.
+    ``limit`` keeps the first ``limit`` cases of each category, as lm-evaluation-harness's
+    ``--limit`` does per task, so every category stays in a small sample."""
+    categories = list(dict.fromkeys(categories or BFCL_CATEGORIES))
     unknown = [c for c in categories if c not in BFCL_CATEGORIES]
     if unknown:
         raise ValueError(f"unknown BFCL categories {unknown}; choose from {', '.join(BFCL_CATEGORIES)}")
-    per_category = [load_bfcl(c) for c in dict.fromkeys(categories)]
-    if limit is None:
-        return [case for cases in per_category for case in cases]
-    if limit < 1:
+    if limit is not None and limit < 1:
         raise ValueError("limit must be 1 or more")
-    chosen: list[list[dict]] = [[] for _ in per_category]
-    taken, depth = 0, 0
-    while taken < limit and any(depth < len(c) for c in per_category):
-        for i, cases in enumerate(per_category):
-            if taken < limit and depth < len(cases):
-                chosen[i].append(cases[depth])
-                taken += 1
-        depth += 1
-    return [case for cases in chosen for case in cases]
+    return [case for c in categories for case in load_bfcl(c)[:limit]]
 
 
 def _fatal(exc: EndpointError) -> bool:
@@ -347,13 +337,14 @@ def notebook_loop(user: str = "Is it warmer in Paris or Oslo?", environ: Mapping
     return _guarded(go)
 
 
-def notebook_bfcl(limit: int = 10, environ: Mapping[str, str] | None = None):
-    """Notebook 09: ``limit`` shipped BFCL cases (spread over the five categories) sent to the
-    configured model and scored as the mocks were. Prints the table; returns the summary."""
+def notebook_bfcl(per_category: int = 2, environ: Mapping[str, str] | None = None):
+    """Notebook 09: the first ``per_category`` shipped BFCL cases of each of the five
+    categories sent to the configured model and scored as the mocks were. Prints the table;
+    returns the summary."""
     model = _configured(environ)
     if model is None:
         return None
-    cases = select_cases(limit=limit)
+    cases = select_cases(limit=per_category)
     print(f"{_label(model)} BFCL, {len(cases)} cases: {_cost_line(estimate_bfcl_cost(cases))}.")
 
     def go():
@@ -430,7 +421,7 @@ def _parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("--categories", default=None,
                        help="comma-separated, from " + ",".join(BFCL_CATEGORIES) + " (default all)")
         p.add_argument("--limit", type=int, default=None,
-                       help="at most N cases, taken in turn from each category (default all 250)")
+                       help="the first N cases of each category (default all: 50 each, 250 in all)")
         p.add_argument("--out", default=None, help="write every raw reply here, one JSON line per case")
     else:
         p.add_argument("--trials", type=int, default=8, help="trials per task (default 8)")
