@@ -522,3 +522,20 @@ def test_a_short_placeholder_key_is_not_scrubbed_out_of_ordinary_words():
         with pytest.raises(EndpointError) as err:
             model.respond([{"role": "user", "content": "x"}], [])
     assert "'ollama/llama3'" in str(err.value)
+
+
+def test_retry_after_in_milliseconds_or_as_a_date_is_understood():
+    from email.utils import formatdate
+
+    from toolkit.endpoints import _retry_after
+    assert _retry_after({"retry-after-ms": "1500", "Retry-After": "9"}) == 1.5
+    assert _retry_after({"Retry-After": "2"}) == 2.0
+    assert _retry_after({"Retry-After": formatdate(1_000_010, usegmt=True)}, now=lambda: 1_000_000) == 10
+    assert _retry_after({"Retry-After": "soon"}) is None and _retry_after({}) is None
+
+
+def test_an_anthropic_base_url_given_with_v1_still_reaches_v1_messages():
+    with FakeMessages(rate_limit_first=False) as fake:
+        reply = MessagesModel(fake.base_url + "/v1/", "m").respond([{"role": "user", "content": "x"}], [])
+        assert fake.requests[-1]["path"] == "/v1/messages"
+    assert reply["content"] == "ok"
