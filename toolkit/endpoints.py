@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import email.utils
+import http.client
 import json
 import re
 import socket
@@ -362,7 +363,7 @@ class _Endpoint:
                     raise self._timeout() from None
                 raise self._fail(f"could not reach {self._url()} ({exc.reason}): is the server running, "
                                  "and is --base-url right?", kind="connection") from None
-            except OSError as exc:  # ConnectionError and the like, after the connection opened
+            except (OSError, http.client.HTTPException) as exc:  # reset, cut short, garbled
                 raise self._fail(f"the connection to {self._url()} broke ({type(exc).__name__}); "
                                  "is the server running?", kind="connection") from None
             self.usage["requests"] += 1
