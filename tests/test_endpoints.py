@@ -539,3 +539,25 @@ def test_an_anthropic_base_url_given_with_v1_still_reaches_v1_messages():
         reply = MessagesModel(fake.base_url + "/v1/", "m").respond([{"role": "user", "content": "x"}], [])
         assert fake.requests[-1]["path"] == "/v1/messages"
     assert reply["content"] == "ok"
+
+
+def test_an_answer_cut_short_is_a_one_line_connection_error():
+    import threading
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(1)
+
+    def serve_half_an_answer():
+        conn, _ = sock.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"ch")
+        conn.close()
+
+    threading.Thread(target=serve_half_an_answer, daemon=True).start()
+    try:
+        with pytest.raises(EndpointError) as err:
+            ChatCompletionsModel(f"http://127.0.0.1:{sock.getsockname()[1]}/v1", "m", timeout=5).respond(
+                [{"role": "user", "content": "x"}], [])
+    finally:
+        sock.close()
+    assert err.value.kind == "connection" and "IncompleteRead" in str(err.value)
