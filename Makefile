@@ -42,10 +42,14 @@ lab: $(STAMP)
 # failure too, so an empty notebooks/ cannot pass by accident.
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
+# The stored outputs are the mock-only ones: a real model configured in the shell (README,
+# "Using a real model") must not be called by the test run.
+NO_REAL_MODEL := env -u TOOLKIT_MODEL_API -u TOOLKIT_MODEL_BASE_URL -u TOOLKIT_MODEL
+
 test: $(STAMP)
 	$(BIN)/python scripts/check_sync.py
-	$(BIN)/python -m pytest
-	$(BIN)/python -m pytest $(NBVAL) notebooks/[0-9][0-9]_*.ipynb
+	$(NO_REAL_MODEL) $(BIN)/python -m pytest
+	$(NO_REAL_MODEL) $(BIN)/python -m pytest $(NBVAL) notebooks/[0-9][0-9]_*.ipynb
 
 # Every notebook run in a throw-away JupyterLab, driven by Playwright in Debian's chromium
 # (installed with apt when missing; Playwright downloads no browser). Bounded: SIGINT after
