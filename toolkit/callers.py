@@ -1,6 +1,7 @@
 """Mock function callers with one bad habit each, for scoring studies.
 
-Pack §2.9 (BFCL's categories and AST scoring [7]), lab exercise 9 and the assignment's Part B.
+Pack §2.9 (BFCL's categories and AST scoring [7]), lab exercise 9: a worked example, not an
+answer to the assignment's Part B.
 None of these is a language model. Each caller reads a case's gold calls and writes the reply
 a model with one known habit would write, so a score tells you about the scorer and the
 habit, never about any real model:

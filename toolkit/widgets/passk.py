@@ -1,8 +1,8 @@
 """pass^k explorer: drag the mock agent's slip rates and watch reliability fall with k.
 
-Pack §2.9 ("How pass^k is computed"), lab exercises 10 and 11, assignment Part C. The mock
-retail agent (:mod:`toolkit.retail`, five tasks) runs ``trials`` times per task; the view plots
-pass^k (all k tries succeed) and pass@k (at least one does) against k, with 0.9^k dashed as the
+Pack §2.9 ("How pass^k is computed"), lab exercises 10 and 11; a worked example only, since
+Part C of the assignment asks for a world of the student's own. The mock retail agent
+(:mod:`toolkit.retail`, five tasks) runs ``trials`` times per task; the view plots pass^k (all k tries succeed) and pass@k (at least one does) against k, with 0.9^k dashed as the
 pack's rule of thumb, and lists each task's trials. A switch moves the cancel policy into
 ``cancel_order`` (exercise 11). A second source shows τ-bench's own per-task counts for
 gpt-4o on τ-airline (4 trials × 50 tasks) [5].
