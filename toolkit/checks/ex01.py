@@ -99,6 +99,7 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
                 f"for tool {tool['name']!r} there is no \"parameters\": OpenAI calls the input schema that")
             assert fn["parameters"] == tool["inputSchema"], (
                 f"for tool {tool['name']!r}, \"parameters\" should be the inputSchema unchanged")
+        return True
 
     def openai_strict():
         for tool in tools:
@@ -109,6 +110,7 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
             off = _openai_function(c.call(to_openai, copy.deepcopy(tool)))
             assert off.get("strict", False) is False, (
                 "without strict=True, leave \"strict\" out (or false): strict mode is opt-in")
+        return True
 
     def openai_clean():
         for tool in tools:
@@ -117,6 +119,7 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
             extra = [k for k in MCP_ONLY if k in fn or k in out]
             assert not extra, (f"for tool {tool['name']!r} the result still has {', '.join(extra)}; "
                                "these are MCP fields with no place in the OpenAI definition")
+        return True
 
     def anthropic_shape():
         for tool in tools:
@@ -129,6 +132,7 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
             for key in ("name", "description"):
                 assert out.get(key) == tool[key], (
                     f"for tool {tool['name']!r}, {key!r} should be {tool[key]!r}, got {out.get(key)!r}")
+        return True
 
     def anthropic_clean():
         for tool in tools:
@@ -137,14 +141,16 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
             extra = sorted(set(out) - {"name", "description", "input_schema"})
             assert not extra, (f"for tool {tool['name']!r} the result also has {', '.join(extra)}; "
                                "keep only name, description and input_schema")
+        return True
 
     def input_untouched():
         for label, fn in (("to_openai", to_openai), ("to_anthropic", to_anthropic)):
             for tool in tools:
                 given = copy.deepcopy(tool)
-                c.call(fn, given)
+                c.call(fn, given, copy_args=False)  # this item looks at what the call did to it
                 assert given == tool, (f"{label} changed the tool it was given ({tool['name']!r}); "
                                        "build a new dict instead of editing the one you were given")
+        return True
 
     c.run(f"to_openai gives a function tool with name, description and parameters ({n} hidden tools)",
           openai_shape)

@@ -100,6 +100,7 @@ def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
                 f"{n} calls of {delay} s one after another should take about {n * delay:.1f} s; you "
                 f"measured {apart:.2f} s. Does each tool sleep `delay` seconds, and did you pass parallel=False?")
             seen[(n, delay)] = (together, apart)
+            return True
         return body
 
     def chained_on(order_id: str):
@@ -129,6 +130,7 @@ def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
             assert db["Z1"] == "pending", "another order was cancelled too"
             assert len(turns) == 2, f"expected two turns with tool calls, got {len(turns)}"
             assert result.stop_reason == "final", "after the cancel, answer the user in text"
+            return True
         return body
 
     run("four calls of 0.2 s: about 0.2 s together, at least 0.8 s one after another", timing(4, 0.2))

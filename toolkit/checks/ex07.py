@@ -85,6 +85,7 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
             errors = validate_args(copy.deepcopy(r["structuredContent"]), s)
             assert not errors, (f"your schema rejects a real result {r['structuredContent']}: "
                                 + "; ".join(errors))
+        return True
 
     def rejects_broken():
         s = schema()
@@ -93,6 +94,7 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
                              "temp is a string; give temp a numeric \"type\""),
                             ({"temp": 9, "unit": "celsius"}, "city is missing; list it in \"required\"")):
             assert validate_args(copy.deepcopy(broken), s), f"your schema accepts {broken}, but {why}"
+        return True
 
     cases = [
         ("a result that matches", _result(good[0]["structuredContent"]), REFERENCE_SCHEMA, False),
@@ -115,6 +117,7 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
                 assert problems, f"it returned [] for {label}; that result breaks the declared schema"
             else:
                 assert not problems, f"it flagged {label}: {problems}; this result is fine"
+            return True
         return body
 
     c.run("your outputSchema accepts the weather tool's real results", accepts_real)

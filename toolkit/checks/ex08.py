@@ -112,6 +112,7 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
         copied = [q for q, t in zip([q for q, _ in pairs], texts) if t in pack]
         assert not copied, f"{copied[0]!r} is one of the pack's own queries; write new ones"
         state["pairs"] = pairs
+        return True
 
     def queries_reworded():
         pairs = state.get("pairs")
@@ -122,6 +123,7 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
         assert share <= MAX_SHARED, (
             f"{share:.0%} of the words of {worst[0]!r} come from {worst[1]}'s own text ({', '.join(common)}); "
             "say it the way a user would, with words the description does not use")
+        return True
 
     def has_a_miss():
         pairs = state.get("pairs")
@@ -156,6 +158,7 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
                 f"on the pack's eight queries recall fell from {_fmt(pack_base)} to {_fmt(pack_new)}; "
                 "a fix that breaks other queries is not a fix")
             state[kind + "_row"] = new
+            return True
         return body
 
     c.run(f"my_queries() gives {N_QUERIES} new (query, tool) pairs, each naming a real tool", queries_valid)

@@ -203,6 +203,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
             problems = _problems(case, seen)
             assert not problems, problems[0]
         state["cases"] = copy.deepcopy(cases)
+        return True
 
     def has_nested():
         cases = state.get("cases")
@@ -214,6 +215,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
             bad = _with_nested_value_changed(cases[i], j, param)
             assert classify(cases[i], bad, FUNCTIONS) != "pass", (
                 f"case {cases[i]['id']!r}: the reply {bad} passes, so the nested value is not really checked")
+        return True
 
     def has_optional():
         cases = state.get("cases")
@@ -226,6 +228,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
             for reply in (with_it, without):
                 label = classify(cases[i], reply, FUNCTIONS)
                 assert label == "pass", f"case {cases[i]['id']!r}: the reply {reply} should pass, but scores {label}"
+        return True
 
     def gold_passes():
         cases = state.get("cases")
@@ -235,6 +238,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
             label = classify(case, reply, FUNCTIONS)
             assert label == "pass", (f"case {case['id']!r}: a reply written from your gold answer ({reply!r}) "
                                      f"scores {label}; check the gold values")
+        return True
 
     def pair_lenient():
         pair = c.call(lenient_pair)
@@ -246,6 +250,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
             f"{a!r} and {b!r} differ only in letter case or white space, which a user would not mind; "
             "find a pair that differs in a character the scorer drops, such as a sign or a symbol")
         state["pair"] = (a, b)
+        return True
 
     def stricter():
         def eq(a, b):
@@ -265,6 +270,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
         for a, b, want in SAME_AS_BEFORE:
             assert eq(a, b) == want, (f"stricter_equal({a!r}, {b!r}) should stay {want}, as in values_equal; "
                                       "for anything that is not two strings, call T.values_equal")
+        return True
 
     run(f"at least {N_CASES} well-formed cases over the course's functions", cases_valid)
     run("a reply written from each gold answer passes", gold_passes)

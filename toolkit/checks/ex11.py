@@ -77,6 +77,7 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
             assert env.db[order_id] == status, (
                 f"the tool reported an error but {order_id} is now {env.db[order_id]!r}; "
                 "check the status before anything changes")
+            return True
         return body
 
     def allows(order_id, orders=None):
@@ -86,6 +87,7 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
             assert result.ok and env.db[order_id] == "canceled", (
                 f"cancel_order({order_id!r}) on a pending order gave {result.kind!r}: "
                 f"{result.content[:100]!r}; pending orders must still be canceled")
+            return True
         return body
 
     c.run("a shipped order (A2) is refused with a ToolError and stays shipped", refuses("A2", "shipped"))
@@ -95,6 +97,7 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
         refuses("K8", "returned", HIDDEN_ORDERS)()
         refuses("K9", "on hold", HIDDEN_ORDERS)()
         allows("K7", HIDDEN_ORDERS)()
+        return True
 
     c.run("in a world you have not seen, only the pending order can be canceled "
           "(one of the others is 'on hold', a status the policy never names)", hidden_world)
@@ -107,6 +110,7 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
             f"cancel_order('Z9') (no such order) gave {result.kind!r}: {result.content[:100]!r}; "
             "an unknown id should still get the tool's own 'No order' error, which tells the "
             "model to check the id rather than that the order has the wrong status")
+        return True
 
     c.run("an unknown id still gets the tool's own error", unknown_id)
 
@@ -116,6 +120,7 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
         assert "shipped" in text or "pending" in text, (
             f"the model reads {text[:100]!r}; say why (the order is shipped, only pending orders "
             "can be canceled) so it can tell the user")
+        return True
 
     c.run("the refusal tells the model why (it names the status, or says only pending orders qualify)",
           teaches)
@@ -125,6 +130,7 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
         assert not env.policy_in_tool, (
             "you switched on RetailEnv's built-in rule (policy_in_tool=True); write the check "
             "in cancel_order yourself, by wrapping or replacing the tool")
+        return True
 
     c.run("the rule is yours: RetailEnv's built-in switch stays off", own_rule)
 
@@ -141,6 +147,7 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
             f"successes per task with your rule: {after}; with the rule in the tool they should be "
             f"{builtin}. Some trial ended differently: compare your tool's behaviour with the items above")
         assert all(pass_hat_k(after, N_TRIALS, k) >= pass_hat_k(before, N_TRIALS, k) for k in KS)
+        return True
 
     c.run(f"rerun with your tool, pass^k is at least as high for every k and matches a correct rule "
           f"({N_TRIALS} trials × {len(RETAIL_TASKS)} tasks, mock agent)", trials)
