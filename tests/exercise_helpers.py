@@ -4,6 +4,7 @@ Starter and solution code are read from the notebooks' jupytext sources, so the 
 the cells students actually get.
 """
 
+import ast
 from pathlib import Path
 
 import jupytext
@@ -43,3 +44,22 @@ def assert_not_done(result, capsys):
 
 def boom(*args, **kwargs):
     raise KeyError("oops")
+
+
+def check_cell(stem: str, module: str) -> str:
+    """The source of the notebook's check cell that calls ``module.check(...)``."""
+    nb = jupytext.read(NOTEBOOKS / f"{stem}.py")
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "check" in cell.metadata.get("tags", []) \
+                and f"{module}.check(" in cell.source:
+            return cell.source
+    raise LookupError(f"no check cell calling {module}.check in {stem}")
+
+
+def run_check_cell(stem: str, module: str, namespace: dict):
+    """Run the check cell as a student's kernel would, with ``namespace``'s names; return the result."""
+    tree = ast.parse(check_cell(stem, module))
+    last = tree.body.pop()
+    scope = dict(namespace)
+    exec(compile(tree, f"<{stem} check cell>", "exec"), scope)
+    return eval(compile(ast.Expression(last.value), f"<{stem} check cell>", "eval"), scope)

@@ -1,0 +1,283 @@
+"""The exercise-check framework itself (toolkit/checks/__init__.py).
+
+A check is the course's promise of feedback, so it must never hang, must pass an item only
+on a real yes, must keep the student's printing short, say one root cause once, name the
+real cause of a failure, and notice when the student's last cell did not run.
+"""
+
+import signal
+import sys
+import threading
+import time
+
+import pytest
+
+import toolkit.checks as checks
+from toolkit.checks import Checker, StudentTimeout, ex02, ex10
+
+from exercise_helpers import cell_namespace, failed_lines, run_check_cell
+
+needs_alarm = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no SIGALRM on this system")
+
+
+def named(name: str, body: str):
+    """A student function called ``name`` whose body is ``body`` (defined as a notebook cell would)."""
+    ns = {"time": time, "threading": threading}
+    exec(f"def {name}(*args, **kwargs):\n    {body}\n", ns)
+    return ns[name]
+
+
+@pytest.fixture
+def short_limit(monkeypatch):
+    monkeypatch.setattr(checks, "STUDENT_TIME_LIMIT", 1.0)
+
+
+def _alarm_state():
+    return signal.getsignal(signal.SIGALRM), signal.getitimer(signal.ITIMER_REAL)
+
+
+# ----------------------------------------------------------------------- point 1: time limits
+
+@needs_alarm
+@pytest.mark.parametrize("body", ["while True: pass", "time.sleep(100)", "threading.Event().wait()"])
+def test_a_call_that_never_returns_is_stopped_with_one_sentence(body):
+    before = _alarm_state()
+    c = Checker("t", time_limit=0.5)
+    start = time.monotonic()
+    with pytest.raises(StudentTimeout) as info:
+        c.call(named("plan_trip", body), {"city": "Oslo"})
+    assert time.monotonic() - start < 3
+    message = str(info.value)
+    assert message.startswith("`plan_trip` did not return within 0.5 s")
+    assert "loop" in message and "sleep" in message and "input()" in message
+    assert _alarm_state() == before  # handler and timer put back
+
+
+@needs_alarm
+def test_a_bare_except_in_student_code_cannot_swallow_the_stop():
+    c = Checker("t", time_limit=0.3)
+    stubborn = named("stubborn", "\n    ".join(["while True:", "    try:", "        while True: pass",
+                                                 "    except:", "        pass"]))
+    start = time.monotonic()
+    with pytest.raises(StudentTimeout):
+        c.call(stubborn)
+    assert time.monotonic() - start < 3
+
+
+@needs_alarm
+def test_a_function_that_hung_is_not_called_again_and_the_sentence_is_shown_once():
+    c = Checker("t", time_limit=0.3)
+    spin = named("spin", "while True: pass")
+    start = time.monotonic()
+    for label in ("first", "second", "third"):
+        c.run(label, lambda: c.call(spin) == 1)
+    assert time.monotonic() - start < 1.5  # one wait, not three
+    result = c.done()
+    lines = failed_lines(result)
+    assert len(lines) == 3 and "`spin` did not return" in lines[0]
+    assert all("did not return" not in line and "same error as above" in line for line in lines[1:])
+
+
+@needs_alarm
+def test_an_outer_limit_survives_an_inner_call():
+    c = Checker("t", time_limit=5)
+    quick = named("quick", "return 1")
+
+    def body():
+        c.call(quick)  # an inner limit starts and ends inside the outer one
+        while True:
+            pass
+
+    start = time.monotonic()
+    with pytest.raises(StudentTimeout, match="outer part"):
+        checks._with_limit(body, 0.5, "outer part")
+    assert time.monotonic() - start < 2
+
+
+@needs_alarm
+def test_a_timer_set_before_the_check_is_put_back():
+    fired = []
+    old = signal.signal(signal.SIGALRM, lambda *a: fired.append(1))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30)
+        Checker("t", time_limit=0.2).call(named("f", "return 1"))
+        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 25 < remaining <= 30
+        assert signal.getsignal(signal.SIGALRM) is not checks._on_alarm
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert not fired
+
+
+def test_outside_the_main_thread_calls_run_without_a_hard_stop():
+    seen = {}
+
+    def worker():
+        seen["available"] = checks.hard_stop_available()
+        seen["value"] = Checker("t", time_limit=0.1).call(named("slow", "time.sleep(0.3); return 7"))
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join(5)
+    assert seen == {"available": False, "value": 7}
+
+
+@needs_alarm
+def test_after_a_check_on_a_looping_answer_the_next_check_in_the_same_process_works(short_limit):
+    before = _alarm_state()
+    looping = ex02.check(named("valid_but_wrong", "while True: pass"))
+    assert not looping.ok and "`valid_but_wrong` did not return" in looping.text
+    solution = cell_namespace("05_schemas_and_function_calling", "solution")
+    assert ex02.check(solution["valid_but_wrong"]).ok
+    assert _alarm_state() == before
+
+
+EXERCISES = [  # (notebook, check module, the student functions its check cell passes)
+    ("05_schemas_and_function_calling", "ex01", ["to_openai", "to_anthropic"]),
+    ("05_schemas_and_function_calling", "ex02", ["valid_but_wrong"]),
+    ("08_parallel_chained_retried", "ex03", ["trim_enum_value", "test_rule"]),
+    ("08_parallel_chained_retried", "ex04", ["make_flaky_tool", "slow_writer_registry"]),
+    ("08_parallel_chained_retried", "ex05", ["time_one_turn", "chained_model"]),
+    ("06_model_context_protocol", "ex06", ["hand_typed_lines"]),
+    ("06_model_context_protocol", "ex07", ["weather_output_schema", "check_structured"]),
+    ("04_thousands_of_tools", "ex08", ["my_queries", "better_descriptions", "synonym_table"]),
+    ("09_scoring_calls", "ex09", ["harder_cases", "lenient_pair", "stricter_equal"]),
+    ("10_reliability_pass_k", "ex10", ["passk_table", "my_pass2_by_hand"]),
+    ("10_reliability_pass_k", "ex11", ["enforce_cancel_policy"]),
+    ("12_failures_project_review", "failure_groups", ["sort_failures"]),
+]
+LOOPING = [(stem, module, name) for stem, module, names in EXERCISES for name in names]
+
+_solutions: dict = {}
+
+
+def solution(stem: str) -> dict:
+    if stem not in _solutions:
+        _solutions[stem] = cell_namespace(stem, "solution")
+    return _solutions[stem]
+
+
+@needs_alarm
+@pytest.mark.parametrize("stem,module,name", LOOPING, ids=[f"{m}-{n}" for _, m, n in LOOPING])
+def test_every_check_returns_when_a_student_function_loops_forever(stem, module, name, short_limit):
+    namespace = dict(solution(stem), **{name: named(name, "while True: pass")})
+    start = time.monotonic()
+    result = run_check_cell(stem, module, namespace)
+    assert time.monotonic() - start < 15
+    assert not result.ok, result.text
+    assert f"`{name}` did not return within" in result.text, result.text
+    assert sum(f"`{name}` did not return" in line for line in result.lines) == 1, result.text
+
+
+# ------------------------------------------------------------------------- point 5: Checker
+
+@pytest.mark.parametrize("value,shown", [(None, "None"), ("yes", "'yes'"), (1, "1"), ([True], "[True]")])
+def test_an_item_passes_only_on_true(value, shown):
+    c = Checker("t")
+    assert c.run("item", lambda: value) is False
+    result = c.done()
+    assert not result.ok
+    assert f"the check got {shown} instead of a yes/no" in failed_lines(result)[0]
+
+
+def test_true_passes_and_false_fails_with_its_hint():
+    c = Checker("t")
+    c.run("good", lambda: True)
+    c.run("bad", lambda: False, "try this")
+    result = c.done()
+    assert result.passed == 1 and failed_lines(result) == ["  ✗ bad: try this"]
+
+
+def test_what_student_code_prints_is_capped_and_shown_once_under_the_report():
+    chatty = named("chatty", "[print('line', i) for i in range(100000)]\n    return 1")
+    c = Checker("t")
+    c.run("first", lambda: c.call(chatty) == 1)
+    c.run("second", lambda: c.call(chatty) == 1)
+    result = c.done()
+    text = result.text
+    assert len(text) < 2000
+    assert text.index("All 2 checks passed") < text.index("Your code printed")
+    assert "  | line 0" in text and "  | line 4" in text and "line 5\n" not in text
+    assert "… 199995 more lines printed by your code" in text
+
+
+def test_nothing_printed_adds_nothing_to_the_report():
+    c = Checker("t")
+    c.run("quiet", lambda: c.call(named("quiet", "return 1")) == 1)
+    assert c.done().lines == ["t", "  ✓ quiet", "All 1 checks passed."]
+
+
+def test_one_error_is_shown_once_and_referred_to_after():
+    broken = named("broken", "raise KeyError('city')")
+    c = Checker("t")
+    for label in ("a", "b", "c"):
+        c.run(label, lambda: c.call(broken) == 1)
+    lines = failed_lines(c.done())
+    assert "your code raised KeyError: 'city'" in lines[0]
+    assert all("KeyError" not in line and "same error as above" in line for line in lines[1:])
+
+
+def test_an_exception_inside_student_code_is_named_not_called_a_shape():
+    class Model:  # defined here, like a student's class in a notebook cell
+        def respond(self, messages):
+            return messages["no such key"]
+
+    c = Checker("t")
+    c.run("the model answers", lambda: Model().respond({}) == "hi")
+    line = failed_lines(c.done())[0]
+    assert "your code raised KeyError" in line and "unexpected shape" not in line
+
+
+def test_the_checks_own_trouble_with_a_returned_value_is_an_unexpected_shape():
+    c = Checker("t")
+    answer = c.call(named("answer", "return 42"))
+    c.run("it formats as a table", lambda: bool(ex10._fmt(answer)))  # the check's code trips over 42
+    line = failed_lines(c.done())[0]
+    assert "unexpected shape (TypeError" in line and "your code raised" not in line
+
+
+def test_student_code_gets_copies_of_plain_data():
+    given = {"cities": ["Oslo"]}
+    c = Checker("t")
+    c.call(named("greedy", "args[0]['cities'].append('Lima'); args[0].clear()"), given)
+    assert given == {"cities": ["Oslo"]}
+    saved = []
+    c.call(named("fills", "args[0].append(1)"), saved, copy_args=False)
+    assert saved == [1]
+
+
+def test_objects_that_cannot_be_copied_are_passed_as_they_are():
+    lock = threading.Lock()
+    c = Checker("t")
+    assert c.call(named("same", "return args[0]"), {"lock": lock})["lock"] is lock
+
+
+# ------------------------------------------------------------- point 6: the last cell failed
+
+def _shell():
+    IPython = pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    return IPython, shell
+
+
+def test_a_failed_last_cell_is_reported_before_grading(capsys):
+    IPython, shell = _shell()
+    try:
+        shell.run_cell("def valid_but_wrong():\n    return {'city': 'Oslo', 'unit': 'celsius'}\n")
+        shell.run_cell("def valid_but_wrong(:\n    return {}\n")  # the student's edit: a syntax error
+        capsys.readouterr()
+        shell.run_cell("from toolkit.checks import ex02\n_r = ex02.check(valid_but_wrong)")
+        result = shell.user_ns["_r"]
+        assert result.lines[0].startswith("Your last cell did not run (SyntaxError")
+        assert "fix it and run it again before this check" in result.lines[0]
+        shell.run_cell("_r = ex02.check(valid_but_wrong)")  # the cell before is now a check that ran
+        assert not shell.user_ns["_r"].lines[0].startswith("Your last cell")
+    finally:
+        type(shell).clear_instance()
+
+
+def test_outside_ipython_nothing_is_said(monkeypatch):
+    monkeypatch.setitem(sys.modules, "IPython", None)  # as if IPython were not installed
+    assert checks.last_cell_problem() == ""
