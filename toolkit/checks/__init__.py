@@ -299,13 +299,13 @@ _LIBRARY_DIRS = _library_dirs()
 class Checker:
     """Collects the results of one exercise's checks and prints one short report.
 
-    ``time_limit`` is the seconds one call into student code may take (default
-    :data:`STUDENT_TIME_LIMIT`; None for no limit).
+    ``time_limit`` is the seconds one call into student code may take (True: the module's
+    :data:`STUDENT_TIME_LIMIT` as it is now; None for no limit).
     """
 
-    def __init__(self, title: str, time_limit: float | None = STUDENT_TIME_LIMIT) -> None:
+    def __init__(self, title: str, time_limit: float | None | bool = True) -> None:
         self.title = title
-        self.time_limit = time_limit
+        self.time_limit = STUDENT_TIME_LIMIT if time_limit is True else time_limit
         self.items: list[tuple[bool, str, str]] = []
         self._not_done: str | None = None
         self._stubbed: list[int] = []  # indexes of items that met a stub
