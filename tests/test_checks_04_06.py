@@ -263,3 +263,11 @@ def test_ex08_never_raises(nb04_solution):
 def test_ex08_recall_row_matches_the_pack():
     assert ex08.recall_row(T.CATALOG_QUERIES) == (0.75, 0.75, 1.0)
     assert ex08.recall_row([("Look up airline flights", "flights_search")], synonyms={"look up": "find"})[0] == 1.0
+
+
+def test_ex08_synonym_phrases_count_in_any_case(nb04_solution):
+    """The exercise promises "any case": a table keyed in capitals works like the solution's."""
+    queries, descriptions, synonyms = (nb04_solution[k] for k in ("my_queries", "better_descriptions", "synonym_table"))
+    shouting = {phrase.upper(): words.upper() for phrase, words in synonyms().items()}
+    assert ex08.check(queries, descriptions, lambda: shouting).ok
+    assert ex08.recall_row([("Look up airline flights", "flights_search")], synonyms={"Look Up": "FIND"})[0] == 1.0

@@ -47,8 +47,15 @@ def recall_row(pairs, descriptions=None, synonyms=None) -> tuple[float, ...]:
     """recall@1, @3, @5 of BM25 for ``pairs``, with optional description edits and synonyms."""
     index = ToolIndex(make_catalog(descriptions=descriptions or None))
     if synonyms:
-        pairs = [(expand_query(q, synonyms), g) for q, g in pairs]
+        table = _lower_table(synonyms)
+        pairs = [(expand_query(q, table), g) for q, g in pairs]
     return tuple(selection_recall(index, pairs, k) for k in KS)
+
+
+def _lower_table(synonyms: dict) -> dict:
+    """The synonym table with phrases and words in lower case: the exercise promises a phrase
+    matches in any case, and :func:`expand_query` compares it with the lower-cased query."""
+    return {str(phrase).strip().lower(): str(words).lower() for phrase, words in synonyms.items()}
 
 
 def shared_share(query: str, tool_name: str, tools_by_name: dict) -> float:
