@@ -281,3 +281,75 @@ def test_a_failed_last_cell_is_reported_before_grading(capsys):
 def test_outside_ipython_nothing_is_said(monkeypatch):
     monkeypatch.setitem(sys.modules, "IPython", None)  # as if IPython were not installed
     assert checks.last_cell_problem() == ""
+
+
+# ------------------------------------------- point 2: student code cannot corrupt the checks
+
+import copy  # noqa: E402
+import importlib  # noqa: E402
+import re  # noqa: E402
+
+import toolkit as T  # noqa: E402
+
+
+def _mutable_globals(module):
+    return {name: value for name, value in vars(module).items()
+            if not name.startswith("__") and isinstance(value, (list, dict, set))}
+
+
+def _vandalise(value):
+    """What a careless cell might do to a list, dict or set it can reach."""
+    if isinstance(value, list):
+        value.reverse()
+        del value[len(value) // 2:]
+    elif isinstance(value, dict):
+        for key in list(value)[::2]:
+            del value[key]
+    else:
+        value.clear()
+
+
+def _restore(value, saved):
+    if isinstance(value, list):
+        value[:] = saved
+    else:
+        value.clear()
+        value.update(saved)
+
+
+def _shared_course_data():
+    """Course data every check might read: tasks, catalog, scoring functions."""
+    import toolkit.catalog as catalog
+    import toolkit.retail as retail
+    return [retail.RETAIL_TASKS, catalog.CATALOG_QUERIES, catalog.CATALOG_DOMAINS, catalog.CATALOG_ACTIONS]
+
+
+def _report(result, stem):
+    text = result.text
+    if stem.startswith("08_"):  # exercise 5 prints the student's own stopwatch readings
+        text = re.sub(r"\d+\.\d+ s", "N s", text)
+    return text
+
+
+@pytest.mark.parametrize("stem,module", [(s, m) for s, m, _ in EXERCISES], ids=[m for _, m, _ in EXERCISES])
+def test_the_reference_still_passes_after_a_student_edits_what_the_check_reuses(stem, module, capsys):
+    namespace = solution(stem)
+    before = run_check_cell(stem, module, namespace)
+    assert before.ok, before.text
+    check_module = importlib.import_module(f"toolkit.checks.{module}")
+    targets = list(_mutable_globals(check_module).values()) + _shared_course_data()
+    targets += [task for task in T.RETAIL_TASKS] + [T.make_catalog()]  # a task, a catalog a cell holds
+    saved = [copy.deepcopy(v) for v in targets]
+    try:
+        for value in targets:
+            _vandalise(value)
+        after = run_check_cell(stem, module, namespace)
+    finally:
+        for value, old in zip(targets, saved):
+            _restore(value, old)
+    assert after.ok, after.text
+    notes = [line for line in after.lines if line.startswith("  Note: ")]
+    assert _report(before, stem) == "\n".join(line for line in _report(after, stem).split("\n")
+                                              if line not in notes)
+    if module in ("ex08", "ex10", "ex11"):  # they read shared course data: they say they put it back
+        assert notes and all("put the course's own data back" in n for n in notes), after.text

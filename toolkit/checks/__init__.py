@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 __all__ = ["Checker", "CheckResult", "NotDone", "StudentError", "StudentTimeout", "not_done", "probe_parts",
-           "PASS", "FAIL", "STUDENT_TIME_LIMIT", "RUN_TIME_LIMIT", "hard_stop_available", "last_cell_problem"]
+           "restore_course_data", "PASS", "FAIL", "STUDENT_TIME_LIMIT", "RUN_TIME_LIMIT", "hard_stop_available", "last_cell_problem"]
 
 PASS = "✓"
 FAIL = "✗"
@@ -312,6 +312,7 @@ class Checker:
         self._errors: dict[int, str] = {}  # item index -> the StudentError sentence it failed with
         self._hung: list[tuple[Callable, str]] = []  # functions that ran out of time, and the sentence
         self._printed = _CappedOutput()
+        self._notes: list[str] = []
         self._last_cell = last_cell_problem()
         self._none_passes = sys._getframe(1).f_globals.get("__name__") in _NONE_MEANS_PASS
 
@@ -424,7 +425,12 @@ class Checker:
             lines.append(line)
         return lines
 
+    def note(self, text: str) -> None:
+        """A line shown under the title, before the items (what the check did first)."""
+        self._notes.append(text)
+
     def _print(self, result: CheckResult) -> None:
+        result.lines[1:1] = [f"  Note: {n}" for n in self._notes]
         if self._last_cell:
             result.lines.insert(0, self._last_cell)
         result.lines += self._printed.report()
@@ -449,6 +455,40 @@ class Checker:
                                 "Fix the first ✗ above, re-run your cell, then this check.")
         self._print(result)
         return result
+
+
+def _course_data() -> dict:
+    """Where each piece of shared course data lives, and how to build it afresh from data/."""
+    from .. import catalog, retail
+    from ..data import load_json
+    return {
+        "T.RETAIL_TASKS": (retail, "RETAIL_TASKS", lambda: load_json("retail.json")["tasks"]),
+        "T.CATALOG_QUERIES": (catalog, "CATALOG_QUERIES",
+                              lambda: [tuple(q) for q in load_json("catalog.json")["queries"]]),
+        "T.CATALOG_DOMAINS": (catalog, "CATALOG_DOMAINS", lambda: load_json("catalog.json")["domains"]),
+        "T.CATALOG_ACTIONS": (catalog, "CATALOG_ACTIONS", lambda: load_json("catalog.json")["actions"]),
+    }
+
+
+def restore_course_data(c: Checker, *names: str) -> None:
+    """Put shared course data (``"T.RETAIL_TASKS"`` …) back as the data files have it, in place,
+    before a check reads it; if a cell had changed it, the report says so in a note.
+
+    The toolkit's own functions read these lists (``run_retail_trials`` reads the tasks,
+    ``make_catalog`` the domains), and so does the student's code, so a copy inside the check
+    would not be enough: both must see the course's data.
+    """
+    table = _course_data()
+    for name in names:
+        module, attr, fresh = table[name]
+        current, pristine = getattr(module, attr), fresh()
+        if current == pristine:
+            continue
+        if isinstance(current, list):
+            current[:] = pristine
+        else:
+            setattr(module, attr, pristine)
+        c.note(f"{name} had been changed in this kernel; the check put the course's own data back.")
 
 
 def not_done(title: str) -> CheckResult:

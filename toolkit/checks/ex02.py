@@ -17,11 +17,18 @@ from ..schema import schema_from_function, validate_args
 from ..scoring import values_equal
 from . import Checker, CheckResult, NotDone, not_done
 
-__all__ = ["check", "REQUEST", "INTENDED", "weather_schema", "with_defaults"]
+__all__ = ["check", "REQUEST", "INTENDED", "intended", "weather_schema", "with_defaults"]
 
 TITLE = "Exercise 2: valid but wrong"
 REQUEST = "I'm packing for Oslo. How warm is it there, in Fahrenheit?"
-INTENDED = {"city": "Oslo", "unit": "fahrenheit"}
+
+
+def intended() -> dict:
+    """The call the user wanted, built afresh for each check."""
+    return {"city": "Oslo", "unit": "fahrenheit"}
+
+
+INTENDED = intended()  # for reading; the check uses its own fresh copy
 
 
 def weather_schema() -> dict:
@@ -64,10 +71,10 @@ def check(valid_but_wrong: Callable[[], dict]) -> CheckResult:
     errors = validate_args(copy.deepcopy(args), schema)
     c.expect(not errors, "the call passes validate_args, so a harness would run it",
              "validate_args says: " + "; ".join(errors) + ". The exercise wants a call the schema accepts")
-    filled, intended = with_defaults(args, schema), with_defaults(INTENDED, schema)
-    same = set(filled) == set(intended) and all(values_equal(filled[k], intended[k]) for k in intended)
+    filled, wanted = with_defaults(args, schema), with_defaults(intended(), schema)
+    same = set(filled) == set(wanted) and all(values_equal(filled[k], wanted[k]) for k in wanted)
     c.expect(not same, "it does not do what the user asked (defaults filled in, values compared as the scorer does)",
-             f"with defaults filled in, {filled} is the intended call {intended}; change a value the "
+             f"with defaults filled in, {filled} is the intended call {wanted}; change a value the "
              "user cares about, or leave out one they asked for")
     answer = ""
     if not errors and not same:

@@ -23,41 +23,50 @@ from ..registry import ToolRegistry
 from ..schema import repair_args
 from . import Checker, CheckResult, StudentError, StudentTimeout, not_done, probe_parts
 
-__all__ = ["check", "repair_with", "reference_rule", "never_fires", "over_eager", "FIRES", "QUIET"]
+__all__ = ["check", "repair_with", "reference_rule", "never_fires", "over_eager", "cases", "FIRES", "QUIET"]
 
 TITLE = "Exercise 3: repair limits"
 
-UNIT = {"type": "string", "enum": ["celsius", "fahrenheit"]}
-CABIN = {"type": "string", "enum": ["economy", "premium_economy", "business"]}
-SWITCH = {"type": "string", "enum": ["on", "ON", "off"]}  # two values differ only in case
-FREE = {"type": "string", "description": "a city name"}
-LEVEL = {"type": "integer", "enum": [1, 2, 3]}
+def cases() -> tuple[list, list]:
+    """``(FIRES, QUIET)`` built afresh, so a cell that edits the module's copies changes no verdict.
 
-# (value, spec, the value it should become): the rule must fire
-FIRES = [
-    (" celsius", UNIT, "celsius"),
-    ("fahrenheit\n", UNIT, "fahrenheit"),
-    ("  Celsius\t", UNIT, "celsius"),
-    (" Business ", CABIN, "business"),
-    (" off ", SWITCH, "off"),
-    (" on", SWITCH, "on"),
-]
+    FIRES holds ``(value, spec, the value it should become)``: the rule must fire.
+    QUIET holds ``(value, spec, why it must stay as it is)``: the rule must not fire.
+    """
+    unit = {"type": "string", "enum": ["celsius", "fahrenheit"]}
+    cabin = {"type": "string", "enum": ["economy", "premium_economy", "business"]}
+    switch = {"type": "string", "enum": ["on", "ON", "off"]}  # two values differ only in case
+    free = {"type": "string", "description": "a city name"}
+    level = {"type": "integer", "enum": [1, 2, 3]}
 
-# (value, spec, why it must stay as it is): the rule must not fire
-QUIET = [
-    ("maybe", UNIT, "'maybe' is not an allowed value in any spelling"),
-    ("kelvin", UNIT, "'kelvin' is a different unit, not a slip"),
-    ("cels", UNIT, "a prefix is a guess"),
-    (" celcius ", UNIT, "a misspelling is a guess, even a close one"),
-    ("celsius or fahrenheit", UNIT, "the caller did not choose"),
-    ("   ", UNIT, "white space alone means nothing was chosen"),
-    ("", UNIT, "an empty string means nothing was chosen"),
-    ("celsius", UNIT, "a value that already fits is left alone"),
-    (" On ", SWITCH, "'On' matches both 'on' and 'ON'; a repair must not pick one"),
-    ("  Paris ", FREE, "without an enum there is no list of values to compare with"),
-    (2, LEVEL, "not a string"),
-    (None, UNIT, "no value at all"),
-]
+    fires = [
+        (" celsius", unit, "celsius"),
+        ("fahrenheit\n", unit, "fahrenheit"),
+        ("  Celsius\t", unit, "celsius"),
+        (" Business ", cabin, "business"),
+        (" off ", switch, "off"),
+        (" on", switch, "on"),
+    ]
+
+    quiet = [
+        ("maybe", unit, "'maybe' is not an allowed value in any spelling"),
+        ("kelvin", unit, "'kelvin' is a different unit, not a slip"),
+        ("cels", unit, "a prefix is a guess"),
+        (" celcius ", unit, "a misspelling is a guess, even a close one"),
+        ("celsius or fahrenheit", unit, "the caller did not choose"),
+        ("   ", unit, "white space alone means nothing was chosen"),
+        ("", unit, "an empty string means nothing was chosen"),
+        ("celsius", unit, "a value that already fits is left alone"),
+        (" On ", switch, "'On' matches both 'on' and 'ON'; a repair must not pick one"),
+        ("  Paris ", free, "without an enum there is no list of values to compare with"),
+        (2, level, "not a string"),
+        (None, unit, "no value at all"),
+    ]
+    return fires, quiet
+
+
+FIRES, QUIET = cases()  # for reading; each check builds its own
+UNIT = FIRES[0][1]
 
 
 def reference_rule(value: Any, spec: Any) -> tuple[Any, str | None]:
@@ -128,13 +137,14 @@ def _tests_pass(c: Checker, test_rule: Callable, rule: Callable) -> str | None:
 def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
     """Run the student's rule on hidden values, and the student's tests on three rules."""
     c = Checker(TITLE)
-    _, all_stubs = probe_parts(c, {"trim_enum_value": (trim_enum_value, (" celsius", copy.deepcopy(UNIT))),
+    fires_cases, quiet_cases = cases()
+    _, all_stubs = probe_parts(c, {"trim_enum_value": (trim_enum_value, (" celsius", fires_cases[0][1])),
                                    "test_rule": (test_rule, (reference_rule,))})
     if all_stubs:
         return not_done(TITLE)
 
     def fires():
-        for value, spec, want in FIRES:
+        for value, spec, want in fires_cases:
             got, note = _pair(c, trim_enum_value, value, spec)
             assert got == want, (f"{value!r} with allowed values {spec['enum']} should become {want!r}; "
                                  f"your rule gave {got!r}. Strip the white space, then compare")
@@ -143,14 +153,14 @@ def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
         return True
 
     def quiet():
-        for value, spec, why in QUIET:
+        for value, spec, why in quiet_cases:
             got, note = _pair(c, trim_enum_value, value, spec)
             assert got == value and type(got) is type(value) and note is None, (
                 f"{value!r} should be left as it is, with note None ({why}); your rule gave ({got!r}, {note!r})")
         return True
 
     def spec_untouched():
-        for value, spec, _ in FIRES[:2] + QUIET[:2]:
+        for value, spec, _ in fires_cases[:2] + quiet_cases[:2]:
             given = copy.deepcopy(spec)
             c.call(trim_enum_value, value, given, copy_args=False)  # looking for edits to it
             assert given == spec, "the rule changed the schema it was given; read it, do not edit it"
@@ -200,7 +210,7 @@ def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
 
     run = c.run
     run("the rule fixes padded enum values (6 hidden cases)", fires)
-    run(f"the rule leaves everything else alone, including 'maybe' ({len(QUIET)} hidden cases)", quiet)
+    run(f"the rule leaves everything else alone, including 'maybe' ({len(quiet_cases)} hidden cases)", quiet)
     run("the rule does not change the schema it reads", spec_untouched)
     run("through the registry: ' Comfort ' runs as 'comfort'; ' warm ' stays an error", through_registry)
     run("your tests pass a correct rule", tests_accept_correct)

@@ -30,6 +30,7 @@ TITLE = "Exercise 4: retries"
 TIMEOUT = 0.05   # seconds the harness waits for the slow writer
 SLOW = 0.25      # seconds the slow writer takes
 SAMPLE = {"string": "ACME", "integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}
+_SAMPLE_KEYS = ("string", "integer", "number", "boolean", "array", "object")
 
 
 def backoff(retries: int) -> list[float]:
@@ -41,7 +42,8 @@ def sample_args(tool) -> dict:
     """A value of the right type for each required parameter of ``tool``."""
     schema = tool.input_schema or {}
     props = schema.get("properties") or {}
-    return {p: SAMPLE.get((props.get(p) or {}).get("type"), "x") for p in schema.get("required") or []}
+    sample = dict(zip(_SAMPLE_KEYS, ("ACME", 1, 1.0, True, [], {})))  # fresh: a tool may change its arguments
+    return {p: sample.get((props.get(p) or {}).get("type"), "x") for p in schema.get("required") or []}
 
 
 def _one_call_model(name: str, args: dict) -> ScriptedModel:

@@ -27,7 +27,7 @@ __all__ = ["check", "order_registry", "REQUEST", "HIDDEN_IDS"]
 
 TITLE = "Exercise 5: parallel or not"
 REQUEST = "Cancel Dana's latest order."
-HIDDEN_IDS = ["M5", "Q27"]
+HIDDEN_IDS = ("M5", "Q27")
 
 
 def order_registry(order_id: str = "K2", customer: str = "Dana") -> tuple[ToolRegistry, dict]:

@@ -20,8 +20,8 @@ from . import Checker, CheckResult, NotDone, StudentError, not_done
 __all__ = ["check", "talk", "LINE_NAMES"]
 
 TITLE = "Exercise 6: talk to the server by hand"
-LINE_NAMES = ["initialize", "the initialized notification", "tools/list",
-              "a request with id null", "a JSON array", "a line that is not JSON"]
+LINE_NAMES = ("initialize", "the initialized notification", "tools/list",
+              "a request with id null", "a JSON array", "a line that is not JSON")
 NOTIFICATION_WAIT = 0.3  # seconds to wait for the reply that a notification must not get
 REQUEST_WAIT = 5.0
 
@@ -128,9 +128,9 @@ def _reply_problem(i: int, reply: Any) -> str:
     return ""
 
 
-EXPECTED = ["a result with the server's protocolVersion", "no reply at all",
+EXPECTED = ("a result with the server's protocolVersion", "no reply at all",
             "a result listing the tools", f"error {INVALID_REQUEST} (Invalid Request), id null",
-            f"error {INVALID_REQUEST} (batches are not supported)", f"error {PARSE_ERROR} (Parse error), id null"]
+            f"error {INVALID_REQUEST} (batches are not supported)", f"error {PARSE_ERROR} (Parse error), id null")
 
 
 def check(hand_typed_lines: Callable[[], list]) -> CheckResult:

@@ -23,13 +23,19 @@ __all__ = ["OutputSchemaServer", "check", "weather_results", "REFERENCE_SCHEMA"]
 
 TITLE = "Exercise 7: output schemas"
 
-# The check's own schema for get_weather's structured result (used on the hidden results).
-REFERENCE_SCHEMA = {
-    "type": "object",
-    "properties": {"city": {"type": "string"}, "temp": {"type": "number"},
-                   "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-    "required": ["city", "temp", "unit"],
-}
+
+def reference_schema() -> dict:
+    """The check's own schema for get_weather's structured result (used on the hidden results),
+    built afresh for each check so no cell can change it."""
+    return {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "temp": {"type": "number"},
+                       "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+        "required": ["city", "temp", "unit"],
+    }
+
+
+REFERENCE_SCHEMA = reference_schema()  # for reading; the check uses its own fresh copy
 
 
 class OutputSchemaServer(MCPServer):
@@ -67,9 +73,10 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
     """Check the student's schema on real and broken results, and their client-side check on
     hidden results."""
     c = Checker(TITLE)
+    reference = reference_schema()
     good = weather_results()
     _, all_stubs = probe_parts(c, {"weather_output_schema": (weather_output_schema, ()),
-                                   "check_structured": (check_structured, (copy.deepcopy(good[0]), REFERENCE_SCHEMA))})
+                                   "check_structured": (check_structured, (copy.deepcopy(good[0]), reference))})
     if all_stubs:
         return not_done(TITLE)
 
@@ -97,14 +104,14 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
         return True
 
     cases = [
-        ("a result that matches", _result(good[0]["structuredContent"]), REFERENCE_SCHEMA, False),
-        ("temp sent as text", _result({"city": "Lima", "temp": "17 C", "unit": "celsius"}), REFERENCE_SCHEMA, True),
-        ("a field missing", _result({"city": "Lima", "unit": "celsius"}), REFERENCE_SCHEMA, True),
-        ("no structuredContent at all", _result(text="17 degrees in Lima"), REFERENCE_SCHEMA, True),
+        ("a result that matches", _result(good[0]["structuredContent"]), reference, False),
+        ("temp sent as text", _result({"city": "Lima", "temp": "17 C", "unit": "celsius"}), reference, True),
+        ("a field missing", _result({"city": "Lima", "unit": "celsius"}), reference, True),
+        ("no structuredContent at all", _result(text="17 degrees in Lima"), reference, True),
         ("structuredContent that is a list", {**_result(text="[17]"), "structuredContent": [17]},
-         REFERENCE_SCHEMA, True),
+         reference, True),
         ("an isError result (nothing structured to check)", _result(is_error=True, text="No weather for 'Atlantis'."),
-         REFERENCE_SCHEMA, False),
+         reference, False),
         ("a tool with no outputSchema", _result(text="plain text"), None, False),
     ]
 

@@ -18,7 +18,7 @@ from typing import Callable
 from ..catalog import CATALOG_QUERIES, make_catalog
 from ..selection import ToolIndex, selection_recall, tokenize, tool_text
 from ..widgets.recall import expand_query
-from . import Checker, CheckResult, StudentError, not_done, probe_parts
+from . import Checker, CheckResult, StudentError, not_done, probe_parts, restore_course_data
 
 __all__ = ["check", "recall_row", "HELD_OUT", "KS", "MAX_SHARED", "shared_share"]
 
@@ -29,7 +29,7 @@ N_QUERIES = 8
 
 # Requests in everyday words, with the tool we judge right for each. The student never sees
 # them; they show whether a fix carries over to queries it was not written for.
-HELD_OUT = [
+HELD_OUT = (
     ("Is it going to snow in Denver on Saturday?", "weather_search"),
     ("Book me a seat on the morning plane to Boston", "flights_create"),
     ("Move my dentist appointment to Thursday", "calendar_update"),
@@ -40,7 +40,7 @@ HELD_OUT = [
     ("How should I bake sourdough bread?", "recipes_search"),
     ("Drop the 3 pm meeting from my schedule", "calendar_delete"),
     ("Push my return trip by plane to Sunday", "flights_update"),
-]
+)
 
 
 def recall_row(pairs, descriptions=None, synonyms=None) -> tuple[float, ...]:
@@ -96,6 +96,7 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
     """Validate the queries, then measure both fixes on them, on the pack's queries and on
     held-out ones."""
     c = Checker(TITLE)
+    restore_course_data(c, "T.CATALOG_QUERIES", "T.CATALOG_DOMAINS", "T.CATALOG_ACTIONS")
     _, all_stubs = probe_parts(c, {"my_queries": (my_queries, ()),
                                    "better_descriptions": (better_descriptions, ()),
                                    "synonym_table": (synonym_table, ())})

@@ -37,11 +37,11 @@ N_CASES = 10
 SEED = 0
 
 # Pairs values_equal accepts that mean different things to a person.
-HIDDEN_LENIENT = [("C++", "C"), ("C#", "C"), ("-5", "5"), ("3.5", "35"), ("50%", "50")]
+HIDDEN_LENIENT = (("C++", "C"), ("C#", "C"), ("-5", "5"), ("3.5", "35"), ("50%", "50"))
 # Pairs that differ only in ways a person would not care about, and non-string values.
-HARMLESS = [("Paris", "paris"), ("New York", "new york"), ("  Oslo ", "Oslo"),
-            ("San Francisco", "san  francisco"), ("ACME", "acme")]
-SAME_AS_BEFORE = [(3, 3.0, True), (True, 1, False), (None, None, True), (2, 3, False)]
+HARMLESS = (("Paris", "paris"), ("New York", "new york"), ("  Oslo ", "Oslo"),
+            ("San Francisco", "san  francisco"), ("ACME", "acme"))
+SAME_AS_BEFORE = ((3, 3.0, True), (True, 1, False), (None, None, True), (2, 3, False))
 
 
 def squash(text: str) -> str:
@@ -95,14 +95,21 @@ def _object_problem(spec: dict, options: list, where: str) -> str | None:
     return None
 
 
-def _problems(case: Any, seen: set) -> list[str]:
+def _course_functions() -> tuple[dict, set]:
+    """The course's functions and the ids of its cases, built afresh for one check (a cell may
+    have edited ``FUNCTIONS`` or ``EXISTING_IDS``, which are here for reading)."""
+    functions, existing = copy.deepcopy(scoring_cases("all"))
+    return functions, {c["id"] for c in existing}
+
+
+def _problems(case: Any, seen: set, functions: dict, existing_ids: set) -> list[str]:
     """What is wrong with one case, as sentences (empty when it is fine)."""
     if not isinstance(case, dict):
         return [f"a case should be a dict, got {type(case).__name__}"]
     cid = case.get("id")
     if not isinstance(cid, str) or not cid:
         return ["every case needs an 'id' string"]
-    if cid in EXISTING_IDS:
+    if cid in existing_ids:
         return [f"{cid!r} is already a case id in the course's set; pick a new one"]
     if cid in seen:
         return [f"two cases have the id {cid!r}"]
@@ -116,7 +123,7 @@ def _problems(case: Any, seen: set) -> list[str]:
     funcs = case.get("functions")
     if not isinstance(funcs, list) or not funcs or not all(isinstance(f, str) for f in funcs):
         return [f"{where}: 'functions' should be a list of function names offered to the model"]
-    unknown = [f for f in funcs if f not in FUNCTIONS]
+    unknown = [f for f in funcs if f not in functions]
     if unknown:
         return [f"{where}: there is no function {unknown[0]!r}; use the course's functions, listed above"]
     gold = case.get("gold")
@@ -134,7 +141,7 @@ def _problems(case: Any, seen: set) -> list[str]:
         name = g.get("name")
         if name not in funcs:
             return [f"{where}: the gold call {name!r} is not among the case's functions {funcs}"]
-        schema = FUNCTIONS[name]["parameters"]
+        schema = functions[name]["parameters"]
         props = schema.get("properties") or {}
         for param, options in g["args"].items():
             if param not in props:
@@ -186,6 +193,7 @@ def _optional_both_ways(case: dict, j: int, param: str) -> tuple[str, str]:
 def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callable) -> CheckResult:
     """Validate and score the new cases; test the lenient pair and the stricter comparison."""
     c = Checker(TITLE)
+    functions, existing_ids = _course_functions()
     _, all_stubs = probe_parts(c, {"harder_cases": (harder_cases, ()), "lenient_pair": (lenient_pair, ()),
                                    "stricter_equal": (stricter_equal, ("Paris", "paris"))})
     if all_stubs:
@@ -200,7 +208,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
         assert len(cases) >= N_CASES, f"write at least {N_CASES} cases; you have {len(cases)}"
         seen: set = set()
         for case in cases:
-            problems = _problems(case, seen)
+            problems = _problems(case, seen, functions, existing_ids)
             assert not problems, problems[0]
         state["cases"] = copy.deepcopy(cases)
         return True
@@ -213,7 +221,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
                        "create_event's 'when', as [{'date': ['2026-12-03'], 'time': ['10:00']}]")
         for i, j, param in found:
             bad = _with_nested_value_changed(cases[i], j, param)
-            assert classify(cases[i], bad, FUNCTIONS) != "pass", (
+            assert classify(cases[i], bad, functions) != "pass", (
                 f"case {cases[i]['id']!r}: the reply {bad} passes, so the nested value is not really checked")
         return True
 
@@ -226,7 +234,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
         for i, j, param in found:
             with_it, without = _optional_both_ways(cases[i], j, param)
             for reply in (with_it, without):
-                label = classify(cases[i], reply, FUNCTIONS)
+                label = classify(cases[i], reply, functions)
                 assert label == "pass", f"case {cases[i]['id']!r}: the reply {reply} should pass, but scores {label}"
         return True
 
@@ -235,7 +243,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
         assert cases, "fix the cases first"
         for case in cases:
             reply = gold_text(case)
-            label = classify(case, reply, FUNCTIONS)
+            label = classify(case, reply, functions)
             assert label == "pass", (f"case {case['id']!r}: a reply written from your gold answer ({reply!r}) "
                                      f"scores {label}; check the gold values")
         return True
@@ -286,7 +294,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
         for kind in CALLER_TYPES:
             caller = kind(0.5, SEED)
             try:
-                overall = evaluate_calls(cases, caller.answers(cases), FUNCTIONS)["overall"]
+                overall = evaluate_calls(cases, caller.answers(cases), functions)["overall"]
             except Exception:  # a case shape the callers cannot write; the lines above say why
                 continue
             scores.append(f"{caller.name} {overall:.2f}")

@@ -15,14 +15,14 @@ from typing import Callable
 
 from ..reliability import pass_hat_k
 from ..retail import RETAIL_TASKS, run_retail_trials
-from . import Checker, CheckResult, StudentError, not_done, probe_parts
+from . import Checker, CheckResult, StudentError, not_done, probe_parts, restore_course_data
 
 __all__ = ["check", "reference_table", "N_TRIALS", "DEFAULTS", "HIDDEN_SETTINGS"]
 
 TITLE = "Exercise 10: vary the agent"
 N_TRIALS = 8
 DEFAULTS = (0.2, 0.05)
-HIDDEN_SETTINGS = [(0.0, 0.0), (0.6, 0.2), (1.0, 0.0)]
+HIDDEN_SETTINGS = ((0.0, 0.0), (0.6, 0.2), (1.0, 0.0))
 TOLERANCE = 1e-9
 HAND_TOLERANCE = 0.0015  # a hand result rounded to three places still counts
 
@@ -60,6 +60,7 @@ def check(passk_table: Callable, my_pass2_by_hand: Callable, p_skip_check, p_typ
           seed: int = 0) -> CheckResult:
     """Run the student's table on hidden settings; check their settings and hand arithmetic."""
     c = Checker(TITLE)
+    restore_course_data(c, "T.RETAIL_TASKS")
     _, all_stubs = probe_parts(c, {"passk_table": (passk_table, DEFAULTS),
                                    "my_pass2_by_hand": (my_pass2_by_hand, ())})
     if all_stubs:

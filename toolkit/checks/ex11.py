@@ -18,12 +18,12 @@ from typing import Callable, Sequence
 
 from ..reliability import pass_hat_k
 from ..retail import RETAIL_TASKS, RetailEnv, run_retail_trials
-from . import Checker, CheckResult, NotDone, StudentError, not_done
+from . import Checker, CheckResult, NotDone, StudentError, not_done, restore_course_data
 
 __all__ = ["check", "run_trials_in", "HIDDEN_ORDERS", "KS"]
 
 TITLE = "Exercise 11: move the rule into the tool"
-HIDDEN_ORDERS = {"K7": "pending", "K8": "returned", "K9": "on hold"}
+HIDDEN_ORDERS = {"K7": "pending", "K8": "returned", "K9": "on hold"}  # for reading; see _hidden_orders
 KS = (1, 2, 4, 8)
 N_TRIALS = 8
 _UNKNOWN_WORDS = ("no order", "unknown", "not found", "does not exist", "no such")
@@ -39,6 +39,11 @@ def run_trials_in(prepare: Callable[[RetailEnv], object] | None, n: int = N_TRIA
     ``prepare=None`` both give the same counts (a test checks it).
     """
     return run_retail_trials(n, p_skip_check, p_typo, seed, tasks, prepare=prepare)
+
+
+def _hidden_orders() -> dict:
+    """The world the notebook never shows, built afresh for each use."""
+    return {"K7": "pending", "K8": "returned", "K9": "on hold"}
 
 
 def _guarded(c: Checker, enforce: Callable, orders: dict | None = None) -> RetailEnv:
@@ -59,6 +64,7 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
           p_typo: float = 0.05, seed: int = 0) -> CheckResult:
     """Try the guarded ``cancel_order`` on known and hidden orders, then rerun the trials."""
     c = Checker(TITLE)
+    restore_course_data(c, "T.RETAIL_TASKS")
     try:
         _guarded(c, enforce_cancel_policy)
     except NotDone:
@@ -94,10 +100,8 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
     c.run("a delivered order (C1) is refused too", refuses("C1", "delivered"))
     c.run("a pending order (A1) is still canceled", allows("A1"))
     def hidden_world():
-        refuses("K8", "returned", HIDDEN_ORDERS)()
-        refuses("K9", "on hold", HIDDEN_ORDERS)()
-        allows("K7", HIDDEN_ORDERS)()
-        return True
+        return (refuses("K8", "returned", _hidden_orders())() and refuses("K9", "on hold", _hidden_orders())()
+                and allows("K7", _hidden_orders())())
 
     c.run("in a world you have not seen, only the pending order can be canceled "
           "(one of the others is 'on hold', a status the policy never names)", hidden_world)
