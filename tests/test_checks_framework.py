@@ -353,3 +353,58 @@ def test_the_reference_still_passes_after_a_student_edits_what_the_check_reuses(
                                               if line not in notes)
     if module in ("ex08", "ex10", "ex11"):  # they read shared course data: they say they put it back
         assert notes and all("put the course's own data back" in n for n in notes), after.text
+
+
+def test_input_where_nobody_can_type_is_named_not_taken_for_a_stub():
+    class StdinNotImplementedError(NotImplementedError):  # what IPython raises without a frontend
+        pass
+
+    def valid_but_wrong():
+        raise StdinNotImplementedError("raw_input was called, but this frontend does not support input requests.")
+
+    result = ex02.check(valid_but_wrong)
+    assert result.status == "checked" and not result.ok
+    assert "your code called `input()`" in failed_lines(result)[0]
+
+
+def _kernel_run(kc, code, allow_stdin=False, limit=60):
+    """Run ``code`` in the kernel; return (text printed, error name or None)."""
+    msg_id = kc.execute(code, allow_stdin=allow_stdin)
+    out, error, end = [], None, time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            msg = kc.get_iopub_msg(timeout=0.2)
+        except Exception:  # queue.Empty: nothing yet
+            continue
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "stream":
+            out.append(content["text"])
+        elif kind == "error":
+            error = content["ename"]
+        elif kind == "status" and content["execution_state"] == "idle":
+            return "".join(out), error
+    raise AssertionError(f"the kernel did not finish {code!r} within {limit} s")
+
+
+@needs_alarm
+def test_in_a_real_kernel_a_loop_and_an_unanswered_input_are_stopped_and_the_kernel_goes_on():
+    manager = pytest.importorskip("jupyter_client.manager")
+    km, kc = manager.start_new_kernel(kernel_name="python3")
+    try:
+        _kernel_run(kc, "import toolkit.checks as checks; checks.STUDENT_TIME_LIMIT = 1\n"
+                        "from toolkit.checks import ex02")
+        _kernel_run(kc, "def valid_but_wrong():\n    while True:\n        pass")
+        text, error = _kernel_run(kc, "ex02.check(valid_but_wrong)")
+        assert error is None and "`valid_but_wrong` did not return within 1 s" in text
+        _kernel_run(kc, "def valid_but_wrong():\n    return {'city': input('city? ')}")
+        text, error = _kernel_run(kc, "ex02.check(valid_but_wrong)", allow_stdin=True)  # nobody answers
+        assert error is None and "`valid_but_wrong` did not return within 1 s" in text
+        _kernel_run(kc, "def valid_but_wrong():\n    return {'city': 'Oslo'}")
+        text, error = _kernel_run(kc, "ex02.check(valid_but_wrong)")
+        assert error is None and "All 3 checks passed" in text
+        assert _kernel_run(kc, "print(6 * 7)") == ("42\n", None)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

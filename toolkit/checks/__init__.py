@@ -254,6 +254,17 @@ class CheckResult:
         pass
 
 
+def _not_done_or_error(exc: NotImplementedError) -> Exception:
+    """A stub's own ``NotImplementedError`` means "not done"; a subclass is something else,
+    such as IPython's StdinNotImplementedError when code asks for ``input()`` where nobody can type."""
+    if type(exc) is NotImplementedError:
+        return NotDone()
+    if "Stdin" in type(exc).__name__:
+        return StudentError("your code called `input()`, which a check cannot answer; "
+                            "take the value as a parameter instead")
+    return StudentError(f"your code raised {type(exc).__name__}: {exc}")
+
+
 def _is_stub_value(value: Any) -> bool:
     return value is Ellipsis
 
@@ -350,8 +361,8 @@ class Checker:
         except StudentTimeout as exc:
             self._hung.append((fn, str(exc)))
             raise
-        except NotImplementedError:
-            raise NotDone() from None
+        except NotImplementedError as exc:
+            raise _not_done_or_error(exc) from None
         except (NotDone, StudentError):
             raise
         except Exception as exc:  # the student's bug, reported in one line
@@ -372,8 +383,8 @@ class Checker:
         try:
             with contextlib.redirect_stdout(self._printed):
                 return _with_limit(body, RUN_TIME_LIMIT if self.time_limit else None, sentence)
-        except NotImplementedError:
-            raise NotDone() from None
+        except NotImplementedError as exc:
+            raise _not_done_or_error(exc) from None
         except (NotDone, StudentError, AssertionError):
             raise
         except Exception as exc:
