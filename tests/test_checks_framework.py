@@ -408,3 +408,20 @@ def test_in_a_real_kernel_a_loop_and_an_unanswered_input_are_stopped_and_the_ker
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_a_student_thread_left_looping_by_a_check_is_stopped():
+    """A tool the harness gave up on keeps running in its thread; the check stops it."""
+    spin = named("spin", "while True: pass")
+    c = Checker("t")
+
+    def body():
+        threading.Thread(target=spin, daemon=True, name="tool:spin").start()
+        return True
+
+    c.run("starts a tool that never returns", body)
+    c.done()
+    deadline = time.monotonic() + 3
+    while any(t.name == "tool:spin" for t in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(t.name == "tool:spin" for t in threading.enumerate())

@@ -156,6 +156,39 @@ def _with_limit(body: Callable[[], Any], seconds: float | None, sentence: str) -
         raise StudentTimeout(sentence) from None
 
 
+def _runs_student_code(frame) -> bool:
+    while frame is not None:
+        if _frame_kind(frame.f_code.co_filename) == "student":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _stop_runaway_threads(before: set) -> int:
+    """Ask each thread started since ``before`` that is still inside student code to stop.
+
+    A tool the harness gave up on (its call timed out) keeps running in its thread; a loop that
+    never ends there would slow the kernel for the rest of the session. Python cannot kill a
+    thread, but it can raise ``SystemExit`` in it at its next step (ignored quietly by the
+    threading module); a thread blocked in ``sleep`` stops when the sleep ends. Returns how
+    many threads were asked."""
+    try:
+        import ctypes
+        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except (ImportError, AttributeError):  # not CPython
+        return 0
+    frames = sys._current_frames()
+    asked = 0
+    for thread in threading.enumerate():
+        if thread in before or thread is threading.current_thread() or not thread.is_alive():
+            continue
+        if thread.ident is None or not _runs_student_code(frames.get(thread.ident)):
+            continue
+        set_async_exc(ctypes.c_ulong(thread.ident), ctypes.py_object(SystemExit))
+        asked += 1
+    return asked
+
+
 # ---- the student's printing, kept short ---------------------------------------------------
 
 class _CappedOutput(io.TextIOBase):
@@ -324,6 +357,7 @@ class Checker:
         self._hung: list[tuple[Callable, str]] = []  # functions that ran out of time, and the sentence
         self._printed = _CappedOutput()
         self._notes: list[str] = []
+        self._threads = set(threading.enumerate())  # threads that were there before the check
         self._last_cell = last_cell_problem()
         self._none_passes = sys._getframe(1).f_globals.get("__name__") in _NONE_MEANS_PASS
 
@@ -382,7 +416,10 @@ class Checker:
                     "calls (a method, a tool, a model's respond) may loop forever, `sleep`, or wait on `input()`")
         try:
             with contextlib.redirect_stdout(self._printed):
-                return _with_limit(body, RUN_TIME_LIMIT if self.time_limit else None, sentence)
+                try:
+                    return _with_limit(body, RUN_TIME_LIMIT if self.time_limit else None, sentence)
+                finally:
+                    _stop_runaway_threads(self._threads)
         except NotImplementedError as exc:
             raise _not_done_or_error(exc) from None
         except (NotDone, StudentError, AssertionError):
@@ -441,6 +478,7 @@ class Checker:
         self._notes.append(text)
 
     def _print(self, result: CheckResult) -> None:
+        _stop_runaway_threads(self._threads)
         result.lines[1:1] = [f"  Note: {n}" for n in self._notes]
         if self._last_cell:
             result.lines.insert(0, self._last_cell)
