@@ -410,3 +410,25 @@ def test_ex09_helpers():
     assert ex09.EXAMPLE["id"] == "course_simple_7"
     for a, b in ex09.HIDDEN_LENIENT:
         assert T.values_equal(a, b) and ex09.squash(a) != ex09.squash(b)
+
+
+def test_ex04_an_off_by_one_is_not_called_a_shared_counter(nb08_solution):
+    """A tool that works on its first call has its count wrong; nothing is shared."""
+    def make_flaky_tool(failures: int):
+        count = {"calls": 0}
+
+        def quote(symbol: str) -> str:
+            """Quote a symbol.
+
+            Args:
+                symbol: ticker such as ACME
+            """
+            count["calls"] += 1
+            if count["calls"] < failures:  # off by one: fails failures - 1 times
+                raise T.TransientToolError("busy")
+            return "42"
+        return quote
+
+    result = ex04.check(make_flaky_tool, nb08_solution["slow_writer_registry"])
+    first = failed_lines(result)[0]
+    assert "should fail on its first 2 calls, then work; it failed 1 times" in first and "share" not in first

@@ -8,12 +8,15 @@ tests can inspect (in a notebook the result itself displays nothing more).
 What a check promises the student (pack §2.8 "Retries, timeouts and limits" applies the same
 idea to tools):
 
-* Student code runs under a time limit (:data:`STUDENT_TIME_LIMIT` seconds per call). A function
-  that never returns is stopped with one sentence naming it; the kernel stays usable. The limit
-  uses ``SIGALRM``, so it works in the main thread on Linux and macOS (where Jupyter runs
-  cells); elsewhere (Windows, or a check run from another thread) calls run without a hard stop.
-* Student code gets deep copies of the arguments, so editing its input cannot change a later
-  verdict. Values that cannot be copied (functions, objects holding locks) are passed as they are.
+* Student code runs under a time limit (:data:`STUDENT_TIME_LIMIT` seconds per call,
+  :data:`RUN_TIME_LIMIT` per item). A function that never returns is stopped with one sentence
+  naming it, is not called again in that check, and the kernel stays usable; threads the check
+  leaves running inside student code are asked to stop. The limit uses ``SIGALRM``, so it works
+  in the main thread on Linux and macOS (where Jupyter runs cells); elsewhere (Windows, or a
+  check run from another thread) calls run without a hard stop.
+* Plain-data arguments (dicts, lists, tuples, sets) reach student code as deep copies, so
+  editing its input cannot change a later verdict. Objects with behaviour (functions,
+  registries, models, environments) and data that cannot be copied are passed as they are.
 * An item passes only when its body returns ``True``; anything else is named in the report.
 * What student code prints during a check is kept to a few lines, shown once under the report.
 * When the cell that ran just before the check failed, the report says so first: the check
@@ -25,6 +28,7 @@ Writing a check::
         c = Checker("Exercise 2: valid but wrong")
         out = c.call(fn, {"city": "Paris"})          # NotDone / StudentError handled for you
         c.expect(out == [], "a schema-valid call passes validation", "validate_args returned ...")
+        c.run("it also passes a hidden case", lambda: c.call(fn, {"city": "Lima"}) == [])  # True or it fails
         return c.done(next_step="Now explain why no schema can catch it.")
 """
 
@@ -41,7 +45,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 __all__ = ["Checker", "CheckResult", "NotDone", "StudentError", "StudentTimeout", "not_done", "probe_parts",
-           "restore_course_data", "PASS", "FAIL", "STUDENT_TIME_LIMIT", "RUN_TIME_LIMIT", "hard_stop_available", "last_cell_problem"]
+           "restore_course_data", "PASS", "FAIL", "STUDENT_TIME_LIMIT", "RUN_TIME_LIMIT",
+           "hard_stop_available", "last_cell_problem"]
 
 PASS = "✓"
 FAIL = "✗"
@@ -391,7 +396,8 @@ class Checker:
         limit = self.time_limit if time_limit is True else (time_limit or None)
         try:
             with contextlib.redirect_stdout(self._printed):
-                value = _with_limit(lambda: fn(*args, **kwargs), limit, _timeout_sentence(_fn_name(fn), limit or 0))
+                sentence = _timeout_sentence(_fn_name(fn), limit or 0)
+                value = _with_limit(lambda: fn(*args, **kwargs), limit, sentence)
         except StudentTimeout as exc:
             self._hung.append((fn, str(exc)))
             raise
