@@ -336,9 +336,11 @@ def _raised_in_student_code(exc: BaseException) -> bool:
 
 
 def _library_dirs() -> tuple:
-    import sysconfig
-    paths = sysconfig.get_paths()
-    return tuple({paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths})
+    """The standard library's folder and every installed-packages folder on the path."""
+    import os
+    dirs = {os.path.dirname(os.__file__)}
+    dirs |= {p for p in sys.path if p and os.path.basename(p) in ("site-packages", "dist-packages")}
+    return tuple(sorted(dirs))
 
 
 _TOOLKIT_DIR = str(__import__("pathlib").Path(__file__).resolve().parent.parent)
