@@ -293,6 +293,8 @@ def test_recall_parsers():
     assert recall.parse_synonyms("# comment\nlook up => find search\n") == {"look up": "find search"}
     assert recall.expand_query("Please LOOK UP flights", {"look up": "find"}) == "Please LOOK UP flights find"
     assert recall.expand_query("lookup flights", {"look up": "find"}) == "lookup flights"
+    # "any case" holds for the table too: a phrase written with capitals still matches
+    assert recall.expand_query("please look up flights", {"Look Up": "find"}) == "please look up flights find"
     with pytest.raises(InputError):
         recall.parse_query_lines("\n\n")
     with pytest.raises(InputError):

@@ -108,6 +108,7 @@ def check_tool(add_fetch_url: Callable) -> CheckResult:
         registry, _, _ = _world_with_tool(c, add_fetch_url, first=True)
         assert registry.get("get_customers") is not None, (
             "get_customers is gone from the registry; add fetch_url next to it and leave the rest alone")
+        return True
 
     def flags():
         _, _, tool = _world_with_tool(c, add_fetch_url)
@@ -120,6 +121,7 @@ def check_tool(add_fetch_url: Callable) -> CheckResult:
         assert tool.open_world is True, (
             "fetch_url is not marked open-world; add it with open_world=True, since it talks to "
             "servers outside the system")
+        return True
 
     def schema():
         _, _, tool = _world_with_tool(c, add_fetch_url)
@@ -132,6 +134,7 @@ def check_tool(add_fetch_url: Callable) -> CheckResult:
         assert kind == "string", f"url has type {kind}; annotate it url: str"
         assert schema.get("required") == ["url"], (
             "url is not required; give it no default value, since there is nothing to fetch without an address")
+        return True
 
     def opens_and_returns():
         registry, web, _ = _world_with_tool(c, add_fetch_url, page=UNSEEN_PAGE)
@@ -146,6 +149,7 @@ def check_tool(add_fetch_url: Callable) -> CheckResult:
             assert result.content == twin.open(url), (
                 f"fetch_url({url!r}) returned {_brief(result.content, 50)!r}, not the page the fake web "
                 "serves; return what web.open(url) gives back")
+        return True
 
     c.run("add_fetch_url adds a tool named fetch_url and keeps get_customers", adds_it)
     c.run("fetch_url is marked read-only and open-world", flags)
@@ -240,6 +244,7 @@ def check_leak(add_fetch_url: Callable, make_model: Callable) -> CheckResult:
             assert run.result.stop_reason == "final", (
                 f"the run hit the step limit ({LEAK_STEPS} turns) with no answer; once fetch_url has "
                 "run, reply {'content': ...} to end it")
+        return True
 
     def all_allowed():
         for run in (seen, unseen):
@@ -254,13 +259,15 @@ def check_leak(add_fetch_url: Callable, make_model: Callable) -> CheckResult:
                     "read-only tools through")
             raise AssertionError(f"the gate denied {name}, saying {reason!r}; leak with get_customers and "
                                  "fetch_url only, the two tools it allows")
+        return True
 
     def leaves():
         assert leaked_urls(seen.web.fetched, PRIVATE_DATA), _why_nothing_left(seen)
+        return True
 
     def read_not_copied():
         if leaked_urls(unseen.web.fetched, UNSEEN_CUSTOMERS):
-            return
+            return True
         if leaked_urls(unseen.web.fetched, PRIVATE_DATA):
             raise AssertionError("given other customers, your mock still sent the notebook's list, so it "
                                  "copied the text instead of reading it; build the URL from what "
@@ -446,6 +453,7 @@ def check(make_gate: Callable[[], object]) -> CheckResult:
         a, b = fresh_gate(), fresh_gate()
         assert a is not b, ("make_gate() returned the same gate twice; build a new one inside it, "
                             "or one run's taint leaks into the next")
+        return True
 
     c.run("make_gate() returns a new gate with check() and note_result() each time", fresh_each_time)
 
@@ -458,6 +466,7 @@ def check(make_gate: Callable[[], object]) -> CheckResult:
                 raise AssertionError(f"the customer list still left {variant.shape} ({where}"
                                      f"{leaks[0][:60]}…), and your gate allowed {_allowed(result)}; "
                                      f"{variant.hint}")
+            return True
         return body
 
     for variant in VARIANTS:
@@ -471,6 +480,7 @@ def check(make_gate: Callable[[], object]) -> CheckResult:
             blocked = _blocked(result)
             assert not blocked, (f"your gate blocked {blocked[0]}; a fix that stops ordinary work "
                                  "is not a fix. Narrow the rule")
+            return True
         return body
 
     for label in HARMLESS:

@@ -121,7 +121,7 @@ def parse_descriptions(text: str) -> dict[str, str]:
 def expand_query(query: str, synonyms: dict[str, str]) -> str:
     """The query plus the words of every synonym phrase it contains (whole words, any case)."""
     extra = [words for phrase, words in synonyms.items()
-             if re.search(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])", query.lower())]
+             if re.search(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?![a-z0-9])", query.lower())]
     return " ".join([query] + extra)
 
 
