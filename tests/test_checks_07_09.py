@@ -248,6 +248,77 @@ def test_ex04_never_raises(nb08_solution):
                                "should return a function")
 
 
+def _writer(sleep_for, save_what="input", before=False):
+    """A slow writer for the tests: sleeps ``sleep_for(seconds)``, saves its input (or a constant)."""
+    def slow_writer_registry(seconds, saved):
+        def save_note(text: str) -> str:
+            """Save a note.
+
+            Args:
+                text: the note
+            """
+            if before:
+                saved.append(text)
+            time.sleep(sleep_for(seconds))
+            if not before:
+                saved.append(text if save_what == "input" else save_what)
+            return "saved"
+
+        registry = T.ToolRegistry()
+        registry.add(save_note, read_only=False)
+        return registry
+    return slow_writer_registry
+
+
+def test_ex04_writers_that_ignore_their_inputs_fail(nb08_solution):
+    """Cheap wrong writers: a fixed sleep, saving before the sleep, saving a constant."""
+    flaky = nb08_solution["make_flaky_tool"]
+    assert_fails_with_sentence(ex04.check(flaky, _writer(lambda s: 0.25)), "seconds=0")
+    assert_fails_with_sentence(ex04.check(flaky, _writer(lambda s: 1.0)), "seconds=0")
+    assert_fails_with_sentence(ex04.check(flaky, _writer(lambda s: s, before=True)), "then append")
+    assert_fails_with_sentence(ex04.check(flaky, _writer(lambda s: s, save_what="note")), "the text it was given")
+
+
+def test_ex04_right_answers_written_differently_pass(nb08_solution):
+    def make_flaky_tool(failures):
+        left = [failures]
+
+        def get_price(ticker: str, currency: str = "EUR") -> float:
+            """Price of a share (invented).
+
+            Args:
+                ticker: the share's symbol
+                currency: the currency to quote in
+            """
+            if left[0] > 0:
+                left[0] -= 1
+                raise T.TransientToolError("the price feed is busy; try again")
+            return 12.5
+        return get_price
+
+    class Writer:
+        def __init__(self, seconds, saved):
+            self.seconds, self.saved = seconds, saved
+
+        def write(self, note: str) -> str:
+            """Write a note down.
+
+            Args:
+                note: what to write
+            """
+            time.sleep(self.seconds)
+            self.saved.append(note)
+            return "written"
+
+    def slow_writer_registry(seconds, saved):
+        registry = T.ToolRegistry()
+        registry.add(Writer(seconds, saved).write, name="write_note", read_only=False)
+        return registry
+
+    assert ex04.check(make_flaky_tool, slow_writer_registry).ok
+    assert ex04.check(nb08_solution["make_flaky_tool"], _writer(lambda s: s)).ok
+
+
 # ---------------------------------------------------------------------------------- exercise 5
 
 def test_ex05_solution_passes(nb08_solution, capsys):
@@ -349,6 +420,7 @@ def test_ex09_missing_nested_or_optional_fail(nb09_solution):
         for case in cases:
             if any(g["name"] == "create_event" for g in case["gold"]):
                 case["functions"] = ["set_reminder"]
+                case["question"] = "Remind me to go to the Gym at 07:00."
                 for g in case["gold"]:
                     g["name"], g["args"] = "set_reminder", {"text": ["Gym"], "time": ["07:00"]}
 
@@ -408,8 +480,61 @@ def test_ex09_never_raises(nb09_solution):
 def test_ex09_helpers():
     assert ex09.squash(" New  York ") == "newyork"
     assert ex09.EXAMPLE["id"] == "course_simple_7"
-    for a, b in ex09.HIDDEN_LENIENT:
-        assert T.values_equal(a, b) and ex09.squash(a) != ex09.squash(b)
+    for _ in range(20):
+        for a, b in ex09.unseen_lenient_pairs():
+            assert T.values_equal(a, b) and ex09.squash(a) != ex09.squash(b)
+    assert not hasattr(ex09, "HIDDEN_LENIENT")
+
+
+def test_ex09_wrong_categories_and_contradicting_gold_fail(nb09_solution):
+    """Cases whose category does not fit their calls, or whose gold answer is not what the
+    question asks, are caught by looking at the calls and the question (issue 10, point 3)."""
+    _, pair, strict = parts(nb09_solution)
+
+    def check_edit(edit, *fragments):
+        assert_fails_with_sentence(ex09.check(with_cases(nb09_solution, edit), pair, strict), *fragments)
+
+    check_edit(lambda cs: cs[6].update(category="simple"), "'simple' case has exactly one gold call")
+    check_edit(lambda cs: cs[6].update(category="parallel"), "calls one function several times")
+    check_edit(lambda cs: cs[4].update(category="simple"), "offers exactly one function")
+    check_edit(lambda cs: cs[2].update(functions=["search_flights", "add"]), "offers exactly one function")
+    check_edit(lambda cs: cs[5]["gold"][0]["args"].update(b=[5]), "mult.b", "not in the question")
+    check_edit(lambda cs: cs[2]["gold"][0]["args"].update(destination=["Rome"]), "destination", "not in the question")
+    check_edit(lambda cs: cs[0]["gold"][0]["args"].update(when=[{"date": ["2026-12-10"], "time": ["15:00"]}]),
+               "when.date", "not in the question")
+    check_edit(lambda cs: cs[4]["gold"][0]["args"].update(to=[{"name": ["Omar"]}]), "send_message.to", "not an object")
+
+
+def test_ex09_overfitted_or_loose_answers_fail(nb09_solution):
+    cases, pair, strict = parts(nb09_solution)
+    printed = [("re-sign the lease", "resign the lease"), ("C++", "C"), ("C#", "C"), ("-5", "5"),
+               ("3.5", "35"), ("50%", "50")]
+
+    def knows_the_list(a, b):
+        if isinstance(a, str) and isinstance(b, str):
+            return (a, b) not in printed and (b, a) not in printed and T.values_equal(a, b)
+        return T.values_equal(a, b)
+
+    assert_fails_with_sentence(ex09.check(cases, pair, knows_the_list), "to a user these differ")
+    assert_fails_with_sentence(ex09.check(cases, lambda: ("Paris.", "Paris"), strict), "full stop")
+
+
+def test_ex09_other_right_answers_pass(nb09_solution):
+    cases, _, strict = parts(nb09_solution)
+
+    def keeps_symbols(a, b):  # compares letters, digits and symbols; only case and spacing are free
+        if type(a) is str and type(b) is str:
+            return a.lower().split() == b.lower().split()
+        return T.values_equal(a, b)
+
+    def other_cases():
+        out = copy.deepcopy(cases())
+        out[5]["question"] = "Multiply fifteen by 4, please."
+        out[3]["question"] = "Book Nopa for 2 at 8 pm; a window seat would be nice."
+        return out
+
+    assert ex09.check(other_cases, lambda: ("C++", "C"), keeps_symbols).ok
+    assert ex09.check(cases, lambda: ("-3", "3"), strict).ok
 
 
 def test_ex04_an_off_by_one_is_not_called_a_shared_counter(nb08_solution):

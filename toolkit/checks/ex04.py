@@ -9,7 +9,7 @@ The student writes two things:
   (registered as not read-only): it sleeps ``seconds``, then appends its input to ``saved``.
 
 The check runs both through :func:`~toolkit.run_agent`: the flaky tool with ``max_retries``
-0, 2 and 5 and some hidden counts, reading the events and the back-off waits (recorded, not
+0, 2 and 5 and some unseen counts, reading the events and the back-off waits (recorded, not
 slept); the slow writer under a short ``call_timeout``, where the harness must not retry, and
 where the call still finishes in the background, which is why a retry would have been unsafe.
 """
@@ -29,6 +29,7 @@ __all__ = ["check", "sample_args", "backoff", "run_flaky"]
 TITLE = "Exercise 4: retries"
 TIMEOUT = 0.05   # seconds the harness waits for the slow writer
 SLOW = 0.25      # seconds the slow writer takes
+NOTE = "note 7: water the plants"  # the text the check asks the slow writer to save
 SAMPLE = {"string": "ACME", "integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}
 _SAMPLE_KEYS = ("string", "integer", "number", "boolean", "array", "object")
 
@@ -44,6 +45,16 @@ def sample_args(tool) -> dict:
     props = schema.get("properties") or {}
     sample = dict(zip(_SAMPLE_KEYS, ("ACME", 1, 1.0, True, [], {})))  # fresh: a tool may change its arguments
     return {p: sample.get((props.get(p) or {}).get("type"), "x") for p in schema.get("required") or []}
+
+
+def note_args(tool) -> dict:
+    """:func:`sample_args`, with :data:`NOTE` as each text argument, so the check can find it in ``saved``."""
+    args = sample_args(tool)
+    return {k: NOTE if isinstance(v, str) else v for k, v in args.items()}
+
+
+def _saved_the_note(saved: list) -> bool:
+    return bool(saved) and all(NOTE in str(item) for item in saved)
 
 
 def _one_call_model(name: str, args: dict) -> ScriptedModel:
@@ -159,6 +170,20 @@ def check(make_flaky_tool: Callable, slow_writer_registry: Callable) -> CheckRes
         assert not tools[0].read_only, ("the tool changes state, so register it with read_only=False; "
                                         "the harness uses that flag to decide whether a retry is safe")
         state["tool"] = tools[0].name
+        return writer_uses_its_inputs()
+
+    def writer_uses_its_inputs():
+        saved: list = []
+        registry = c.call(slow_writer_registry, 0.0, saved, copy_args=False)
+        tool = registry.get(state["tool"])
+        start = time.perf_counter()
+        result = registry.run(tool.name, note_args(tool))
+        took = time.perf_counter() - start
+        assert result.ok, f"with seconds=0 the tool should simply work; the registry said {result.content!r}"
+        assert took < 0.15, (f"with seconds=0 the tool took {took:.2f} s; sleep for `seconds`, the number "
+                             "slow_writer_registry was given, not a fixed time")
+        assert _saved_the_note(saved), (f"the tool was asked to save {NOTE!r}, but `saved` holds {saved}; "
+                                        "append the text it was given to the `saved` list it was given")
         return True
 
     def writer_not_retried():
@@ -167,14 +192,18 @@ def check(make_flaky_tool: Callable, slow_writer_registry: Callable) -> CheckRes
         registry = c.call(slow_writer_registry, SLOW, saved, copy_args=False)
         tool = registry.get(state["tool"])
         waits: list = []
-        result = run_agent(_one_call_model(tool.name, sample_args(tool)), registry, "Save a note.",
+        start = time.perf_counter()
+        result = run_agent(_one_call_model(tool.name, note_args(tool)), registry, "Save a note.",
                            call_timeout=TIMEOUT, max_retries=3, sleep=waits.append)
+        early = saved[:] if time.perf_counter() - start < SLOW * 0.8 else None  # None: too late to tell
         tool_result = result.results[0][1]
         assert tool_result.kind == "timeout", (
             f"with call_timeout={TIMEOUT} s and a tool that sleeps {SLOW} s, the call should time out; "
             f"it gave {tool_result.kind!r}. Does your tool sleep `seconds` before it saves?")
         assert not any(e.startswith("retry") for e in result.events) and not waits, (
             f"the harness retried a tool that changes state: {result.events}")
+        assert not early, ("the note was saved before the sleep was over; sleep `seconds` first, then append "
+                           "to `saved`, so the save is what takes the time")
         _wait_for(saved, 1)
         assert len(saved) == 1, (f"after the timeout the tool should still finish once in the background and "
                                  f"save one note; saved holds {len(saved)}. Append to `saved` after the sleep")
@@ -199,9 +228,10 @@ def check(make_flaky_tool: Callable, slow_writer_registry: Callable) -> CheckRes
     run("5 failures, max_retries=2: three tries, waits 0.1 and 0.2 s, then 'Gave up after 3 tries.'",
         retries(2, 5, False))
     run("5 failures, max_retries=5: six tries, waits 0.1 to 1.6 s, and it works", retries(5, 5, True))
-    run("hidden cases: 0 failures (no retry), 3 failures with max_retries=4",
+    run("unseen cases: 0 failures (no retry), 3 failures with max_retries=4",
         lambda: retries(3, 0, True)() and retries(4, 3, True)())
-    run("the slow writer is registered as not read-only", writer_flags)
+    run("the slow writer is registered as not read-only, and sleeps `seconds` then saves its text",
+        writer_flags)
     run(f"it times out after {TIMEOUT} s and is not retried, yet it still saves its note once", writer_not_retried)
     run("the same tool marked read-only would be retried, and would save the note 3 times",
         read_only_would_repeat)
