@@ -4,18 +4,22 @@ Part 1: the student writes ``time_one_turn(parallel, n_calls=4, delay=0.2)``, wh
 ``n_calls`` tools that each sleep ``delay`` seconds, lets a mock model ask for all of them in one
 turn, runs :func:`~toolkit.run_agent` and returns the seconds the run took. The check calls it
 for the pack's case (four calls of 0.2 s: about 0.2 s together, about 0.8 s one after another,
-the pack's own arithmetic) and for a hidden one, and compares the returned time with its own
+the pack's own arithmetic) and for two unseen ones (a longer ``delay`` with fewer calls, more
+calls with a shorter ``delay``, so a timer that ignores either parameter fails), and compares the returned time with its own
 stopwatch. It prints the student's two times for the pack's case next to that arithmetic, so
 the comparison the exercise asks for is on the page.
 
 Part 2: the second call needs the first call's result ("find Dana's latest order, then cancel
 it"). The student writes ``chained_model()``, a mock that asks for ``find_order`` alone, reads
 the id from the tool message, and only then asks for ``cancel_order``. The check runs it against
-order books the student has not seen, so an id typed into the script fails.
+order books the student has not seen, with ids drawn at check time (not printed unless the
+model gets one wrong), so an id typed into the script fails.
 """
 
 from __future__ import annotations
 
+import random
+import string
 import time
 from typing import Callable
 
@@ -23,11 +27,21 @@ from ..loop import run_agent
 from ..registry import ToolError, ToolRegistry
 from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
-__all__ = ["check", "order_registry", "REQUEST", "HIDDEN_IDS"]
+__all__ = ["check", "order_registry", "REQUEST"]
 
 TITLE = "Exercise 5: parallel or not"
 REQUEST = "Cancel Dana's latest order."
-HIDDEN_IDS = ("M5", "Q27")
+
+
+def _unseen_ids(count: int = 2) -> list[str]:
+    """Order ids drawn afresh at each check, never the notebook's K2 nor the other order Z1."""
+    rng = random.Random()
+    ids: list[str] = []
+    while len(ids) < count:
+        new = rng.choice(string.ascii_uppercase.replace("K", "").replace("Z", "")) + str(rng.randint(3, 99))
+        if new not in ids:
+            ids.append(new)
+    return ids
 
 
 def order_registry(order_id: str = "K2", customer: str = "Dana") -> tuple[ToolRegistry, dict]:
@@ -76,7 +90,7 @@ def _timed(c: Checker, time_one_turn: Callable, parallel: bool, n: int, delay: f
 
 
 def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
-    """Time the student's turns; run the chained model on hidden order books."""
+    """Time the student's turns; run the chained model on order books the student has not seen."""
     c = Checker(TITLE)
     _, all_stubs = probe_parts(c, {"time_one_turn": (time_one_turn, (True, 1, 0.0)),
                                    "chained_model": (chained_model, ())})
@@ -93,12 +107,16 @@ def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
                 assert 0 < value <= wall + 0.02, (
                     f"{label}: you returned {value:.2f} s, but the call took {wall:.2f} s by the check's "
                     "clock; measure the run with time.perf_counter() around run_agent")
-            assert together < delay * 2 and together >= delay * 0.9, (
+            assert together >= delay * 0.9, (
+                f"{n} calls of {delay} s run together should take about {delay} s; you measured {together:.2f} s. "
+                "Make each tool sleep `delay` seconds, the number time_one_turn was given, not a fixed time")
+            assert together < delay * 2, (
                 f"{n} calls of {delay} s run together should take about {delay} s; you measured {together:.2f} s. "
                 "Put all the calls in one model turn and pass parallel=True")
             assert apart >= n * delay * 0.95, (
                 f"{n} calls of {delay} s one after another should take about {n * delay:.1f} s; you "
-                f"measured {apart:.2f} s. Does each tool sleep `delay` seconds, and did you pass parallel=False?")
+                f"measured {apart:.2f} s. Build `n_calls` tools (the number time_one_turn was given), each "
+                "sleeping `delay` seconds, ask for all of them, and pass parallel=False")
             seen[(n, delay)] = (together, apart)
             return True
         return body
@@ -134,10 +152,12 @@ def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
         return body
 
     run("four calls of 0.2 s: about 0.2 s together, at least 0.8 s one after another", timing(4, 0.2))
-    run("hidden case: three calls of 0.1 s", timing(3, 0.1))
-    run(f"the chained model cancels the order find_order returned (hidden id {HIDDEN_IDS[0]})",
-        chained_on(HIDDEN_IDS[0]))
-    run(f"and again on another order book (hidden id {HIDDEN_IDS[1]})", chained_on(HIDDEN_IDS[1]))
+    run("unseen case: two calls of 0.3 s", timing(2, 0.3))
+    run("unseen case: six calls of 0.1 s", timing(6, 0.1))
+    first_id, second_id = _unseen_ids()
+    run("the chained model cancels the order find_order returned, on an order book you have not seen",
+        chained_on(first_id))
+    run("and again on another unseen order book", chained_on(second_id))
     step = "Now answer the question below."
     if (4, 0.2) in seen:
         together, apart = seen[(4, 0.2)]
