@@ -63,6 +63,14 @@ def test_ex03_reference_rule_agrees_with_its_own_cases():
         assert ex03.reference_rule(value, spec) == (value, None)
 
 
+def test_ex03_drawn_cases_agree_with_the_reference_rule():
+    import random
+    for seed in range(200):
+        (value, spec, want), (quiet, quiet_spec, _) = ex03.drawn_cases(random.Random(seed))
+        assert ex03.reference_rule(value, spec)[0] == want and value != want
+        assert ex03.reference_rule(quiet, quiet_spec) == (quiet, None)
+
+
 def test_ex03_the_broken_rules_are_broken():
     assert ex03.never_fires(" celsius", ex03.UNIT) == (" celsius", None)
     assert ex03.over_eager("maybe", ex03.UNIT)[1] is not None
@@ -129,6 +137,43 @@ def test_ex03_never_raises(nb08_solution):
     assert_fails_with_sentence(ex03.check(lambda v, s: "not a pair", tests), "a pair (value, note)")
     assert_fails_with_sentence(ex03.check(lambda v, s: None, boom), "a pair (value, note)")
     assert_fails_with_sentence(ex03.check("not a function", tests), "expected a function")
+
+
+def test_ex03_a_table_of_the_cases_fails(nb08_solution):
+    """A rule that looks the check's own cases up (they can be imported) fails on values drawn at check time."""
+    fires, _ = ex03.cases()
+    table = {(value, tuple(spec["enum"])): want for value, spec, want in fires}
+
+    def looks_up(value, spec):
+        key = (value, tuple(spec.get("enum") or ()))
+        return (table[key], "fixed") if isinstance(value, str) and key in table else (value, None)
+
+    assert_fails_with_sentence(ex03.check(looks_up, nb08_solution["test_rule"]), "should become")
+    assert "hidden" not in " ".join(dir(ex03)).lower()
+
+
+def test_ex03_right_answers_written_differently_pass(nb08_solution):
+    def trim_enum_value(value, spec):
+        options = spec.get("enum", []) if isinstance(spec, dict) else []
+        if not isinstance(value, str) or value in options or not value.strip():
+            return value, None
+        key = value.strip().casefold()
+        exact = [o for o in options if o == value.strip()]
+        folded = [o for o in options if isinstance(o, str) and o.casefold() == key]
+        pick = exact or (folded if len(folded) == 1 else [])
+        return [pick[0], f"{value!r} -> {pick[0]!r}"] if pick else [value, None]  # a list pair is fine too
+
+    def test_rule(rule):
+        cabin = {"type": "string", "enum": ["economy", "business"]}
+        fixed, note = rule("\tEconomy  ", cabin)
+        assert (fixed, bool(note)) == ("economy", True)
+        for value in ("maybe", "econ", "economy"):
+            fixed, note = rule(value, cabin)
+            assert fixed == value and note is None
+
+    assert ex03.check(trim_enum_value, test_rule).ok
+    assert ex03.check(trim_enum_value, nb08_solution["test_rule"]).ok
+    assert ex03.check(nb08_solution["trim_enum_value"], test_rule).ok
 
 
 def test_ex03_half_done_is_not_passed(nb08_solution, nb08_starter):

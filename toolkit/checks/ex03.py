@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import copy
 import difflib
+import random
 from typing import Any, Callable
 
 from ..registry import ToolRegistry
 from ..schema import repair_args
 from . import Checker, CheckResult, StudentError, StudentTimeout, not_done, probe_parts
 
-__all__ = ["check", "repair_with", "reference_rule", "never_fires", "over_eager", "cases", "FIRES", "QUIET"]
+__all__ = ["check", "repair_with", "reference_rule", "never_fires", "over_eager", "cases", "drawn_cases", "FIRES",
+           "QUIET"]
 
 TITLE = "Exercise 3: repair limits"
 
@@ -63,6 +65,21 @@ def cases() -> tuple[list, list]:
         (None, unit, "no value at all"),
     ]
     return fires, quiet
+
+
+def drawn_cases(rng: random.Random | None = None) -> tuple[tuple, tuple]:
+    """One more FIRES case and one more QUIET case, drawn at check time, so a rule that looks the
+    listed cases up in a table still meets values it has not seen."""
+    rng = rng or random.Random()
+    words = ["north", "south", "east", "west", "small", "medium", "large", "daily", "weekly", "monthly"]
+    allowed = rng.sample(words, 3)
+    spec = {"type": "string", "enum": allowed}
+    pads = [" ", "  ", "\t", "\n", " \t"]
+    chosen = rng.choice(allowed)
+    spelled = rng.choice([chosen, chosen.upper(), chosen.capitalize()])
+    padded = rng.choice(pads) + spelled + rng.choice(pads)
+    other = rng.choice([w for w in words if w not in allowed])
+    return (padded, spec, chosen), (" " + other + " ", spec, f"{other!r} is not one of the allowed values")
 
 
 FIRES, QUIET = cases()  # for reading; each check builds its own
@@ -117,9 +134,9 @@ def repair_with(rule: Callable, args: Any, input_schema: dict) -> tuple[Any, lis
 
 def _pair(c: Checker, rule: Callable, value: Any, spec: dict) -> tuple[Any, Any]:
     out = c.call(rule, value, copy.deepcopy(spec))
-    if not (isinstance(out, tuple) and len(out) == 2):
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
         raise StudentError(f"the rule should return a pair (value, note), got {out!r}")
-    return out
+    return tuple(out)
 
 
 def _tests_pass(c: Checker, test_rule: Callable, rule: Callable) -> str | None:
@@ -135,9 +152,12 @@ def _tests_pass(c: Checker, test_rule: Callable, rule: Callable) -> str | None:
 
 
 def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
-    """Run the student's rule on hidden values, and the student's tests on three rules."""
+    """Run the student's rule on unseen values, and the student's tests on three rules."""
     c = Checker(TITLE)
     fires_cases, quiet_cases = cases()
+    drawn_fire, drawn_quiet = drawn_cases()
+    fires_cases.append(drawn_fire)
+    quiet_cases.append(drawn_quiet)
     _, all_stubs = probe_parts(c, {"trim_enum_value": (trim_enum_value, (" celsius", fires_cases[0][1])),
                                    "test_rule": (test_rule, (reference_rule,))})
     if all_stubs:
@@ -209,8 +229,8 @@ def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
         return body
 
     run = c.run
-    run("the rule fixes padded enum values (6 hidden cases)", fires)
-    run(f"the rule leaves everything else alone, including 'maybe' ({len(quiet_cases)} hidden cases)", quiet)
+    run(f"the rule fixes padded enum values ({len(fires_cases)} unseen cases)", fires)
+    run(f"the rule leaves everything else alone, including 'maybe' ({len(quiet_cases)} unseen cases)", quiet)
     run("the rule does not change the schema it reads", spec_untouched)
     run("through the registry: ' Comfort ' runs as 'comfort'; ' warm ' stays an error", through_registry)
     run("your tests pass a correct rule", tests_accept_correct)
