@@ -10,13 +10,19 @@ left out. It then scores the three mock callers on the new cases, for interest.
 
 Part 2: the student finds two strings that :func:`~toolkit.values_equal` treats as equal and a
 user would not (they must differ in more than letter case and white space), and writes
-``stricter_equal(a, b)``, a comparison that rejects that pair and a few hidden ones of the same
-kind while still accepting differences of case and spacing.
+``stricter_equal(a, b)``, a comparison that rejects that pair and a few unseen ones of the same
+kind (drawn afresh at each check, so no list of them can be copied) while still accepting
+differences of case and spacing.
+
+Each case must also be what it says (pack §2.9, BFCL's categories): its category fits its gold
+calls, and each required gold value is in the question (a number, or the user's own words), so
+a gold answer that contradicts its question fails.
 """
 
 from __future__ import annotations
 
 import copy
+import random
 import re
 from typing import Any, Callable
 
@@ -24,7 +30,7 @@ from ..callers import CALLER_TYPES, concrete_value, written_call, gold_text, ren
 from ..scoring import classify, evaluate_calls, values_equal
 from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
-__all__ = ["check", "FUNCTIONS", "EXAMPLE", "EXISTING_IDS", "CATEGORIES", "HIDDEN_LENIENT", "HARMLESS",
+__all__ = ["check", "FUNCTIONS", "EXAMPLE", "EXISTING_IDS", "CATEGORIES", "unseen_lenient_pairs", "HARMLESS",
            "nested_cases", "optional_params", "squash"]
 
 TITLE = "Exercise 9: score harder"
@@ -36,8 +42,19 @@ NO_CALL = ("irrelevance", "missing_parameter")
 N_CASES = 10
 SEED = 0
 
-# Pairs values_equal accepts that mean different things to a person.
-HIDDEN_LENIENT = (("C++", "C"), ("C#", "C"), ("-5", "5"), ("3.5", "35"), ("50%", "50"))
+
+
+def unseen_lenient_pairs(rng: random.Random | None = None) -> list[tuple[str, str]]:
+    """Five pairs values_equal accepts that mean different things to a person, drawn afresh
+    (a sign, a decimal point, a percent sign, a language's symbol, a hyphen that changes a word)."""
+    rng = rng or random.Random()
+    n, whole, tenth = rng.randint(2, 999), rng.randint(1, 99), rng.randint(1, 9)
+    return [(rng.choice(("-", "+")) + str(n), str(n)), (f"{whole}.{tenth}", f"{whole}{tenth}"),
+            (f"{n}%", str(n)), rng.choice((("C++", "C"), ("C#", "C"), ("F#", "F"))),
+            rng.choice((("re-sign", "resign"), ("re-cover", "recover"), ("re-form", "reform")))]
+
+
+N_UNSEEN = 5
 # Pairs that differ only in ways a person would not care about, and non-string values.
 HARMLESS = (("Paris", "paris"), ("New York", "new york"), ("  Oslo ", "Oslo"),
             ("San Francisco", "san  francisco"), ("ACME", "acme"))
@@ -48,6 +65,81 @@ def squash(text: str) -> str:
     """A string with white space removed and case folded: what remains once the two harmless
     differences are gone."""
     return re.sub(r"\s+", "", text).casefold()
+
+
+NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+                "fifteen sixteen seventeen eighteen nineteen twenty")  # a string: no cell can edit it
+CLOSING_MARKS = ".,;:!?"
+
+
+def _alnum(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+def _question_words(question: str) -> tuple[set, set, str]:
+    """The question's words, its numbers (digits or number words) and its letters and digits."""
+    words = set(re.findall(r"[^\W\d_]+", question.casefold()))
+    numbers = {float(x) for x in re.findall(r"\d+(?:\.\d+)?", question)}
+    numbers |= {float(x) for x in re.findall(r"\d+", question)}
+    spelled = NUMBER_WORDS.split()
+    numbers |= {float(spelled.index(w)) for w in words if w in spelled}
+    return words, numbers, _alnum(question)
+
+
+def _in_question(value: Any, q: tuple[set, set, str]) -> bool:
+    """Is this gold value something the question says? Texts match by their letters and digits,
+    or word by word (numbers by value, so 9 and 09 agree); numbers by value."""
+    words, numbers, letters = q
+    if isinstance(value, bool) or value == "":
+        return True
+    if isinstance(value, (int, float)):
+        return float(value) in numbers
+    if isinstance(value, list):
+        return all(_in_question(v, q) for v in value)
+    if not isinstance(value, str):
+        return True
+    if _alnum(value) and _alnum(value) in letters:
+        return True
+    own_numbers = {float(x) for x in re.findall(r"\d+", value) if int(x)}
+    own_words = set(re.findall(r"[^\W\d_]+", value.casefold())) - {"am", "pm"}
+    return bool(own_numbers | own_words) and own_numbers <= numbers and own_words <= words
+
+
+def _absent_from_question(options: list, q: tuple) -> str | None:
+    """'' when some acceptable value is in the question; else the key of a nested dict that is
+    not (or None for the whole parameter)."""
+    if "" in options:
+        return ""  # optional: the user need not have said it
+    missing_key = None
+    for option in options:
+        if _is_nested(option):
+            bad = [k for k, opts in option.items() if _absent_from_question(opts, q) != ""]
+            if not bad:
+                return ""
+            missing_key = bad[0]
+        elif _in_question(option, q):
+            return ""
+    return missing_key
+
+
+def _category_problem(cat: str, funcs: list, gold: list) -> str | None:
+    """Does the category fit the case (BFCL's categories, pack §2.9)?"""
+    names = {g["name"] for g in gold}
+    if cat == "simple" and len(gold) != 1:
+        return f"a 'simple' case has exactly one gold call; with {len(gold)} it is parallel or parallel_multiple"
+    if cat == "simple" and len(funcs) != 1:
+        return f"a 'simple' case offers exactly one function; with {len(funcs)} offered it is 'multiple'"
+    if cat == "multiple" and len(gold) != 1:
+        return f"a 'multiple' case has exactly one gold call; with {len(gold)} it is parallel_multiple"
+    if cat == "multiple" and len(funcs) < 2:
+        return "a 'multiple' case offers two or more functions for the model to choose from; with one it is 'simple'"
+    if cat == "parallel" and len(names) != 1:
+        return (f"a 'parallel' case calls one function several times; these calls use {', '.join(sorted(names))}, "
+                "so it is 'parallel_multiple'")
+    if cat == "parallel_multiple" and len(names) < 2:
+        return f"a 'parallel_multiple' case calls two or more different functions; these all call {names.pop()}, " \
+               "so it is 'parallel'"
+    return None
 
 
 def _is_nested(option: Any) -> bool:
@@ -151,11 +243,27 @@ def _problems(case: Any, seen: set, functions: dict, existing_ids: set) -> list[
             problem = _object_problem(props[param], options, f"{where}: {name}.{param}")
             if problem:
                 return [problem]
+            kind = props[param].get("type")
+            if kind != "object" and any(_is_nested(o) for o in options):
+                return [f"{where}: {name}.{param} is not an object (its type is {kind}), so it takes a plain "
+                        "value, not the nested form {key: [values]}"]
         missing = [p for p in schema.get("required") or [] if p not in g["args"]]
         if missing:
             return [f"{where}: {name} needs {missing[0]!r}; the gold call must list a value for it"]
         if all(o == "" for opts in g["args"].values() for o in opts) and g["args"]:
             return [f"{where}: every value of {name} is optional; list at least one real value"]
+    problem = _category_problem(cat, funcs, gold)
+    if problem:
+        return [f"{where}: {problem}"]
+    q = _question_words(case["question"])
+    for g in gold:
+        for param, options in g["args"].items():
+            key = _absent_from_question(options, q)
+            if key != "":
+                label = f"{g['name']}.{param}" + (f".{key}" if key else "")
+                return [f"{where}: {label} is not in the question (none of its acceptable values is); "
+                        "make the gold answer what the user asked for, and list the question's own words "
+                        "among the acceptable values"]
     return []
 
 
@@ -257,6 +365,9 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
         assert squash(a) != squash(b), (
             f"{a!r} and {b!r} differ only in letter case or white space, which a user would not mind; "
             "find a pair that differs in a character the scorer drops, such as a sign or a symbol")
+        assert squash(a.rstrip(CLOSING_MARKS)) != squash(b.rstrip(CLOSING_MARKS)), (
+            f"{a!r} and {b!r} differ only in a full stop or other closing mark, which a user would not mind; "
+            "find a pair whose meaning changes, such as a sign or a symbol the scorer drops")
         state["pair"] = (a, b)
         return True
 
@@ -270,7 +381,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
         if "pair" in state:
             a, b = state["pair"]
             assert not eq(a, b), f"stricter_equal still calls your own pair {a!r} and {b!r} equal"
-        for a, b in HIDDEN_LENIENT:
+        for a, b in unseen_lenient_pairs():
             assert not eq(a, b), f"stricter_equal({a!r}, {b!r}) is True; to a user these differ"
         for a, b in HARMLESS:
             assert eq(a, b), (f"stricter_equal({a!r}, {b!r}) is False; a difference of case or spacing "
@@ -285,7 +396,7 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
     run("a nested dictionary argument, and a wrong nested value fails", has_nested)
     run("an optional parameter: the reply passes with it and without it", has_optional)
     run("lenient_pair(): values_equal says equal, and they differ in more than case or spacing", pair_lenient)
-    run(f"stricter_equal rejects your pair and {len(HIDDEN_LENIENT)} hidden ones, and still accepts "
+    run(f"stricter_equal rejects your pair and {N_UNSEEN} unseen ones, and still accepts "
         f"{len(HARMLESS)} harmless differences", stricter)
     step = "Now write what you would change in the scorer, below."
     cases = state.get("cases")
