@@ -90,6 +90,50 @@ def test_ex01_wrong_shapes_fail(nb05_solution):
     assert_fails_with_sentence(ex01.check(to_openai, mutates), "changed the tool it was given")
 
 
+def test_ex01_strict_path_is_checked_like_the_plain_one(nb05_solution):
+    """Issue 10: the strict=True path must keep the input untouched and the tool whole."""
+    to_openai, to_anthropic = nb05_solution["to_openai"], nb05_solution["to_anthropic"]
+
+    def strict_edits_input(tool, strict=False):
+        if strict:
+            tool["inputSchema"]["additionalProperties"] = False
+            tool.pop("annotations", None)
+        return to_openai(tool, strict=strict)
+
+    assert_fails_with_sentence(ex01.check(strict_edits_input, to_anthropic), "changed the tool it was given")
+
+    def strict_drops_parameters(tool, strict=False):
+        if strict:
+            return {"type": "function", "function": {"name": tool["name"], "description": tool["description"],
+                                                     "strict": True}}
+        return to_openai(tool)
+
+    assert_fails_with_sentence(ex01.check(strict_drops_parameters, to_anthropic), "strict=True", "parameters")
+
+
+def test_ex01_other_right_answers_pass(nb05_solution):
+    """Right answers written differently: the Responses API's flat shape, a key filter,
+    strict written as false, Anthropic's optional "type": "custom"."""
+    import json
+
+    def flat_openai(tool, strict=False):
+        return {"type": "function", "name": tool["name"], "description": tool["description"],
+                "parameters": json.loads(json.dumps(tool["inputSchema"])), "strict": bool(strict)}
+
+    def filtered_anthropic(tool):
+        renamed = {"inputSchema": "input_schema"}
+        return {"type": "custom", **{renamed.get(k, k): copy.deepcopy(v) for k, v in tool.items()
+                                     if k in ("name", "description", "inputSchema")}}
+
+    assert ex01.check(flat_openai, filtered_anthropic).ok
+    assert ex01.check(nb05_solution["to_openai"], filtered_anthropic).ok
+
+
+def test_ex01_unseen_tools_are_not_called_hidden():
+    assert "unseen_tools" in ex01.__all__ and "hidden_tools" not in ex01.__all__
+    assert [t["name"] for t in ex01.unseen_tools()][:2] == ["find_trains", "set_thermostat"]
+
+
 def test_ex01_never_raises():
     result = ex01.check(boom, lambda tool: None)
     assert_fails_with_sentence(result, "KeyError", "not a dict")
@@ -112,6 +156,7 @@ def test_ex02_starter_is_not_done(nb05_starter, capsys):
     ({"city": "Oslo", "unit": "kelvin"}, "validate_args says"),
     ({"town": "Oslo"}, "missing required parameter 'city'"),
     (["Oslo"], "returned list"),
+    ({"city": "Oslo", "unit": "Fahrenheit"}, "validate_args says"),  # the enum is exact
 ])
 def test_ex02_wrong_answers_fail(args, fragment):
     assert_fails_with_sentence(ex02.check(lambda: copy.deepcopy(args)), fragment)
@@ -120,6 +165,8 @@ def test_ex02_wrong_answers_fail(args, fragment):
 def test_ex02_other_valid_wrong_calls_pass():
     assert ex02.check(lambda: {"city": "Rome", "unit": "fahrenheit"}).ok
     assert ex02.check(lambda: {"city": "Oslo", "unit": "celsius"}).ok
+    assert ex02.check(lambda: {"city": "Bergen"}).ok  # right unit by default, wrong city
+    assert ex02.check(lambda: {"city": "OSLO"}).ok  # any case; the default unit is the mistake
 
 
 def test_ex02_never_raises():

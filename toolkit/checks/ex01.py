@@ -19,13 +19,14 @@ from typing import Callable, Literal, Optional
 from ..schema import schema_from_function
 from . import Checker, CheckResult, not_done, probe_parts
 
-__all__ = ["check", "hidden_tools"]
+__all__ = ["check", "unseen_tools"]
 
 TITLE = "Exercise 1: MCP shape to OpenAI and Anthropic shapes"
 MCP_ONLY = ("inputSchema", "annotations", "title", "outputSchema")
+ANTHROPIC_KEYS = frozenset({"name", "description", "input_schema", "type"})  # "type": "custom" is optional [22]
 
 
-def hidden_tools() -> list[dict]:
+def unseen_tools() -> list[dict]:
     """The tools the check converts: MCP-shaped definitions the notebook does not show."""
 
     def find_trains(origin: str, destination: str, date: str, max_changes: int = 2,
@@ -78,10 +79,19 @@ def _openai_function(out) -> dict:
     return inner
 
 
+def _same_name_and_description(fn: dict, tool: dict, how: str) -> None:
+    for key in ("name", "description"):
+        assert fn.get(key) == tool[key], (
+            f"{how}for tool {tool['name']!r}, {key!r} should be {tool[key]!r}, got {fn.get(key)!r}")
+
+
+hidden_tools = unseen_tools  # the old name, kept for callers written before issue 10
+
+
 def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
-    """Run both converters on hidden tools; print what passed and what to try next."""
+    """Run both converters on unseen tools; print what passed and what to try next."""
     c = Checker(TITLE)
-    tools = hidden_tools()
+    tools = unseen_tools()
     sample = copy.deepcopy(tools[0])
     _, all_stubs = probe_parts(c, {"to_openai": (to_openai, (sample,)),
                                    "to_anthropic": (to_anthropic, (copy.deepcopy(sample),))})
@@ -92,9 +102,7 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
     def openai_shape():
         for tool in tools:
             fn = _openai_function(c.call(to_openai, copy.deepcopy(tool)))
-            for key in ("name", "description"):
-                assert fn.get(key) == tool[key], (
-                    f"for tool {tool['name']!r}, {key!r} should be {tool[key]!r}, got {fn.get(key)!r}")
+            _same_name_and_description(fn, tool, "")
             assert "parameters" in fn, (
                 f"for tool {tool['name']!r} there is no \"parameters\": OpenAI calls the input schema that")
             assert fn["parameters"] == tool["inputSchema"], (
@@ -107,6 +115,12 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
             assert on.get("strict") is True, (
                 f"to_openai(tool, strict=True) should set \"strict\": true next to \"parameters\" "
                 f"(tool {tool['name']!r} got {on.get('strict')!r})")
+            _same_name_and_description(on, tool, "with strict=True, ")
+            params = on.get("parameters")
+            assert isinstance(params, dict) and set(params.get("properties", {})) == set(
+                tool["inputSchema"].get("properties", {})), (
+                f"with strict=True, tool {tool['name']!r} needs its \"parameters\" too, with the same "
+                "properties as the inputSchema; strict mode adds a flag, it does not drop the schema")
             off = _openai_function(c.call(to_openai, copy.deepcopy(tool)))
             assert off.get("strict", False) is False, (
                 "without strict=True, leave \"strict\" out (or false): strict mode is opt-in")
@@ -129,35 +143,37 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
                 f"for tool {tool['name']!r} there is no \"input_schema\" (snake case, at the top level)")
             assert out["input_schema"] == tool["inputSchema"], (
                 f"for tool {tool['name']!r}, \"input_schema\" should be the inputSchema unchanged")
-            for key in ("name", "description"):
-                assert out.get(key) == tool[key], (
-                    f"for tool {tool['name']!r}, {key!r} should be {tool[key]!r}, got {out.get(key)!r}")
+            _same_name_and_description(out, tool, "")
         return True
 
     def anthropic_clean():
         for tool in tools:
             out = c.call(to_anthropic, copy.deepcopy(tool))
             assert isinstance(out, dict), f"to_anthropic returned {type(out).__name__}, not a dict"
-            extra = sorted(set(out) - {"name", "description", "input_schema"})
+            extra = sorted(set(out) - ANTHROPIC_KEYS)
             assert not extra, (f"for tool {tool['name']!r} the result also has {', '.join(extra)}; "
                                "keep only name, description and input_schema")
+            assert out.get("type", "custom") == "custom", (
+                f"for tool {tool['name']!r} \"type\" is {out['type']!r}; leave it out (or write \"custom\")")
         return True
 
     def input_untouched():
-        for label, fn in (("to_openai", to_openai), ("to_anthropic", to_anthropic)):
+        calls = (("to_openai", to_openai, {}), ("to_openai(..., strict=True)", to_openai, {"strict": True}),
+                 ("to_anthropic", to_anthropic, {}))
+        for label, fn, kwargs in calls:
             for tool in tools:
                 given = copy.deepcopy(tool)
-                c.call(fn, given, copy_args=False)  # this item looks at what the call did to it
+                c.call(fn, given, copy_args=False, **kwargs)  # this item looks at what the call did to it
                 assert given == tool, (f"{label} changed the tool it was given ({tool['name']!r}); "
                                        "build a new dict instead of editing the one you were given")
         return True
 
-    c.run(f"to_openai gives a function tool with name, description and parameters ({n} hidden tools)",
+    c.run(f"to_openai gives a function tool with name, description and parameters ({n} unseen tools)",
           openai_shape)
-    c.run("to_openai sets \"strict\": true only when asked", openai_strict)
+    c.run("to_openai sets \"strict\": true only when asked, and keeps the rest of the tool", openai_strict)
     c.run("to_openai leaves out MCP-only keys (inputSchema, annotations, title)", openai_clean)
-    c.run(f"to_anthropic gives name, description and input_schema ({n} hidden tools)", anthropic_shape)
+    c.run(f"to_anthropic gives name, description and input_schema ({n} unseen tools)", anthropic_shape)
     c.run("to_anthropic leaves out MCP-only keys", anthropic_clean)
-    c.run("neither converter changes the tool it was given", input_untouched)
+    c.run("neither converter changes the tool it was given (strict or not)", input_untouched)
     return c.done(next_step="Now answer the question below: what changed besides a key name?")
 
