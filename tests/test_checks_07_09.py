@@ -324,6 +324,30 @@ def test_ex04_writers_that_ignore_their_inputs_fail(nb08_solution):
     assert_fails_with_sentence(ex04.check(flaky, _writer(lambda s: s, save_what="note")), "the text it was given")
 
 
+def test_ex04_a_counter_reset_by_each_new_tool_fails(nb08_solution):
+    """One module-level count, set back to 0 whenever a tool is made: tools used one after another
+    look independent, but two tools used in turn share it."""
+    count = {"calls": 0}
+
+    def make_flaky_tool(failures: int):
+        count["calls"] = 0
+
+        def quote(symbol: str) -> str:
+            """Quote a symbol.
+
+            Args:
+                symbol: ticker such as ACME
+            """
+            count["calls"] += 1
+            if count["calls"] <= failures:
+                raise T.TransientToolError("busy")
+            return "42"
+        return quote
+
+    result = ex04.check(make_flaky_tool, nb08_solution["slow_writer_registry"])
+    assert_fails_with_sentence(result, "in turn", "share a counter")
+
+
 def test_ex04_right_answers_written_differently_pass(nb08_solution):
     def make_flaky_tool(failures):
         left = [failures]

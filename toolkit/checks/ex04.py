@@ -138,6 +138,21 @@ def check(make_flaky_tool: Callable, slow_writer_registry: Callable) -> CheckRes
             "count inside make_flaky_tool (a list or dict, or nonlocal)")
         assert first == 2, (f"make_flaky_tool(2) should fail on its first 2 calls, then work; it failed "
                             f"{first} times. Count the calls so far and compare with `failures`")
+        return used_in_turn()
+
+    def used_in_turn():
+        """Two tools made first, then called in turn: a count that each new tool resets is still shared."""
+        pair = [_registry_for(c, make_flaky_tool, 2)[0] for _ in range(2)]
+        args = sample_args(pair[0].get("flaky_quote"))
+        kinds = [[], []]
+        for _ in range(3):
+            for registry, seen in zip(pair, kinds):
+                seen.append(registry.run("flaky_quote", args).kind)
+        want = ["transient", "transient", "ok"]
+        assert kinds == [want, want], (
+            f"two tools from make_flaky_tool(2), called in turn, should each fail twice then work; they gave "
+            f"{kinds[0]} and {kinds[1]}, so they share a counter. Keep the count inside make_flaky_tool "
+            "(a list or dict, or nonlocal), not in a variable outside it")
         return True
 
     def retries(max_retries: int, failures: int, should_work: bool):
