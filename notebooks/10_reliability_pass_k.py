@@ -211,7 +211,8 @@ passk_explorer()
 #    pass^1, pass^2, …, pass^8 as a list (`T.pass_hat_k` does the counting).
 # 2. Choose your own slip rates `P_SKIP_CHECK` and `P_TYPO` (not the defaults 0.2 and 0.05),
 #    and print your table next to 0.9^k.
-# 3. Pick one task, read its success count c at your rates, and work out its pass^2 by hand:
+# 3. Pick one task that succeeded at least twice but not every time at your rates (otherwise
+#    there is nothing to work out), read its success count c, and work out its pass^2 by hand:
 #    C(c, 2) / C(8, 2). Write the working in a comment, mark it as your own arithmetic, and
 #    return it from `my_pass2_by_hand()`.
 #

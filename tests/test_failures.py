@@ -161,3 +161,53 @@ def test_a_schema_check_stops_only_f2_and_f6():
     """Pack discussion question 12 (answered in notebook 05): a schema stops few failures."""
     stopped = {r.id for r in failed_runs() if schema_problems(r)}
     assert stopped == {"F2", "F6"}
+
+
+# ------------------------------------------------ the sorting check (toolkit/checks/failure_groups)
+#
+# Issue 10, points 3 and 4: cheap wrong answers fail with one sentence per run; right answers
+# in other reasonable shapes pass. The reference answer is read from notebook 12's solution cell.
+
+import pytest  # noqa: E402
+
+from exercise_helpers import assert_fails_with_sentence, cell_namespace  # noqa: E402
+from toolkit.checks import failure_groups  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def right():
+    return cell_namespace("12_failures_project_review", "solution")["sort_failures"]()
+
+
+def test_sorting_everything_in_one_group_fails_on_each_run_of_the_other_groups(right):
+    for group in GROUPS:
+        result = failure_groups.check(lambda g=group: {run_id: g for run_id in right})
+        assert_fails_with_sentence(result, f"not {group}. Hint:")
+        assert result.total - result.passed == sum(v != group for v in right.values())
+
+
+def test_sorting_groups_handed_out_by_position_fail(right):
+    cycled = {run_id: GROUPS[i % 3] for i, run_id in enumerate(right)}
+    assert_fails_with_sentence(failure_groups.check(lambda: cycled), "Hint:")
+    shifted = dict(zip(right, list(right.values())[1:] + list(right.values())[:1]))  # off by one run
+    assert_fails_with_sentence(failure_groups.check(lambda: shifted), "Hint:")
+
+
+def test_sorting_a_run_filed_under_two_groups_fails_in_one_sentence(right):
+    by_group = {g: [k for k, v in right.items() if v == g] for g in GROUPS}
+    by_group["conversation"].append(by_group["single call"][0])
+    assert_fails_with_sentence(failure_groups.check(lambda: by_group), "under two groups")
+    assert_fails_with_sentence(failure_groups.check(lambda: list(right.values())[:5]), "one group per run")
+
+
+def test_sorting_right_answers_in_other_shapes_pass(right):
+    ids = [r.id for r in failed_runs()]
+    shapes = {
+        "groups in the order shown": [right[i] for i in ids],
+        "group -> run ids": {g.upper(): {k for k, v in right.items() if v == g} for g in GROUPS},
+        "(id, group) pairs": [(k.lower(), v) for k, v in right.items()],
+        "run numbers as keys": {int(k[1:]): v for k, v in right.items()},
+    }
+    for name, answer in shapes.items():
+        result = failure_groups.check(lambda a=answer: a)
+        assert result.ok, f"{name}:\n{result.text}"

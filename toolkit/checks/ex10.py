@@ -10,19 +10,23 @@ C(c, 2) / C(8, 2). Its last line sets their curve beside the pack's 0.9^k rule o
 
 from __future__ import annotations
 
+import random
 from math import comb
+from numbers import Integral, Real
 from typing import Callable
 
 from ..reliability import pass_hat_k
 from ..retail import RETAIL_TASKS, run_retail_trials
 from . import Checker, CheckResult, StudentError, not_done, probe_parts, restore_course_data
 
-__all__ = ["check", "reference_table", "N_TRIALS", "DEFAULTS", "HIDDEN_SETTINGS"]
+__all__ = ["check", "reference_table", "unseen_settings", "N_TRIALS", "DEFAULTS", "UNSEEN_SETTINGS"]
 
 TITLE = "Exercise 10: vary the agent"
 N_TRIALS = 8
 DEFAULTS = (0.2, 0.05)
-HIDDEN_SETTINGS = ((0.0, 0.0), (0.6, 0.2), (1.0, 0.0))
+# Settings the notebook never shows. They are not secret (you can print them); the check also
+# draws two more at random each time it runs, so a table must follow its arguments.
+UNSEEN_SETTINGS = ((0.0, 0.0), (0.6, 0.2), (1.0, 0.0))
 TOLERANCE = 1e-9
 HAND_TOLERANCE = 0.0015  # a hand result rounded to three places still counts
 
@@ -31,6 +35,20 @@ def reference_table(p_skip_check: float, p_typo: float, seed: int = 0, n: int = 
     """pass^1 … pass^n of the mock agent at these slip rates (the answer passk_table should give)."""
     successes = run_retail_trials(n=n, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed)
     return [pass_hat_k(successes, n, k) for k in range(1, n + 1)]
+
+
+def unseen_settings(rng: random.Random | None = None) -> list[tuple[float, float]]:
+    """The fixed unseen settings plus two drawn afresh: one that moves only ``p_skip_check`` and one
+    that moves only ``p_typo`` away from the defaults, so a table that ignores either argument fails."""
+    rng = rng or random.Random()
+    skip = round(rng.uniform(0.3, 0.9), 2)
+    typo = round(rng.uniform(0.3, 0.8), 2)
+    return list(UNSEEN_SETTINGS) + [(skip, DEFAULTS[1]), (DEFAULTS[0], typo)]
+
+
+def _is_number(x) -> bool:
+    """A real number that is not a bool: int, float, Fraction, numpy scalars all count."""
+    return isinstance(x, Real) and not isinstance(x, bool)
 
 
 def _as_list(value, n: int = N_TRIALS) -> list[float]:
@@ -43,7 +61,7 @@ def _as_list(value, n: int = N_TRIALS) -> list[float]:
         raise StudentError(f"passk_table should return {n} numbers, pass^1 to pass^{n}; "
                            f"it returned {type(value).__name__}"
                            + (f" of length {len(value)}" if isinstance(value, (list, tuple)) else ""))
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+    if not all(_is_number(v) for v in value):
         raise StudentError("passk_table should return numbers (floats from 0 to 1)")
     return [float(v) for v in value]
 
@@ -53,12 +71,12 @@ def _fmt(values: list[float]) -> str:
 
 
 def _is_rate(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x <= 1
+    return _is_number(x) and 0 <= x <= 1
 
 
 def check(passk_table: Callable, my_pass2_by_hand: Callable, p_skip_check, p_typo,
           seed: int = 0) -> CheckResult:
-    """Run the student's table on hidden settings; check their settings and hand arithmetic."""
+    """Run the student's table on unseen settings; check their settings and hand arithmetic."""
     c = Checker(TITLE)
     restore_course_data(c, "T.RETAIL_TASKS")
     _, all_stubs = probe_parts(c, {"passk_table": (passk_table, DEFAULTS),
@@ -79,8 +97,10 @@ def check(passk_table: Callable, my_pass2_by_hand: Callable, p_skip_check, p_typ
 
     c.run(f"passk_table{DEFAULTS} gives pass^1 … pass^{N_TRIALS} of the default agent",
           matches(DEFAULTS))
-    c.run(f"passk_table gives the right curve for {len(HIDDEN_SETTINGS)} settings you have not seen",
-          lambda: all(matches(s)() for s in HIDDEN_SETTINGS))
+    unseen = unseen_settings()
+    c.run(f"passk_table gives the right curve for {len(unseen)} settings you have not seen "
+          "(some move only p_skip_check, some only p_typo)",
+          lambda: all(matches(s)() for s in unseen))
 
     def settings_ok():
         assert _is_rate(p_skip_check) and _is_rate(p_typo), (
@@ -100,30 +120,36 @@ def check(passk_table: Callable, my_pass2_by_hand: Callable, p_skip_check, p_typ
             raise StudentError("my_pass2_by_hand() should return a dict with keys 'task', "
                                "'successes' and 'pass2'")
         ids = [t["id"] for t in RETAIL_TASKS]
-        assert hand["task"] in ids, f"{hand['task']!r} is not a task; choose one of {', '.join(ids)}"
+        task = str(hand["task"]).strip().upper()  # "t3" and " T3" name the same task
+        assert task in ids, f"{hand['task']!r} is not a task; choose one of {', '.join(ids)}"
         assert _is_rate(p_skip_check) and _is_rate(p_typo), "fix your slip rates first (the line above)"
         counts = run_retail_trials(n=N_TRIALS, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed)
-        c_true = counts[ids.index(hand["task"])]
-        state.update(hand=hand, c=c_true)
+        c_true = counts[ids.index(task)]
+        state.update(hand=hand, task=task, c=c_true)
         assert hand["successes"] == c_true, (
-            f"at your slip rates, task {hand['task']} succeeded {c_true} times out of {N_TRIALS}, "
+            f"at your slip rates, task {task} succeeded {c_true} times out of {N_TRIALS}, "
             f"not {hand['successes']!r}; print T.run_retail_trials(...) and read its count")
         return True
 
     def hand_value():
         if "c" not in state:
             raise AssertionError("fix the success count first (the line above)")
-        want = comb(state["c"], 2) / comb(N_TRIALS, 2)
+        count = state["c"]
+        assert 2 <= count < N_TRIALS, (
+            f"task {state['task']} succeeded {count} times out of {N_TRIALS}, so its pass^2 is "
+            f"{'1' if count == N_TRIALS else '0'} with nothing to work out; choose a task, or slip rates, "
+            f"where it succeeded between 2 and {N_TRIALS - 1} times")
+        want = comb(count, 2) / comb(N_TRIALS, 2)
         got = state["hand"]["pass2"]
-        assert isinstance(got, (int, float)) and not isinstance(got, bool), (
-            f"'pass2' should be a number, got {type(got).__name__}")
+        assert _is_number(got), f"'pass2' should be a number, got {type(got).__name__}"
         assert abs(got - want) <= HAND_TOLERANCE, (
             f"{got!r} is not C({state['c']}, 2) / C({N_TRIALS}, 2); count the pairs of successful "
             f"trials, then divide by the number of pairs of trials, {comb(N_TRIALS, 2)}")
         return True
 
     c.run("my_pass2_by_hand() names a task and its success count at your slip rates", hand_count)
-    c.run("its pass^2, worked out by hand, equals C(c, 2) / C(8, 2)", hand_value)
+    c.run("its pass^2, worked out by hand, equals C(c, 2) / C(8, 2), for a task that neither always "
+          "nor never succeeds", hand_value)
 
     summary = ""
     if _is_rate(p_skip_check) and _is_rate(p_typo):

@@ -5,8 +5,9 @@ so that its ``cancel_order`` raises :class:`~toolkit.ToolError` for any order th
 pending. (``RetailEnv(policy_in_tool=True)`` has this built in; the exercise is to write the
 rule yourself, so the check asks that the switch stays off.)
 
-The check tries the guarded tool on the pack's orders and on a world it has not shown (with a
-status the policy never names), then reruns the mock agent's trials in guarded worlds and
+The check tries the guarded tool on the pack's orders and on a world it has not shown (new ids,
+statuses the policy never names, drawn at check time), on orders whose status changes after
+the rule is set up, then reruns the mock agent's trials in guarded worlds and
 compares pass^k before and after. The trials are seeded exactly as
 :func:`toolkit.run_retail_trials` seeds them, so "after" must equal the built-in switch's
 result.
@@ -14,16 +15,16 @@ result.
 
 from __future__ import annotations
 
+import random
 from typing import Callable, Sequence
 
 from ..reliability import pass_hat_k
 from ..retail import RETAIL_TASKS, RetailEnv, run_retail_trials
 from . import Checker, CheckResult, NotDone, StudentError, not_done, restore_course_data
 
-__all__ = ["check", "run_trials_in", "HIDDEN_ORDERS", "KS"]
+__all__ = ["check", "run_trials_in", "unseen_world", "KS"]
 
 TITLE = "Exercise 11: move the rule into the tool"
-HIDDEN_ORDERS = {"K7": "pending", "K8": "returned", "K9": "on hold"}  # for reading; see _hidden_orders
 KS = (1, 2, 4, 8)
 N_TRIALS = 8
 _UNKNOWN_WORDS = ("no order", "unknown", "not found", "does not exist", "no such")
@@ -41,9 +42,18 @@ def run_trials_in(prepare: Callable[[RetailEnv], object] | None, n: int = N_TRIA
     return run_retail_trials(n, p_skip_check, p_typo, seed, tasks, prepare=prepare)
 
 
-def _hidden_orders() -> dict:
-    """The world the notebook never shows, built afresh for each use."""
-    return {"K7": "pending", "K8": "returned", "K9": "on hold"}
+_ODD_STATUSES = ("on hold", "returned", "refunded", "lost in transit", "awaiting payment")
+
+
+def unseen_world(rng: random.Random | None = None) -> dict:
+    """Orders the notebook never shows, drawn afresh for each check: new ids, one pending order
+    and two with statuses the policy never names. Returns {"orders": ..., "pending": id,
+    "others": {id: status}}, so a rule keyed on the ids or statuses it has seen fails."""
+    rng = rng or random.Random()
+    letters = rng.sample("EFGHJKLMNPQRSTUVWXY", 3)
+    ids = [f"{letter}{rng.randint(2, 98)}" for letter in letters]
+    others = dict(zip(ids[1:], rng.sample(_ODD_STATUSES, 2)))
+    return {"orders": {ids[0]: "pending", **others}, "pending": ids[0], "others": others}
 
 
 def _guarded(c: Checker, enforce: Callable, orders: dict | None = None) -> RetailEnv:
@@ -62,7 +72,7 @@ def _row(counts: list[int]) -> str:
 
 def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: float = 0.2,
           p_typo: float = 0.05, seed: int = 0) -> CheckResult:
-    """Try the guarded ``cancel_order`` on known and hidden orders, then rerun the trials."""
+    """Try the guarded ``cancel_order`` on known and unseen orders, then rerun the trials."""
     c = Checker(TITLE)
     restore_course_data(c, "T.RETAIL_TASKS")
     try:
@@ -77,7 +87,7 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
             env = _guarded(c, enforce_cancel_policy, orders)
             result = _cancel(env, order_id)
             assert result.kind == "tool_error", (
-                f"cancel_order({order_id!r}) on a {status} order gave kind {result.kind!r} "
+                f"cancel_order({order_id!r}) on an order that is {status!r} gave kind {result.kind!r} "
                 f"({result.content[:80]!r}); raise T.ToolError for every status other than 'pending', "
                 "including ones you have not seen")
             assert env.db[order_id] == status, (
@@ -99,12 +109,34 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
     c.run("a shipped order (A2) is refused with a ToolError and stays shipped", refuses("A2", "shipped"))
     c.run("a delivered order (C1) is refused too", refuses("C1", "delivered"))
     c.run("a pending order (A1) is still canceled", allows("A1"))
-    def hidden_world():
-        return (refuses("K8", "returned", _hidden_orders())() and refuses("K9", "on hold", _hidden_orders())()
-                and allows("K7", _hidden_orders())())
+    world = unseen_world()
 
-    c.run("in a world you have not seen, only the pending order can be canceled "
-          "(one of the others is 'on hold', a status the policy never names)", hidden_world)
+    def unseen_orders():
+        return (all(refuses(oid, status, world["orders"])() for oid, status in world["others"].items())
+                and allows(world["pending"], world["orders"])())
+
+    c.run("in a world you have not seen (new ids, statuses the policy never names), only the "
+          "pending order can be canceled", unseen_orders)
+
+    def reads_current_state():
+        env = _guarded(c, enforce_cancel_policy)
+        env.db["A1"], env.db["A2"] = "shipped", "pending"  # the world changes after the tool was set up
+        shipped, pending = _cancel(env, "A1"), _cancel(env, "A2")
+        assert shipped.kind == "tool_error" and env.db["A1"] == "shipped", (
+            "A1 was shipped after your rule was set up, and cancel_order('A1') still canceled it; "
+            "read env.db when the tool is called, not a copy taken when you set it up")
+        assert pending.ok and env.db["A2"] == "canceled", (
+            f"A2 became pending after your rule was set up, and cancel_order('A2') gave "
+            f"{pending.kind!r}: {pending.content[:80]!r}; read env.db when the tool is called, "
+            "not a copy taken when you set it up")
+        again = _cancel(env, "A2")
+        assert again.kind == "tool_error", (
+            "canceling A2 a second time succeeded; once canceled it is no longer pending, so "
+            "read its status from env.db at each call")
+        return True
+
+    c.run("the rule reads each order's status when the tool is called (an order that changes "
+          "later, or is canceled twice, is judged by its status now)", reads_current_state)
 
     def unknown_id():
         env = _guarded(c, enforce_cancel_policy)

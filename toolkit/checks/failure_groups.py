@@ -19,6 +19,41 @@ __all__ = ["check", "TITLE"]
 TITLE = "Sorting failed runs into the three groups of Figure 8"
 
 
+def _as_mapping(answer, ids: list[str]) -> tuple[dict, str]:
+    """``{run id: group}`` from the forms a student may reasonably give, and "" or what is wrong.
+
+    Accepted: ``{"F1": group, ...}`` (ids in any case); ``{group: ["F1", ...], ...}``; a list of
+    ``(id, group)`` pairs; a list of groups in the order the runs are shown (F1 first); run
+    numbers (``3``) for ids.
+    """
+    example = 'return something like {"F1": "many steps", "F2": "single call", ...}'
+    if isinstance(answer, (list, tuple)):
+        if all(isinstance(x, (list, tuple)) and len(x) == 2 for x in answer) and answer:
+            return _as_mapping(dict(answer), ids)
+        if len(answer) != len(ids):
+            return {}, (f"it returned a list of {len(answer)} items; give one group per run, "
+                        f"{len(ids)} in all, or {example}")
+        return dict(zip(ids, answer)), ""
+    if not isinstance(answer, dict):
+        return {}, f"it returned {type(answer).__name__}; {example}"
+    if answer and all(normalise_group(k) and isinstance(v, (list, tuple, set)) for k, v in answer.items()):
+        flipped: dict = {}
+        for group, members in answer.items():
+            for run_id in members:
+                key = _run_key(run_id)
+                if key in flipped:
+                    return {}, f"{key} is filed under two groups; put each run in exactly one"
+                flipped[key] = group
+        return flipped, ""
+    return {_run_key(k): v for k, v in answer.items()}, ""
+
+
+def _run_key(key) -> str:
+    """A run id as the student wrote it: "f3", " F3 ", 3 and "3" all mean F3."""
+    text = str(key).strip().upper()
+    return f"F{text}" if text.isdigit() else text
+
+
 def check(sort_failures: Callable[[], dict]) -> CheckResult:
     """``sort_failures()`` returns ``{run id: group name}`` for every run shown."""
     c = Checker(TITLE)
@@ -31,11 +66,9 @@ def check(sort_failures: Callable[[], dict]) -> CheckResult:
         return c.done()
     runs = failed_runs()
     ids = [r.id for r in runs]
-    if not c.expect(isinstance(answer, dict), "sort_failures() returns a dict of run id → group",
-                    f"it returned {type(answer).__name__}; return something like "
-                    "{\"F1\": \"many steps\", \"F2\": \"single call\", ...}"):
+    answer, problem = _as_mapping(answer, ids)
+    if not c.expect(problem == "", "sort_failures() returns a dict of run id → group", problem):
         return c.done()
-    answer = {str(k).strip().upper(): v for k, v in answer.items()}
     unknown = sorted(k for k in answer if k not in ids)
     c.expect(not unknown, "every key is one of the runs shown",
              f"there is no run {', '.join(unknown)}; the runs are {ids[0]} to {ids[-1]}")
