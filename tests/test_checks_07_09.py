@@ -176,6 +176,17 @@ def test_ex03_right_answers_written_differently_pass(nb08_solution):
     assert ex03.check(nb08_solution["trim_enum_value"], test_rule).ok
 
 
+def test_ex03_tests_tied_to_one_note_wording_fail(nb08_solution):
+    """The exercise asks for a note, not a wording: tests that demand the solution's exact note reject
+    other correct rules."""
+    def wording_test(rule):
+        unit = {"type": "string", "enum": ["celsius", "fahrenheit"]}
+        assert rule(" Celsius ", unit) == ("celsius", "trimmed ' Celsius ' to 'celsius'")
+        assert rule("maybe", unit) == ("maybe", None)
+
+    assert_fails_with_sentence(ex03.check(nb08_solution["trim_enum_value"], wording_test), "reject a correct rule")
+
+
 def test_ex03_half_done_is_not_passed(nb08_solution, nb08_starter):
     result = ex03.check(nb08_solution["trim_enum_value"], nb08_starter["test_rule"])
     assert_fails_with_sentence(result, "test_rule is written")

@@ -24,7 +24,7 @@ from ..registry import ToolRegistry
 from ..schema import repair_args
 from . import Checker, CheckResult, StudentError, StudentTimeout, not_done, probe_parts
 
-__all__ = ["check", "repair_with", "reference_rule", "never_fires", "over_eager", "cases", "drawn_cases", "FIRES",
+__all__ = ["check", "repair_with", "reference_rule", "reworded_rule", "never_fires", "over_eager", "cases", "drawn_cases", "FIRES",
            "QUIET"]
 
 TITLE = "Exercise 3: repair limits"
@@ -99,6 +99,12 @@ def reference_rule(value: Any, spec: Any) -> tuple[Any, str | None]:
     if text and len(same) == 1:
         return same[0], f"trimmed {value!r} to {same[0]!r}"
     return value, None
+
+
+def reworded_rule(value: Any, spec: Any) -> tuple[Any, str | None]:
+    """Also correct: :func:`reference_rule` with a note in other words (tests must not demand one wording)."""
+    new, note = reference_rule(value, spec)
+    return new, (f"enum value {new!r} chosen for {value!r}" if note else None)
 
 
 def never_fires(value: Any, spec: Any) -> tuple[Any, str | None]:
@@ -216,7 +222,7 @@ def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
         return True
 
     def tests_accept_correct():
-        said = _tests_pass(c, test_rule, reference_rule)
+        said = _tests_pass(c, test_rule, reference_rule) or _tests_pass(c, test_rule, reworded_rule)
         assert said is None, (f"your tests reject a correct rule ({said}). Test what the rule does (the "
                               "value it returns, and that a note is or is not there), not a note's wording")
         return True
