@@ -205,6 +205,30 @@ def test_ex06_bad_initialize_is_explained(nb06_solution):
     assert_fails_with_sentence(ex06.check(lambda: lines), "initialize needs params with protocolVersion")
 
 
+@pytest.mark.parametrize("index, line, fragment", [
+    (3, '{"id": null}', "a request with a method"),
+    (3, '{"id": null, "method": "ping"}', "a request with a method"),
+    (4, "[]", "a batch of requests"),
+    (4, "[1, 2]", "a batch of requests"),
+])
+def test_ex06_lines_that_are_not_what_they_claim_fail(nb06_solution, index, line, fragment):
+    """The server rejects these too, but not for the rule the line is meant to show."""
+    lines = nb06_solution["hand_typed_lines"]()
+    lines[index] = line
+    assert_fails_with_sentence(ex06.check(lambda: lines), fragment)
+
+
+def test_ex06_other_right_answers_pass(nb06_solution):
+    lines = nb06_solution["hand_typed_lines"]()
+    lines[0] = lines[0].replace('"id": 1', '"id": "init"').replace('"capabilities": {}', '"capabilities": {"roots": {}}')
+    lines[1] = '  {"method": "notifications/initialized", "jsonrpc": "2.0", "params": {}}  '
+    lines[2] = '{"jsonrpc":"2.0","id":"list-1","method":"tools/list","params":{}}'
+    lines[3] = '{"jsonrpc":"2.0","method":"tools/list","id":null}'
+    lines[4] = '[{"jsonrpc": "2.0", "id": 7, "method": "ping"}, {"jsonrpc": "2.0", "method": "notifications/initialized"}]'
+    lines[5] = '{"jsonrpc": "2.0", "method"'
+    assert ex06.check(lambda: lines).ok
+
+
 def test_ex06_wrong_count_and_never_raises():
     assert_fails_with_sentence(ex06.check(lambda: ["{}"]), "should return 6 lines")
     assert_fails_with_sentence(ex06.check(lambda: ["a\nb"] * 6), "newline inside it")
@@ -243,6 +267,57 @@ def test_ex07_server_lists_output_schema_and_never_raises(nb06_solution):
     listed = {t["name"]: t for t in client.list_tools()}
     assert listed["get_weather"]["outputSchema"] == schema and "outputSchema" not in listed["flaky_rate"]
     assert_fails_with_sentence(ex07.check(boom, lambda r, s: "not a list"), "KeyError", "list of strings")
+
+
+def test_ex07_loose_schemas_fail(nb06_solution):
+    """A unit that is any string, or a temperature that must be whole, is too loose or too strict."""
+    good = nb06_solution["weather_output_schema"]()
+    fine = nb06_solution["check_structured"]
+    any_unit = copy.deepcopy(good)
+    any_unit["properties"]["unit"] = {"type": "string"}
+    assert_fails_with_sentence(ex07.check(lambda: any_unit, fine), "kelvin", "enum")
+    whole = copy.deepcopy(good)
+    whole["properties"]["temp"] = {"type": "integer"}
+    assert_fails_with_sentence(ex07.check(lambda: whole, fine), "9.5", "number")
+
+
+def test_ex07_client_checks_that_ignore_the_schema_or_crash_fail(nb06_solution):
+    schema = nb06_solution["weather_output_schema"]
+
+    def weather_only(result, output_schema):  # checks every tool against the weather schema
+        if output_schema is None or result.get("isError"):
+            return []
+        return T.validate_args(result.get("structuredContent"), schema()) if "structuredContent" in result \
+            else ["no structuredContent"]
+
+    assert_fails_with_sentence(ex07.check(schema, weather_only), "another tool's schema")
+
+    def needs_is_error(result, output_schema):  # isError is optional in a result
+        if output_schema is None or result["isError"]:
+            return []
+        if "structuredContent" not in result:
+            return ["no structuredContent"]
+        return T.validate_args(result["structuredContent"], output_schema)
+
+    assert_fails_with_sentence(ex07.check(schema, needs_is_error), "without \"isError\"", "KeyError")
+
+
+def test_ex07_other_right_answers_pass():
+    def schema():  # the same requirements, written with a different key order and an extra title
+        return {"title": "weather", "required": ["unit", "temp", "city"], "type": "object",
+                "properties": {"unit": {"enum": ["celsius", "fahrenheit"], "type": "string"},
+                               "temp": {"type": "number"}, "city": {"type": "string"}},
+                "additionalProperties": False}
+
+    def check_structured(result, output_schema):
+        if not output_schema or result.get("isError", False):
+            return []
+        value = result.get("structuredContent")
+        if value is None:
+            return ["structuredContent is missing"]
+        return list(T.validate_args(value, output_schema))
+
+    assert ex07.check(schema, check_structured).ok
 
 
 # ---------------------------------------------------------------------------------- exercise 8

@@ -71,6 +71,11 @@ def _parse(line: str) -> tuple[bool, Any]:
         return False, None
 
 
+def _is_message(msg: Any) -> bool:
+    """A JSON-RPC 2.0 request or notification in form: ``jsonrpc`` "2.0" and a method name."""
+    return isinstance(msg, dict) and msg.get("jsonrpc") == "2.0" and isinstance(msg.get("method"), str)
+
+
 def _shape_problem(i: int, line: str, first_id: Any) -> str:
     """Why line ``i`` is not the message it should be ('' when it is)."""
     ok, msg = _parse(line)
@@ -79,10 +84,15 @@ def _shape_problem(i: int, line: str, first_id: Any) -> str:
     if not ok:
         return "this line is not valid JSON; check the quotes and braces"
     if i == 4:
-        return "" if isinstance(msg, list) else "send a JSON array, such as [ ... ] around a request"
+        ok = isinstance(msg, list) and msg and all(_is_message(m) for m in msg)
+        return "" if ok else ("send a batch of requests: a JSON array of one or more messages, each with "
+                              "\"jsonrpc\": \"2.0\" and a method, such as [{\"jsonrpc\": \"2.0\", \"id\": 3, "
+                              "\"method\": \"ping\"}]")
     if not isinstance(msg, dict):
         return "send one JSON object: {\"jsonrpc\": \"2.0\", ...}"
     if i == 3:
+        if not _is_message(msg):
+            return "send a request with a method and \"jsonrpc\": \"2.0\", so that only its null id is wrong"
         return "" if "id" in msg and msg["id"] is None else "give this request \"id\": null"
     want = {0: "initialize", 1: "notifications/initialized", 2: "tools/list"}[i]
     if msg.get("method") != want:

@@ -25,7 +25,7 @@ TITLE = "Exercise 7: output schemas"
 
 
 def reference_schema() -> dict:
-    """The check's own schema for get_weather's structured result (used on the hidden results),
+    """The check's own schema for get_weather's structured result (used on the unseen results),
     built afresh for each check so no cell can change it."""
     return {
         "type": "object",
@@ -69,11 +69,23 @@ def _result(structured=None, is_error=False, text=None) -> dict:
     return out
 
 
+def stock_schema() -> dict:
+    """An unseen tool's output schema: a client check must use the schema it is given."""
+    return {"type": "object", "properties": {"ticker": {"type": "string"}, "price": {"type": "number"}},
+            "required": ["ticker", "price"]}
+
+
+def _without_is_error(result: dict) -> dict:
+    """The same result without its optional ``isError`` key (the spec lets a server leave it out)."""
+    return {k: v for k, v in copy.deepcopy(result).items() if k != "isError"}
+
+
 def check(weather_output_schema: Callable[[], dict], check_structured: Callable[[dict, dict], list]) -> CheckResult:
     """Check the student's schema on real and broken results, and their client-side check on
-    hidden results."""
+    unseen results, one of them for another tool with its own schema."""
     c = Checker(TITLE)
     reference = reference_schema()
+    stock = stock_schema()
     good = weather_results()
     _, all_stubs = probe_parts(c, {"weather_output_schema": (weather_output_schema, ()),
                                    "check_structured": (check_structured, (copy.deepcopy(good[0]), reference))})
@@ -92,6 +104,9 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
             errors = validate_args(copy.deepcopy(r["structuredContent"]), s)
             assert not errors, (f"your schema rejects a real result {r['structuredContent']}: "
                                 + "; ".join(errors))
+        fraction = {"city": "Oslo", "temp": 9.5, "unit": "celsius"}
+        assert not validate_args(copy.deepcopy(fraction), s), (
+            f"your schema rejects {fraction}, but a temperature of 9.5 is fine; give temp the type \"number\"")
         return True
 
     def rejects_broken():
@@ -99,7 +114,9 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
         for broken, why in (({"city": "Oslo", "unit": "celsius"}, "temp is missing; list the fields in \"required\""),
                             ({"city": "Oslo", "temp": "9 C", "unit": "celsius"},
                              "temp is a string; give temp a numeric \"type\""),
-                            ({"temp": 9, "unit": "celsius"}, "city is missing; list it in \"required\"")):
+                            ({"temp": 9, "unit": "celsius"}, "city is missing; list it in \"required\""),
+                            ({"city": "Oslo", "temp": 9, "unit": "kelvin"},
+                             "kelvin is not one of the two units; give unit an \"enum\"")):
             assert validate_args(copy.deepcopy(broken), s), f"your schema accepts {broken}, but {why}"
         return True
 
@@ -113,6 +130,10 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
         ("an isError result (nothing structured to check)", _result(is_error=True, text="No weather for 'Atlantis'."),
          reference, False),
         ("a tool with no outputSchema", _result(text="plain text"), None, False),
+        ("a result that matches another tool's schema", _result({"ticker": "ACME", "price": 12.5}), stock, False),
+        ("a result that breaks another tool's schema", _result({"ticker": "ACME", "price": "n/a"}), stock, True),
+        ('a matching result without "isError" (the key is optional)', _without_is_error(good[1]), reference, False),
+        ('a broken result without "isError"', _without_is_error(_result({"city": "Lima"})), reference, True),
     ]
 
     def client_check(label, result, out_schema, should_flag):
