@@ -382,6 +382,43 @@ def test_ex11_right_rules_written_other_ways_pass():
         assert result.ok, result.text
 
 
+def test_ex10_tables_rounded_or_as_an_array_pass(nb10_solution):
+    rounded = lambda p_skip_check, p_typo: [round(v, 3) for v in _table(p_skip_check, p_typo)]  # noqa: E731
+    as_array = lambda p_skip_check, p_typo: _Array(_table(p_skip_check, p_typo))  # noqa: E731
+    for table in (rounded, as_array):
+        result = ex10_check(nb10_solution, passk_table=table)
+        assert result.ok, result.text
+
+
+class _Array:
+    """Stands in for a numpy array: not a list, but has .tolist()."""
+
+    def __init__(self, values):
+        self.values = list(values)
+
+    def tolist(self):
+        return list(self.values)
+
+
+def test_ex10_a_table_that_edits_the_course_tasks_fails(nb10_solution):
+    def drops_the_hard_task(p_skip_check, p_typo):
+        T.RETAIL_TASKS[:] = [t for t in T.RETAIL_TASKS if t["id"] != "T3"]  # "T3 is unfair"
+        return _table(p_skip_check, p_typo)
+
+    try:
+        assert_fails_with_sentence(ex10_check(nb10_solution, passk_table=drops_the_hard_task),
+                                   "the trials give")
+    finally:
+        T.RETAIL_TASKS[:] = load_json("retail.json")["tasks"]
+
+
+def test_ex11_a_refusal_that_names_the_wrong_status_fails():
+    def always_says_shipped(env):
+        _wrap(env, lambda status: status != "pending", "Order {oid} has already shipped, so it cannot be canceled.")
+
+    assert_fails_with_sentence(ex11.check(always_says_shipped), "which is delivered", "say why")
+
+
 # --------------------------------------------------------------------------------- exercise 12
 #
 # Three parts: the student adds fetch_url (check_tool), writes a mock that leaks through it under

@@ -15,8 +15,9 @@ from math import comb
 from numbers import Integral, Real
 from typing import Callable
 
+from ..data import load_json
 from ..reliability import pass_hat_k
-from ..retail import RETAIL_TASKS, run_retail_trials
+from ..retail import run_retail_trials
 from . import Checker, CheckResult, StudentError, not_done, probe_parts, restore_course_data
 
 __all__ = ["check", "reference_table", "unseen_settings", "N_TRIALS", "DEFAULTS", "UNSEEN_SETTINGS"]
@@ -27,14 +28,20 @@ DEFAULTS = (0.2, 0.05)
 # Settings the notebook never shows. They are not secret (you can print them); the check also
 # draws two more at random each time it runs, so a table must follow its arguments.
 UNSEEN_SETTINGS = ((0.0, 0.0), (0.6, 0.2), (1.0, 0.0))
-TOLERANCE = 1e-9
+TOLERANCE = 0.0005 + 1e-9  # a table rounded to three places still counts; a wrong curve is further off
 HAND_TOLERANCE = 0.0015  # a hand result rounded to three places still counts
 
 
 def reference_table(p_skip_check: float, p_typo: float, seed: int = 0, n: int = N_TRIALS) -> list[float]:
     """pass^1 … pass^n of the mock agent at these slip rates (the answer passk_table should give)."""
-    successes = run_retail_trials(n=n, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed)
+    successes = run_retail_trials(n=n, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed, tasks=_tasks())
     return [pass_hat_k(successes, n, k) for k in range(1, n + 1)]
+
+
+def _tasks() -> list[dict]:
+    """The pack's three tasks as the data file has them: student code run during the check
+    cannot change what the check counts."""
+    return load_json("retail.json")["tasks"]
 
 
 def unseen_settings(rng: random.Random | None = None) -> list[tuple[float, float]]:
@@ -57,6 +64,8 @@ def _as_list(value, n: int = N_TRIALS) -> list[float]:
         if sorted(value) != list(range(1, n + 1)):
             raise StudentError(f"passk_table returned a dict with keys {sorted(value)}; use k = 1 to {n}")
         value = [value[k] for k in range(1, n + 1)]
+    if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):  # a numpy array or pandas Series
+        value = value.tolist()
     if not isinstance(value, (list, tuple)) or len(value) != n:
         raise StudentError(f"passk_table should return {n} numbers, pass^1 to pass^{n}; "
                            f"it returned {type(value).__name__}"
@@ -119,11 +128,13 @@ def check(passk_table: Callable, my_pass2_by_hand: Callable, p_skip_check, p_typ
         if not isinstance(hand, dict) or not {"task", "successes", "pass2"} <= set(hand):
             raise StudentError("my_pass2_by_hand() should return a dict with keys 'task', "
                                "'successes' and 'pass2'")
-        ids = [t["id"] for t in RETAIL_TASKS]
+        tasks = _tasks()
+        ids = [t["id"] for t in tasks]
         task = str(hand["task"]).strip().upper()  # "t3" and " T3" name the same task
         assert task in ids, f"{hand['task']!r} is not a task; choose one of {', '.join(ids)}"
         assert _is_rate(p_skip_check) and _is_rate(p_typo), "fix your slip rates first (the line above)"
-        counts = run_retail_trials(n=N_TRIALS, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed)
+        counts = run_retail_trials(n=N_TRIALS, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed,
+                                   tasks=tasks)
         c_true = counts[ids.index(task)]
         state.update(hand=hand, task=task, c=c_true)
         assert hand["successes"] == c_true, (

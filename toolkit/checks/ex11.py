@@ -18,8 +18,9 @@ from __future__ import annotations
 import random
 from typing import Callable, Sequence
 
+from ..data import load_json
 from ..reliability import pass_hat_k
-from ..retail import RETAIL_TASKS, RetailEnv, run_retail_trials
+from ..retail import RetailEnv, run_retail_trials
 from . import Checker, CheckResult, NotDone, StudentError, not_done, restore_course_data
 
 __all__ = ["check", "run_trials_in", "unseen_world", "KS"]
@@ -151,14 +152,18 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
     c.run("an unknown id still gets the tool's own error", unknown_id)
 
     def teaches():
-        env = _guarded(c, enforce_cancel_policy)
-        text = _cancel(env, "A2").content.lower()
-        assert "shipped" in text or "pending" in text, (
-            f"the model reads {text[:100]!r}; say why (the order is shipped, only pending orders "
-            "can be canceled) so it can tell the user")
+        cases = [(None, "A2", "shipped"), (None, "C1", "delivered")]
+        cases += [(world["orders"], oid, status) for oid, status in world["others"].items()]
+        for orders, order_id, status in cases:
+            env = _guarded(c, enforce_cancel_policy, orders)
+            text = _cancel(env, order_id).content.lower()
+            assert status in text or "pending" in text, (
+                f"for {order_id}, which is {status}, the model reads {text[:100]!r}; say why (the "
+                f"order is {status}, only pending orders can be canceled) so it can tell the user")
         return True
 
-    c.run("the refusal tells the model why (it names the status, or says only pending orders qualify)",
+    c.run("each refusal tells the model why (it names the order's status, or says only pending "
+          "orders qualify)",
           teaches)
 
     def own_rule():
@@ -173,20 +178,22 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
     state: dict = {}
 
     def trials():
-        before = run_retail_trials(n=N_TRIALS, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed)
+        tasks = load_json("retail.json")["tasks"]  # as the data file has them, whatever a cell changed
+        before = run_retail_trials(N_TRIALS, p_skip_check, p_typo, seed, tasks)
         after = run_trials_in(lambda env: c.call(enforce_cancel_policy, env), N_TRIALS,
-                              p_skip_check, p_typo, seed)
-        builtin = run_retail_trials(n=N_TRIALS, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed,
-                                    policy_in_tool=True)
+                              p_skip_check, p_typo, seed, tasks)
+        builtin = run_retail_trials(N_TRIALS, p_skip_check, p_typo, seed, tasks, policy_in_tool=True)
         state.update(before=before, after=after)
         assert after == builtin, (
             f"successes per task with your rule: {after}; with the rule in the tool they should be "
             f"{builtin}. Some trial ended differently: compare your tool's behaviour with the items above")
-        assert all(pass_hat_k(after, N_TRIALS, k) >= pass_hat_k(before, N_TRIALS, k) for k in KS)
+        assert all(pass_hat_k(after, N_TRIALS, k) >= pass_hat_k(before, N_TRIALS, k) for k in KS), (
+            f"pass^k fell with your rule ({after} against {before} successes); a rule in the tool "
+            "should only turn failed trials into passes")
         return True
 
     c.run(f"rerun with your tool, pass^k is at least as high for every k and matches a correct rule "
-          f"({N_TRIALS} trials × {len(RETAIL_TASKS)} tasks, mock agent)", trials)
+          f"({N_TRIALS} trials × 3 tasks, mock agent)", trials)
     result = c.done()
     if "after" in state and result.status == "checked":
         line = (f"Successes per task (mock, p_skip_check={p_skip_check}, p_typo={p_typo}):\n"
