@@ -278,8 +278,10 @@ for found in searcher.run("find_tools", {"need": "a short summary of stock price
 #    * `synonym_table()` returns `{phrase: words to add}`; any query containing the phrase (as
 #      whole words, any case) gets the words appended before the search.
 #
-# Each repair must raise recall on your queries without lowering it on the pack's eight. The
-# check then tries both repairs on ten held-out queries you have not seen.
+# Each repair must raise recall on your queries without lowering it on the pack's eight, and fit
+# users rather than your eight sentences: synonym phrases of one to three words, and no
+# description holding every word of one of your queries. The check then tries both repairs on
+# ten unseen queries that this notebook does not show.
 
 # %% tags=["starter"]
 def my_queries() -> list[tuple[str, str]]:
@@ -351,12 +353,12 @@ except NotImplementedError:
     print("Finish Exercise 8 to load your queries and repairs here.")
 
 # %% [markdown]
-# **Question.** Which repair generalizes, judging by the held-out numbers the check printed?
+# **Question.** Which repair generalizes, judging by the unseen-query numbers the check printed?
 # Connect your answer to Week 2b and to the retrievers of Gorilla and ToolLLM [2] [4].
 
 # %% [markdown] tags=["solution"]
 # *A model answer.* With the solution above, both repairs lift the eight queries they were
-# written for, and on the ten held-out queries both reach 0.60 at k = 5; the descriptions get
+# written for, and on the ten unseen queries both reach 0.60 at k = 5; the descriptions get
 # there at k = 1 already, the synonym table only at k = 5. Neither generalizes far. Each is a
 # hand-made bridge between users' words and the catalog's, and it covers the phrases we
 # happened to think of. Description edits travel a little better: they change the document
@@ -365,7 +367,7 @@ except NotImplementedError:
 # ("create new entry") tie across all domains. The general fix is the one Week 2b made for
 # documents: a retriever that matches meaning, not spelling. ToolLLM's trained API retriever
 # (NDCG@1 78.0 against 18.5 for BM25) [4] and Gorilla's retriever-aware training [2] are that
-# step for tools. One caution about our own evidence: the held-out queries were written by the
+# step for tools. One caution about our own evidence: the unseen queries were written by the
 # same people as the check; queries from real users would be the honest test.
 
 # %% [markdown] slideshow={"slide_type": "slide"}

@@ -326,7 +326,7 @@ def test_ex08_solution_passes(nb04_solution, capsys):
     result = ex08.check(nb04_solution["my_queries"], nb04_solution["better_descriptions"],
                         nb04_solution["synonym_table"])
     assert result.ok
-    assert "held-out queries" in capsys.readouterr().out
+    assert "unseen queries" in capsys.readouterr().out
 
 
 def test_ex08_starter_is_not_done(nb04_starter, capsys):
@@ -374,6 +374,54 @@ def test_ex08_bad_fixes_fail(nb04_solution):
     assert_fails_with_sentence(ex08.check(queries, descriptions, lambda: {"zebra": "giraffe"}),
                                "recall on your queries went from")
     assert_fails_with_sentence(ex08.check(queries, lambda: {"nope_tool": "x"}, synonyms), "no tool 'nope_tool'")
+
+
+def test_ex08_fixes_fitted_to_the_test_queries_fail(nb04_solution):
+    """Issue 10: a synonym table keyed on the whole queries and descriptions stuffed with the
+    queries' words raise recall on those eight queries only; the check names the overfitting."""
+    queries, descriptions, synonyms = (nb04_solution[k] for k in ("my_queries", "better_descriptions", "synonym_table"))
+    tools = {t.name: t for t in T.make_catalog()}
+    keyed = {q: f"{tools[g].name} {tools[g].description}" for q, g in queries()}
+    assert_fails_with_sentence(ex08.check(queries, descriptions, lambda: keyed), "synonym phrase", "one to three words")
+    stuffed = {g: f"{tools[g].description} {' '.join(reversed(T.tokenize(q)))}" for q, g in queries()}
+    assert_fails_with_sentence(ex08.check(queries, lambda: stuffed, synonyms), "every word of your query")
+
+
+def test_ex08_queries_copied_from_the_notebook_or_the_unseen_set_fail(nb04_solution):
+    good = nb04_solution["my_queries"]()
+    printed = ("Look up airline flights from SFO to LAX", "flights_search")  # the notebook's example, one word changed
+    assert_fails_with_sentence(ex08.check(lambda: good[:7] + [printed], *fixes(nb04_solution)),
+                               "close to an example the notebook shows")
+    unseen = [list(p) for p in ex08._unseen_queries()[:8]]
+    assert_fails_with_sentence(ex08.check(lambda: unseen, *fixes(nb04_solution)), "unseen")
+    assert "HELD_OUT" not in ex08.__all__ and not hasattr(ex08, "HELD_OUT")
+
+
+def test_ex08_other_right_answers_pass(nb04_solution):
+    """Right answers written differently from the solution: other queries and tools, repairs in
+    other words, phrases in any case; and the solution's own pairs as lists, in another order."""
+    queries = [("Will I need an umbrella in Lisbon on Sunday?", "weather_search"),
+               ("Cancel my stay at the beach resort", "hotels_delete"),
+               ("Play something upbeat by Daft Punk", "music_search"),
+               ("What could I cook for a gluten free lunch?", "recipes_search"),
+               ("Remove the dentist slot from my diary", "calendar_delete"),
+               ("Get rid of that spam message from the bank", "email_delete"),
+               ("How did Apple shares do overall this quarter?", "stocks_summarize"),
+               ("Grab me a seat on a plane to Madrid", "flights_create")]
+    added = {"weather_search": "Rain, umbrella, sun or snow today or on a given day.",
+             "hotels_delete": "Cancel a stay or a reservation.", "music_search": "Play songs by a band or an artist.",
+             "recipes_search": "What to cook for lunch or dinner.",
+             "calendar_delete": "Remove an appointment or slot from the diary.",
+             "email_delete": "Get rid of spam or a message.", "stocks_summarize": "How shares did over a quarter or year.",
+             "flights_create": "Get a seat on a plane."}
+    old = {t.name: t.description for t in T.make_catalog()}
+    descriptions = {name: f"{old[name]} {extra}" for name, extra in added.items()}
+    synonyms = {"Umbrella": "weather forecast", "cancel my stay": "hotel delete", "Play": "music tracks",
+                "cook": "cooking recipes", "diary": "calendar", "spam": "email messages",
+                "shares": "stock prices summary", "plane": "airline flights"}
+    assert ex08.check(lambda: queries, lambda: descriptions, lambda: synonyms).ok
+    as_lists = [list(p) for p in reversed(nb04_solution["my_queries"]())]
+    assert ex08.check(lambda: as_lists, *fixes(nb04_solution)).ok
 
 
 def test_ex08_never_raises(nb04_solution):

@@ -6,8 +6,13 @@ descriptions (``make_catalog(descriptions=...)``) and once with a synonym table 
 to a query before the search (the recall explorer's rule,
 :func:`toolkit.widgets.recall.expand_query`). The check validates the queries, checks that each
 fix raises recall on them without lowering it on the pack's own eight queries, and reports how
-both fixes do on held-out queries the student has not seen, which is the evidence for the
+both fixes do on unseen queries (not shown in the notebook), which is the evidence for the
 question "which fix generalizes?".
+
+Overfitting is named, not rewarded (issue 10): queries copied from the pack, from an example the
+notebook prints, or from the check's unseen set are turned down; so are synonym phrases longer
+than three words (a whole query used as a key) and descriptions that hold every word of
+one of the student's queries.
 """
 
 from __future__ import annotations
@@ -20,16 +25,28 @@ from ..selection import ToolIndex, selection_recall, tokenize, tool_text
 from ..widgets.recall import expand_query
 from . import Checker, CheckResult, StudentError, not_done, probe_parts, restore_course_data
 
-__all__ = ["check", "recall_row", "HELD_OUT", "KS", "MAX_SHARED", "shared_share"]
+__all__ = ["check", "recall_row", "KS", "MAX_SHARED", "MAX_PHRASE_WORDS", "shared_share"]
 
 TITLE = "Exercise 8: pick better"
 KS = (1, 3, 5)
 MAX_SHARED = 0.5  # at most this share of a query's words may come from its tool's own text
 N_QUERIES = 8
+MAX_PHRASE_WORDS = 3  # a synonym phrase is something users say, not a whole query
+COPY_SHARE = 0.75  # a query with this share of its words in one example counts as a copy of it
+STUFFED_SHARE, STUFFED_MIN = 1.0, 4  # a description holding this share (and number) of a query's own words
 
-# Requests in everyday words, with the tool we judge right for each. The student never sees
-# them; they show whether a fix carries over to queries it was not written for.
-HELD_OUT = (
+# Examples the notebook shows (its printed query and the tool-search demo); copying one is not a new query.
+NOTEBOOK_EXAMPLES = ("Look up airline flights from SFO to JFK", "a short summary of stock prices",
+                     "Find cooking recipes that match leek soup")
+
+
+def _unseen_queries() -> tuple:
+    """Requests in everyday words, with the tool we judge right for each, that the notebook does
+    not show: they show whether a fix carries over to queries it was not written for."""
+    return _UNSEEN
+
+
+_UNSEEN = (
     ("Is it going to snow in Denver on Saturday?", "weather_search"),
     ("Book me a seat on the morning plane to Boston", "flights_create"),
     ("Move my dentist appointment to Thursday", "calendar_update"),
@@ -41,6 +58,27 @@ HELD_OUT = (
     ("Drop the 3 pm meeting from my schedule", "calendar_delete"),
     ("Push my return trip by plane to Sunday", "flights_update"),
 )
+
+
+def _copied_from(query: str, examples) -> str | None:
+    """The example whose words make up at least :data:`COPY_SHARE` of ``query``'s words, if any."""
+    words = set(tokenize(query))
+    for example in examples:
+        if words and len(words & set(tokenize(example))) / len(words) >= COPY_SHARE:
+            return example
+    return None
+
+
+def _stuffed(description: str, pairs, old_text: str) -> str | None:
+    """The query whose own words (those not already in the tool's old text) the description
+    holds every one of (at least four): the test pasted in, perhaps reordered."""
+    have = set(tokenize(description))
+    for query, _ in pairs:
+        own = set(tokenize(query)) - set(tokenize(old_text))
+        hit = own & have
+        if len(hit) >= STUFFED_MIN and len(hit) >= STUFFED_SHARE * len(own):
+            return query
+    return None
 
 
 def recall_row(pairs, descriptions=None, synonyms=None) -> tuple[float, ...]:
@@ -94,7 +132,7 @@ def _str_dict(c: Checker, fn: Callable, what: str) -> dict:
 
 def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Callable) -> CheckResult:
     """Validate the queries, then measure both fixes on them, on the pack's queries and on
-    held-out ones."""
+    unseen ones."""
     c = Checker(TITLE)
     restore_course_data(c, "T.CATALOG_QUERIES", "T.CATALOG_DOMAINS", "T.CATALOG_ACTIONS")
     _, all_stubs = probe_parts(c, {"my_queries": (my_queries, ()),
@@ -119,6 +157,13 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
         pack = {" ".join(tokenize(q)) for q, _ in CATALOG_QUERIES}
         copied = [q for q, t in zip([q for q, _ in pairs], texts) if t in pack]
         assert not copied, f"{copied[0]!r} is one of the pack's own queries; write new ones"
+        for q, _ in pairs:
+            seen = _copied_from(q, NOTEBOOK_EXAMPLES + tuple(p for p, _ in CATALOG_QUERIES))
+            assert not seen, (f"{q!r} is close to an example the notebook shows ({seen!r}); "
+                              "write a request of your own")
+            assert not _copied_from(q, [p for p, _ in _unseen_queries()]), (
+                f"{q!r} is one of the check's unseen queries; write your own, so those can still "
+                "show whether your fixes carry over")
         state["pairs"] = pairs
         return True
 
@@ -152,9 +197,18 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
                 pasted = [q for q, _ in state["pairs"] if any(q.lower() in d.lower() for d in table.values())]
                 assert not pasted, (f"a description contains your query {pasted[0]!r} word for word; "
                                     "describe the tool, do not paste the test into it")
+                for name, text in table.items():
+                    query = _stuffed(text, state["pairs"], tool_text(tools[name]))
+                    assert not query, (f"the description of {name} holds every word of your query "
+                                       f"{query!r}; describe what the tool does in words many users say, "
+                                       "not the words of one test")
                 new = recall_row(state["pairs"], descriptions=table)
                 pack_new = recall_row(CATALOG_QUERIES, descriptions=table)
             else:
+                long = [p for p in table if len(str(p).split()) > MAX_PHRASE_WORDS]
+                assert not long, (f"the synonym phrase {long[0]!r} has {len(long[0].split())} words; "
+                                  "key the table on short phrases users say (one to three words), "
+                                  "not on whole queries")
                 new = recall_row(state["pairs"], synonyms=table)
                 pack_new = recall_row(CATALOG_QUERIES, synonyms=table)
             state[kind] = table
@@ -184,11 +238,12 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
         for kind in ("descriptions", "synonyms"):
             if kind + "_row" in state:
                 summary += f"; with your {kind} {_fmt(state[kind + '_row'])}"
-        held = [f"unchanged {_fmt(recall_row(HELD_OUT))}"]
+        unseen = _unseen_queries()
+        held = [f"unchanged {_fmt(recall_row(unseen))}"]
         for kind in ("descriptions", "synonyms"):
             if kind in state:
-                held.append(f"with your {kind} {_fmt(recall_row(HELD_OUT, **{kind: state[kind]}))}")
-        summary += (f". On {len(HELD_OUT)} held-out queries you have not seen: " + "; ".join(held)
+                held.append(f"with your {kind} {_fmt(recall_row(unseen, **{kind: state[kind]}))}")
+        summary += (f". On {len(unseen)} unseen queries: " + "; ".join(held)
                     + ". Use these numbers to answer: which fix generalizes?")
     result = c.done(next_step="")
     if summary:
