@@ -419,6 +419,20 @@ def test_ex11_a_refusal_that_names_the_wrong_status_fails():
     assert_fails_with_sentence(ex11.check(always_says_shipped), "which is delivered", "say why")
 
 
+def test_ex11_one_message_for_unknown_and_not_pending_fails():
+    def blurs_the_two(env):
+        plain = env.registry.get("cancel_order").fn
+
+        def cancel_order(order_id):
+            if env.db.get(order_id) != "pending":
+                raise T.ToolError(f"Order {order_id} not found or not pending; it cannot be canceled.")
+            return plain(order_id)
+
+        env.registry.get("cancel_order").fn = cancel_order
+
+    assert_fails_with_sentence(ex11.check(blurs_the_two), "'No order' error")
+
+
 # --------------------------------------------------------------------------------- exercise 12
 #
 # Three parts: the student adds fetch_url (check_tool), writes a mock that leaks through it under

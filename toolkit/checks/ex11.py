@@ -142,7 +142,8 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
     def unknown_id():
         env = _guarded(c, enforce_cancel_policy)
         result = _cancel(env, "Z9")
-        says_unknown = any(w in result.content.lower() for w in _UNKNOWN_WORDS)
+        text = result.content.lower()
+        says_unknown = any(w in text for w in _UNKNOWN_WORDS) and "pending" not in text
         assert result.kind == "tool_error" and "Z9" in result.content and says_unknown, (
             f"cancel_order('Z9') (no such order) gave {result.kind!r}: {result.content[:100]!r}; "
             "an unknown id should still get the tool's own 'No order' error, which tells the "
