@@ -111,6 +111,21 @@ def test_ex01_strict_path_is_checked_like_the_plain_one(nb05_solution):
     assert_fails_with_sentence(ex01.check(strict_drops_parameters, to_anthropic), "strict=True", "parameters")
 
 
+def test_ex01_a_looser_schema_fails(nb05_solution):
+    """A converter that loosens the schema (integer to number, enum dropped) changes what the model may send."""
+    import json
+    to_openai = nb05_solution["to_openai"]
+
+    def loosened(tool):
+        text = json.dumps(tool["inputSchema"]).replace('"integer"', '"number"')
+        schema = json.loads(text)
+        for spec in schema.get("properties", {}).values():
+            spec.pop("enum", None)
+        return {"name": tool["name"], "description": tool["description"], "input_schema": schema}
+
+    assert_fails_with_sentence(ex01.check(to_openai, loosened), '"input_schema" should be the inputSchema unchanged')
+
+
 def test_ex01_other_right_answers_pass(nb05_solution):
     """Right answers written differently: the Responses API's flat shape, a key filter,
     strict written as false, Anthropic's optional "type": "custom"."""
