@@ -437,6 +437,9 @@ def test_ex08_other_right_answers_pass(nb04_solution):
     assert ex08.check(lambda: queries, lambda: descriptions, lambda: synonyms).ok
     as_lists = [list(p) for p in reversed(nb04_solution["my_queries"]())]
     assert ex08.check(lambda: as_lists, *fixes(nb04_solution)).ok
+    # a request of the student's own that happens to resemble an unseen one is not a copy
+    cousin = nb04_solution["my_queries"]()[:7] + [("Book me a seat on the morning plane to Paris", "flights_create")]
+    assert ex08.check(lambda: cousin, *fixes(nb04_solution)).ok
 
 
 def test_ex08_never_raises(nb04_solution):
