@@ -145,7 +145,7 @@ def test_ex01_other_right_answers_pass(nb05_solution):
 
 
 def test_ex01_unseen_tools_are_not_called_hidden():
-    assert "unseen_tools" in ex01.__all__ and "hidden_tools" not in ex01.__all__
+    assert "unseen_tools" in ex01.__all__ and not hasattr(ex01, "hidden_tools")
     assert [t["name"] for t in ex01.unseen_tools()][:2] == ["find_trains", "set_thermostat"]
 
 

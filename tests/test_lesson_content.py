@@ -91,7 +91,7 @@ def shown_shapes(stem="05_schemas_and_function_calling"):
 
 
 def test_the_checker_knows_the_rules():
-    plain = ex01.hidden_tools()[0]["inputSchema"]  # optional fields, a default
+    plain = ex01.unseen_tools()[0]["inputSchema"]  # optional fields, a default
     found = strict_mode_problems(plain)
     assert any("left out" in p for p in found) and any("'default'" in p for p in found)
     nested = {"type": "object", "properties": {"a": {"type": "object", "properties": {}}},
@@ -121,7 +121,7 @@ def strict_parameters():
 
 
 def test_the_notebooks_helper_makes_any_course_tool_strict_and_keeps_its_input(strict_parameters):
-    for tool in ex01.hidden_tools():
+    for tool in ex01.unseen_tools():
         given = copy.deepcopy(tool["inputSchema"])
         out = strict_parameters(given)
         assert given == tool["inputSchema"]

@@ -1,4 +1,4 @@
-"""Exercise checks: run a student's code on hidden cases and say what passed and what to try.
+"""Exercise checks: run a student's code on cases they have not seen and say what passed and what to try.
 
 A check never shows a traceback. A stub that still raises ``NotImplementedError`` (or returns
 ``...``) is reported as "not done yet"; any other exception in student code becomes one
@@ -28,7 +28,7 @@ Writing a check::
         c = Checker("Exercise 2: valid but wrong")
         out = c.call(fn, {"city": "Paris"})          # NotDone / StudentError handled for you
         c.expect(out == [], "a schema-valid call passes validation", "validate_args returned ...")
-        c.run("it also passes a hidden case", lambda: c.call(fn, {"city": "Lima"}) == [])  # True or it fails
+        c.run("it also passes an unseen case", lambda: c.call(fn, {"city": "Lima"}) == [])  # True or it fails
         return c.done(next_step="Now explain why no schema can catch it.")
 """
 

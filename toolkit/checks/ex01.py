@@ -85,7 +85,6 @@ def _same_name_and_description(fn: dict, tool: dict, how: str) -> None:
             f"{how}for tool {tool['name']!r}, {key!r} should be {tool[key]!r}, got {fn.get(key)!r}")
 
 
-hidden_tools = unseen_tools  # the old name, kept for callers written before issue 10
 
 
 def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
