@@ -55,6 +55,12 @@ def test_ex03_starter_is_not_done(nb08_starter, capsys):
     assert_not_done(ex03.check(nb08_starter["trim_enum_value"], nb08_starter["test_rule"]), capsys)
 
 
+def test_ex03_the_checks_own_rule_is_not_an_answer(nb08_solution):
+    for borrowed in (ex03.reference_rule, ex03.reworded_rule):
+        result = ex03.check(borrowed, nb08_solution["test_rule"])
+        assert not result.ok and "write the rule yourself" in result.text
+
+
 def test_ex03_reference_rule_agrees_with_its_own_cases():
     for value, spec, want in ex03.FIRES:
         got, note = ex03.reference_rule(value, spec)
