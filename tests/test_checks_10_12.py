@@ -304,6 +304,14 @@ def test_ex10_and_ex11_verdicts_do_not_depend_on_edited_course_data(nb10_solutio
     assert clean10.lines[-1] == after10.lines[-1] and clean11.lines[-1] == after11.lines[-1]
 
 
+def test_editing_the_pack_tasks_leaves_the_extended_list_alone():
+    try:
+        T.RETAIL_TASKS[0]["goal"] = {"A1": "shipped"}
+        assert T.RETAIL_TASKS_EXTENDED[0]["goal"] == load_json("retail.json")["tasks"][0]["goal"]
+    finally:
+        T.RETAIL_TASKS[:] = load_json("retail.json")["tasks"]
+
+
 def _snapshot_rule(env):
     tool, statuses = env.registry.get("cancel_order"), dict(env.db)  # a copy, taken once
     plain = tool.fn

@@ -35,7 +35,8 @@ _WORLD = load_json("retail.json")
 POLICY: str = _WORLD["policy"]
 POLICY_EXTENDED: str = _WORLD["extended_policy"]
 RETAIL_TASKS: list[dict] = _WORLD["tasks"]
-RETAIL_TASKS_EXTENDED: list[dict] = _WORLD["tasks"] + _WORLD["extended_tasks"]
+# Its own copies of T1-T3: editing one list (a student exploring Exercise 10) leaves the other alone.
+RETAIL_TASKS_EXTENDED: list[dict] = load_json("retail.json")["tasks"] + _WORLD["extended_tasks"]
 
 # schema_from_function reads type hints and docstrings, which costs far more than a trial's
 # tool calls. The tools below are rebuilt for every fresh world, always from the same source,
