@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from .gate import PermissionGate, wrap_untrusted
 from .registry import ToolRegistry, ToolResult
-from .schema import _short_repr
+from .schema import clip, short_repr
 
 __all__ = ["ScriptedModel", "call", "run_agent", "AgentResult", "BACKOFF_START"]
 
@@ -65,7 +65,7 @@ class AgentResult:
 
 def _crashed(name: Any, exc: BaseException) -> ToolResult:
     """The answer when the registry itself fails: a fault, reported, never a timeout."""
-    return ToolResult(False, f"Running tool {_short_repr(name)} failed inside the harness "
+    return ToolResult(False, f"Running tool {short_repr(name)} failed inside the harness "
                       f"({type(exc).__name__}). This is a fault in the tool or its setup, not in "
                       "your call; do not repeat it, try another way or tell the user.", kind="crash")
 
@@ -129,12 +129,12 @@ def _decode(args: Any) -> Any:
 def _shown(value: Any, limit: int = 200) -> str:
     """Arguments for the events log: JSON (a string as it came), cut to ``limit`` characters."""
     if isinstance(value, str):
-        return _short_repr(value, limit)
+        return short_repr(value, limit)
     try:
         text = json.dumps(value, default=str)
     except Exception:
-        return _short_repr(value, limit)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+        return short_repr(value, limit)
+    return clip(text, limit)
 
 
 def _prepare(registry: ToolRegistry, call_: dict) -> tuple[dict, list[str], ToolResult | None, list[str]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .gate import carries_outside_text
-from .schema import _short_repr, repair_args, schema_from_function, validate_args
+from .schema import clip, repair_args, schema_from_function, short_repr, validate_args
 
 __all__ = ["ToolError", "TransientToolError", "Tool", "ToolResult", "ToolRegistry", "RESULT_KINDS"]
 
@@ -161,8 +161,7 @@ def _message(exc: BaseException) -> str:
 
 
 def _short_message(exc: BaseException, limit: int = 200) -> str:
-    text = _message(exc) or "no message"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clip(_message(exc) or "no message", limit)
 
 
 class ToolRegistry:
@@ -221,7 +220,7 @@ class ToolRegistry:
 
     def unknown_tool_message(self, name: Any) -> str:
         names = self.names()
-        text = f"Unknown tool {_short_repr(name)}."
+        text = f"Unknown tool {short_repr(name)}."
         # difflib is quadratic in the name's length: only look for a match a model could mean
         if isinstance(name, str) and len(name) <= _MAX_MATCHED_NAME:
             close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
@@ -255,7 +254,7 @@ class ToolRegistry:
                 return args, notes, ToolResult(False, text, kind="invalid_args", notes=notes)
         except Exception as exc:  # a broken definition (say, a server's odd schema), not the call
             return args, notes, ToolResult(
-                False, f"Tool {_short_repr(name)} could not be checked ({type(exc).__name__}: "
+                False, f"Tool {short_repr(name)} could not be checked ({type(exc).__name__}: "
                 f"{_short_message(exc)}). This is a fault in the tool's definition, not in your "
                 "call; do not repeat it, try another way or tell the user.", kind="crash", notes=notes)
         return args, notes, None

@@ -205,7 +205,12 @@ def _fits_type(value: Any, kind: str) -> bool:
     return True  # a type name we do not know: do not block the call
 
 
-def _short_repr(value: Any, limit: int = 80) -> str:
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, ending in "..." when it was cut."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters; never raises (an integer too long to
     print, a deeply nested list or an object whose ``repr`` fails get a stand-in)."""
     try:
@@ -214,7 +219,7 @@ def _short_repr(value: Any, limit: int = 80) -> str:
         text = f"<deeply nested {json_type_name(value)}>"
     except Exception:
         text = f"<{json_type_name(value)} too large or odd to show>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clip(text, limit)
 
 
 def _check_value(value: Any, schema: dict, path: str, errors: list[str]) -> None:
@@ -225,10 +230,10 @@ def _check_value(value: Any, schema: dict, path: str, errors: list[str]) -> None
         kinds = kind if isinstance(kind, list) else [kind]
         if not any(_fits_type(value, k) for k in kinds):
             expected = " or ".join(str(k) for k in kinds)
-            errors.append(f"{path}: expected {expected}, got {json_type_name(value)} ({_short_repr(value)})")
+            errors.append(f"{path}: expected {expected}, got {json_type_name(value)} ({short_repr(value)})")
             return
     if "enum" in schema and not any(_same_json(value, e) for e in schema["enum"]):
-        errors.append(f"{path}: {_short_repr(value)} is not one of {schema['enum']!r}")
+        errors.append(f"{path}: {short_repr(value)} is not one of {schema['enum']!r}")
         return
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         for i, item in enumerate(value):
@@ -252,7 +257,7 @@ def _check_object(args: dict, schema: dict, prefix: str, errors: list[str]) -> N
     closed = schema.get("additionalProperties", True) is False
     for key, value in args.items():
         if not isinstance(key, str):
-            errors.append(f"parameter names must be strings, got {json_type_name(key)} {_short_repr(key)}")
+            errors.append(f"parameter names must be strings, got {json_type_name(key)} {short_repr(key)}")
         elif key in props:
             _check_value(value, props[key], f"{prefix}{key}", errors)
         elif closed:
@@ -320,7 +325,7 @@ def _coerce(value: Any, kind: str) -> tuple[Any, str | None]:
     if fixed is _NO_FIX:
         return value, None
     what = "wrapped {} in a list" if kind == "array" else f"converted {{}} to {kind}"
-    return fixed, what.format(_short_repr(value))
+    return fixed, what.format(short_repr(value))
 
 
 _NO_FIX = object()
@@ -391,9 +396,9 @@ def repair_args(args: Any, input_schema: dict) -> tuple[Any, list[str]]:
             if close:
                 target = close
                 taken.add(target)
-                notes.append(f"renamed parameter {_short_repr(key)} to {target!r}")
+                notes.append(f"renamed parameter {short_repr(key)} to {target!r}")
             else:
-                notes.append(f"dropped unknown parameter {_short_repr(key)}")
+                notes.append(f"dropped unknown parameter {short_repr(key)}")
                 continue
         if target in props:
             value, note = _fix_value(value, props[target])

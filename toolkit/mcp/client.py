@@ -13,6 +13,7 @@ import itertools
 from typing import Any
 
 from ..registry import Tool, ToolError, ToolRegistry
+from ..schema import short_repr
 from .protocol import INVALID_REQUEST, PROTOCOL_VERSION, MCPError
 from .revisions import HANDSHAKE_VERSIONS
 
@@ -195,8 +196,7 @@ def _hints(name: str, annotations: Any) -> dict:
 
 def _brief(value: Any) -> str:
     """A value as an error message shows it: its repr, cut short, and its JSON type."""
-    text = repr(value)
-    text = text if len(text) <= 60 else text[:57] + "..."
+    text = short_repr(value, 60)
     kind = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
             int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
     return f"{text} ({kind})"
