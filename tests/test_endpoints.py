@@ -8,6 +8,7 @@ a wrong key, unanswered tool calls), and answers the first request with 429 + Re
 from __future__ import annotations
 
 import json
+import re
 import socket
 
 import pytest
@@ -549,8 +550,18 @@ def test_an_answer_cut_short_is_a_one_line_connection_error():
 
     def serve_half_an_answer():
         conn, _ = sock.accept()
-        conn.recv(65536)
+        # Read the whole request first: closing with unread bytes makes the
+        # kernel send a reset, and the client would see ConnectionResetError
+        # instead of the short answer this test is about.
+        request = b""
+        while b"\r\n\r\n" not in request:
+            request += conn.recv(65536)
+        head, _, body = request.partition(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
+        while len(body) < length:
+            body += conn.recv(65536)
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"ch")
+        conn.shutdown(socket.SHUT_WR)
         conn.close()
 
     threading.Thread(target=serve_half_an_answer, daemon=True).start()
