@@ -1,7 +1,7 @@
 """Tool retrieval at ToolBench scale, side by side: toolkit.ToolIndex, the pack's plain BM25
 loop, rank-bm25 and bm25s, on the same tokens and the same BM25 formula.
 
-The catalog is toolkit.synthetic.zipf_catalog (16,464 tools, 20 Zipf-drawn words each,
+The catalog is toolkit.lessons.synthetic_catalog.zipf_catalog (16,464 tools, 20 Zipf-drawn words each,
 seed 0) and the queries zipf_queries (300, seed 0; 30 of them repeat a word). Every engine
 gets the toolkit's tokens (tokenize over name, description and parameter names), each distinct
 query word once (toolkit.selection.query_words, as the pack's index counts them), and scores
@@ -49,9 +49,9 @@ import numpy as np
 import rank_bm25
 
 from toolkit import ToolIndex
-from toolkit.catalog import CATALOG_QUERIES, make_catalog
+from toolkit.lessons.catalog import CATALOG_QUERIES, make_catalog
 from toolkit.selection import PlainBM25Index, bm25_term_weight, query_words, tokenize, tool_text
-from toolkit.synthetic import zipf_catalog, zipf_queries
+from toolkit.lessons.synthetic_catalog import zipf_catalog, zipf_queries
 
 K = 5
 K1, B = 1.5, 0.75

@@ -2,7 +2,7 @@
 
 1. classify over the BFCL slice in data/bfcl/ (250 cases) with generated replies: for each
    case the right reply, the same calls in a shuffled order, one value changed, the reply cut
-   in half, and the replies of the three mock callers of toolkit.callers with their habit
+   in half, and the replies of the three mock callers of toolkit.lessons.mock_callers with their habit
    always on (an invented name, a dropped value, a call where none fits). All seeded.
    Outputs per second for classify as it is (one-to-one matching by augmenting paths) and
    for classify with the pack's permutation approach in place of calls_match; the labels
@@ -31,7 +31,7 @@ import common  # also puts the repository on sys.path
 from common import median, table, timed, verdict
 
 from toolkit import scoring
-from toolkit.callers import MockCaller, NameInventor, OverEagerCaller, ValueDropper, render_calls
+from toolkit.lessons.mock_callers import MockCaller, NameInventor, OverEagerCaller, ValueDropper, render_calls
 from toolkit.scoring import call_matches, calls_match, classify, load_bfcl, parse_calls
 
 SEED = 0

@@ -32,7 +32,7 @@ from toolkit.widgets.transcript_view import transcript_html, wire_html  # noqa: 
 
 def clear_caches(cold: bool = False) -> None:
     """Forget every cached result. The pass^k explorer's plan memo (each distinct plan of the
-    mock agent run once, see toolkit.retail.retail_outcomes) is kept unless ``cold``: it is
+    mock agent run once, see toolkit.lessons.retail.retail_outcomes) is kept unless ``cold``: it is
     bounded and fills within the first few redraws of a session."""
     if cold:
         passk._PLAN_MEMO.clear()
@@ -113,7 +113,7 @@ def measurements(repeat: int):
 
     result, _, _ = T.injection_demo(True)
     yield "transcript.render", time_calls(lambda: transcript_html(result), repeat)
-    from toolkit.demo_tools import make_server_registry
+    from toolkit.lessons.toy_tools import make_server_registry
     transport = T.InMemoryTransport(T.MCPServer(make_server_registry()))
     client = T.MCPClient(transport)
     client.initialize()

@@ -14,7 +14,7 @@
 
 # %%
 import toolkit as T
-from toolkit.arithmetic import (CalculatorCallingModel, PatternMatchingModel, accuracy_by_digits,
+from toolkit.lessons.calculator import (CalculatorCallingModel, PatternMatchingModel, accuracy_by_digits,
                                 format_accuracy_table, make_calculator_registry, make_problems,
                                 plot_accuracy, question)
 from toolkit.widgets import transcript

@@ -16,7 +16,7 @@ import json
 import time
 
 import toolkit as T
-from toolkit.demo_tools import make_weather_registry
+from toolkit.lessons.toy_tools import make_weather_registry
 from toolkit.figures import show as show_figure
 from toolkit.widgets import transcript
 
@@ -321,7 +321,7 @@ for job, caught in evidence:
 # turn? Did any argument need repair?
 
 # %%
-from toolkit.model_eval import notebook_loop
+from toolkit.lessons.model_eval import notebook_loop
 
 real_run = notebook_loop("Is it warmer in Paris or Oslo?")
 

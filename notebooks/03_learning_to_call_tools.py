@@ -14,7 +14,7 @@
 # %%
 import toolkit as T
 from toolkit.figures import show as show_figure
-from toolkit.toolformer import (TinyLM, best_per_text, explain_call, format_explanation,
+from toolkit.lessons.toolformer import (TinyLM, best_per_text, explain_call, format_explanation,
                                 format_threshold_table, make_corpus, run_filter, threshold_table,
                                 tokenize)
 from toolkit.widgets.toolformer import toolformer_explorer

@@ -21,9 +21,10 @@ import random
 
 import toolkit as T
 from toolkit.checks import ex06, ex07
-from toolkit.demo_tools import make_weather_registry
+from toolkit.lessons.toy_tools import make_weather_registry
 from toolkit.figures import show as show_figure
-from toolkit.mcp import showcase
+from toolkit.lessons import sdk_sessions
+from toolkit.lessons.output_schemas import OutputSchemaServer
 from toolkit.widgets import wire
 
 SEED = 0  # nothing here draws random numbers; seeded anyway, so that stays true
@@ -200,7 +201,7 @@ wire(paged_link.log[mark:], title="tools/list, one tool per page")
 # typed items (text here) and the flag `isError`. When the tool returned an object, the
 # toolkit's server also sends it as `structuredContent`, and puts the same JSON in a text block,
 # as the spec asks for older clients [3]. Last, the client asks for a method the server does not
-# offer (`showcase.send_request` sends a request of any method through the client, with the
+# offer (`sdk_sessions.send_request` sends a request of any method through the client, with the
 # session's next id).
 
 # %%
@@ -208,7 +209,7 @@ mark = len(link.log)
 looked_up = client.call_tool("get_order", {"order_id": "A1"})
 print("structuredContent:", looked_up["structuredContent"], "| isError:", looked_up["isError"])
 try:  # a method this server does not offer, sent now that the session is open
-    showcase.send_request(client, "resources/list")
+    sdk_sessions.send_request(client, "resources/list")
 except T.MCPError as err:
     print("resources/list after the handshake ->", err)
 wire(link.log[mark:], title="Step 3: tools/call, then a method the server does not have")
@@ -423,7 +424,7 @@ ex06.check(hand_typed_lines)
 # A tool may publish an `outputSchema` in `tools/list`. Its results should then carry
 # `structuredContent` that fits that schema, and the spec says clients should check that they
 # do [3]. The toolkit's server does not publish output schemas itself; for this exercise,
-# `ex07.OutputSchemaServer` is a small subclass that adds them.
+# `OutputSchemaServer` (from `toolkit.lessons.output_schemas`) is a small subclass that adds them.
 #
 # 1. Write `weather_output_schema()`: the JSON Schema of what `get_weather` returns, an object
 #    with `city` (text), `temp` (a number) and `unit` (`celsius` or `fahrenheit`), all required.
@@ -486,7 +487,7 @@ except NotImplementedError:
 if schemas:
     registry7 = make_weather_registry()
     registry7.add(broken_weather)
-    client7 = T.MCPClient(T.InMemoryTransport(ex07.OutputSchemaServer(
+    client7 = T.MCPClient(T.InMemoryTransport(OutputSchemaServer(
         registry7, {"get_weather": schemas["get_weather"], "broken_weather": schemas["get_weather"]})))
     client7.initialize()
     declared = {t["name"]: t.get("outputSchema") for t in client7.list_tools()}
@@ -570,8 +571,8 @@ if schemas:
 # gets the −32602 protocol error of section 4, exactly as the toolkit's own client did.
 
 # %%
-print("official MCP SDK:", showcase.official_sdk_version())
-sdk_run = showcase.sdk_stdio_session()
+print("official MCP SDK:", sdk_sessions.official_sdk_version())
+sdk_run = sdk_sessions.sdk_stdio_session()
 print(sdk_run.summary())
 print()
 sdk_run.show_wire(width=120)
@@ -592,13 +593,13 @@ sdk_run.show_wire(width=120)
 # the changelog with your own tools in mind.)
 
 # %%
-print(showcase.sdk_stdio_session(latest=True).summary())
+print(sdk_sessions.sdk_stdio_session(latest=True).summary())
 print()
 for row in T.mcp.revision_notes():
     status = "declined" if not row["served"] else "MCPServer" if row["lesson server"] else "--latest"
     print(f"{row['version']}  {status:9}  {row['for this server']}")
 print()
-for row in showcase.bad_argument_by_revision({"a": "two", "b": 3}):
+for row in sdk_sessions.bad_argument_by_revision({"a": "two", "b": 3}):
     print(f"{row['version']}: {row['kind']}\n    {row['text']}")
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
@@ -630,7 +631,7 @@ for row in showcase.bad_argument_by_revision({"a": "two", "b": 3}):
 # client does.
 
 # %%
-from toolkit.demo_tools import make_server_registry
+from toolkit.lessons.toy_tools import make_server_registry
 from toolkit.mcp import HTTPTransport, StreamableHTTPServer
 
 with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry()), port=0) as web:
@@ -645,7 +646,7 @@ with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry()), port=0) a
     for line in http.http_log:
         print(line.replace(http.session_id, "<session id>"))
 print()
-print(showcase.sdk_http_session().summary())
+print(sdk_sessions.sdk_http_session().summary())
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # ### A revision without a handshake, and why this server declines it (optional: beyond the pack's revision)
@@ -662,11 +663,11 @@ print(showcase.sdk_http_session().summary())
 # below show. A client that only speaks the new revision stops with a clear reason.
 
 # %%
-probe = showcase.stateless_probe()
+probe = sdk_sessions.stateless_probe()
 print("->", json.dumps(probe["request"]))
 print("<-", json.dumps(probe["reply"]))
 print()
-auto = showcase.sdk_stdio_session(high_level=True, calls=[("add", {"a": 1, "b": 1})])
+auto = sdk_sessions.sdk_stdio_session(high_level=True, calls=[("add", {"a": 1, "b": 1})])
 print(f"the SDK's default client ({auto.client_mode}) ended up on {auto.protocol_version}:")
 auto.show_wire(width=120, limit=5)
 

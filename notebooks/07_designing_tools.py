@@ -18,7 +18,7 @@
 import json
 
 import toolkit as T
-from toolkit.tool_design import (ORDERS, LiteralReader, SideBySide, better_registry, concise_view,
+from toolkit.lessons.tool_design import (ORDERS, LiteralReader, SideBySide, better_registry, concise_view,
                                  list_orders_tool, order_book, search_orders_tool, token_estimate,
                                  weak_registry)
 from toolkit.widgets import transcript

@@ -19,8 +19,9 @@ import time
 
 import toolkit as T
 from toolkit.checks import ex03, ex04, ex05
-from toolkit.checks.ex03 import repair_with
-from toolkit.checks.ex05 import order_registry
+from toolkit.lessons.repair_rules import repair_with
+from toolkit.lessons.order_shop import order_registry
+from toolkit.lessons.toy_tools import sample_args
 from toolkit.widgets import transcript
 from toolkit.widgets.timeline import CallClock, plot_timeline, total_time
 
@@ -181,7 +182,7 @@ print(result.kind, "|", result.content)
 # wrong one, including a test that it fires and a test that it does **not** fire on `"maybe"`.
 # The check runs your tests against a correct rule and against two broken rules of its own.
 #
-# `repair_with(rule, args, schema)` (from `toolkit.checks.ex03`) runs the toolkit's repair and
+# `repair_with(rule, args, schema)` (from `toolkit.lessons.repair_rules`) runs the toolkit's repair and
 # then your rule on each argument, so you can try your rule on the heating call above.
 
 # %% tags=["starter"]
@@ -436,7 +437,7 @@ try:
         reg = T.ToolRegistry()
         reg.add(make_flaky_tool(5), name="flaky_quote")
         waits = []
-        args = ex04.sample_args(reg.get("flaky_quote"))
+        args = sample_args(reg.get("flaky_quote"))
         outcome = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("c1", "flaky_quote", **args)]}]), reg,
                               "Quote ACME.", max_retries=max_retries, sleep=waits.append)
         print(f"max_retries={max_retries}: waits {waits}\n   events {outcome.events}\n"
@@ -498,7 +499,7 @@ print(f"our arithmetic: 12 turns read {totals[12] / totals[6]:.1f} times as much
 #    `time.perf_counter()`). Compare with the pack's arithmetic: about 0.2 s together, about
 #    0.8 s one after another, for four calls of 0.2 s. The check prints your two times next to
 #    those numbers.
-# 2. Now call 2 depends on call 1. `order_registry(order_id)` (from `toolkit.checks.ex05`) has
+# 2. Now call 2 depends on call 1. `order_registry(order_id)` (from `toolkit.lessons.order_shop`) has
 #    `find_order(customer)` and `cancel_order(order_id)`. Write `chained_model()`: a mock that
 #    handles "Cancel Dana's latest order." by calling `find_order` alone, reading the id from the
 #    tool message, and only then calling `cancel_order`. The check uses order books you have not

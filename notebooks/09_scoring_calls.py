@@ -19,7 +19,7 @@ import json
 from collections import Counter
 
 import toolkit as T
-from toolkit.callers import MockCaller, gold_text, make_callers
+from toolkit.lessons.mock_callers import MockCaller, gold_text, make_callers
 from toolkit.checks import ex09
 from toolkit.figures import show as show_figure
 from toolkit.scoring import case_category, load_bfcl
@@ -481,7 +481,7 @@ ex09.check(harder_cases, lenient_pair, stricter_equal)
 # model on that day, with our lenient scorer, and nothing more.
 
 # %%
-from toolkit.model_eval import notebook_bfcl
+from toolkit.lessons.model_eval import notebook_bfcl
 
 real_summary = notebook_bfcl(per_category=2)
 

@@ -424,7 +424,7 @@ for skip in (0.0, 0.2, 0.5, 1.0):
 # on that day, not the mock above and not another model.
 
 # %%
-from toolkit.model_eval import notebook_passk
+from toolkit.lessons.model_eval import notebook_passk
 
 real_passk = notebook_passk(trials=4)
 

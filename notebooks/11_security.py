@@ -19,10 +19,10 @@
 import random
 
 import toolkit as T
-from toolkit import exfiltration, injection
+from toolkit.lessons import exfiltration, injection
 from toolkit.checks import ex12
 from toolkit.figures import show as show_figure
-from toolkit.injection import ATTACKS
+from toolkit.lessons.injection import ATTACKS
 from toolkit.widgets import gate_playground, gate_run, transcript
 from toolkit.widgets.gate_view import EMAIL
 

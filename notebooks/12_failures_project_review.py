@@ -14,11 +14,11 @@ import random
 
 import toolkit as T
 from toolkit.checks import failure_groups
-from toolkit.failures import GROUPS, failed_runs
+from toolkit.lessons.failure_runs import GROUPS, failed_runs
 from toolkit.figures import show as show_figure
 from toolkit.widgets import load_quiz, quiz, transcript
 
-SEED = 0  # every failed run below is seeded inside toolkit.failures; nothing here draws more
+SEED = 0  # every failed run below is seeded inside toolkit.lessons.failure_runs; nothing here draws more
 random.seed(SEED)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
@@ -236,7 +236,7 @@ show_figure(9)
 #   though it should fail. Say how you would change it.
 #
 # *Reuse:* `T.evaluate_calls`, `T.classify`, `T.exact_string_match` and `T.parse_calls` score
-# your data, and `MockCaller` in `toolkit.callers` is a base class with seeded slips for your
+# your data, and `MockCaller` in `toolkit.lessons.mock_callers` is a base class with seeded slips for your
 # mocks. *Already in the course:* notebook 09's 32 cases (`data/course_cases.json`), its three
 # mock callers (`NameInventor`, `ValueDropper`, `OverEagerCaller`) and the scoring panel's
 # tables of them. Your cases and your mocks are new ones, written by you.

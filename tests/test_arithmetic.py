@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolkit as T
-from toolkit.arithmetic import (CalculatorCallingModel, PatternMatchingModel, accuracy_by_digits,
+from toolkit.lessons.calculator import (CalculatorCallingModel, PatternMatchingModel, accuracy_by_digits,
                                 calculate, format_accuracy_table, format_number,
                                 make_calculator_registry, make_problems, parse_question,
                                 plot_accuracy, question)
@@ -238,7 +238,7 @@ def test_the_accuracy_plot_keeps_its_legend_off_the_bars():
     import matplotlib
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-    from toolkit.arithmetic import DigitRow
+    from toolkit.lessons.calculator import DigitRow
     from toolkit.figures.layout import collisions
 
     def rows(correct):

@@ -12,6 +12,7 @@ import pytest
 
 import toolkit as T
 from toolkit.checks import ex01, ex02, ex06, ex07, ex08
+from toolkit.lessons.output_schemas import OutputSchemaServer
 
 from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, cell_namespace
 
@@ -276,8 +277,8 @@ def test_ex07_check_that_flags_error_results_fails(nb06_solution):
 
 def test_ex07_server_lists_output_schema_and_never_raises(nb06_solution):
     schema = nb06_solution["weather_output_schema"]()
-    from toolkit.demo_tools import make_weather_registry
-    client = T.MCPClient(T.InMemoryTransport(ex07.OutputSchemaServer(make_weather_registry(), {"get_weather": schema})))
+    from toolkit.lessons.toy_tools import make_weather_registry
+    client = T.MCPClient(T.InMemoryTransport(OutputSchemaServer(make_weather_registry(), {"get_weather": schema})))
     client.initialize()
     listed = {t["name"]: t for t in client.list_tools()}
     assert listed["get_weather"]["outputSchema"] == schema and "outputSchema" not in listed["flaky_rate"]

@@ -14,6 +14,8 @@ import pytest
 
 import toolkit as T
 from toolkit.checks import ex03, ex04, ex05, ex09
+from toolkit.lessons.order_shop import order_registry
+from toolkit.lessons.repair_rules import repair_with
 
 from exercise_helpers import (NOTEBOOKS, assert_fails_with_sentence, assert_not_done, boom,
                               cell_namespace, failed_lines)
@@ -202,7 +204,7 @@ def test_repair_with_applies_the_rule_after_the_toolkit():
     schema = {"type": "object", "properties": {"mode": {"type": "string", "enum": ["eco", "off"]},
                                                "level": {"type": "integer"}}}
     args = {"mode": " Eco", "level": "3"}
-    fixed, notes = ex03.repair_with(ex03.reference_rule, args, schema)
+    fixed, notes = repair_with(ex03.reference_rule, args, schema)
     assert fixed == {"mode": "eco", "level": 3} and len(notes) == 2
     assert args == {"mode": " Eco", "level": "3"}  # the input is not changed
 
@@ -446,7 +448,7 @@ def test_ex05_hard_coded_or_eager_chains_fail(nb08_solution):
 
 
 def test_ex05_order_registry():
-    registry, db = ex05.order_registry("X3")
+    registry, db = order_registry("X3")
     assert registry.run("find_order", {"customer": "dana"}).data == {"order_id": "X3", "status": "pending"}
     assert registry.run("cancel_order", {"order_id": "X3"}).ok and db["X3"] == "canceled"
     assert not registry.get("cancel_order").read_only

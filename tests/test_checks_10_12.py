@@ -18,9 +18,9 @@ import pytest
 import toolkit as T
 from toolkit.data import load_json
 from toolkit.checks import ex10, ex11, ex12, failure_groups
-from toolkit import exfiltration
-from toolkit.exfiltration import PORTAL_URL, PRIVATE_DATA, leaked_urls, make_world
-from toolkit.failures import failed_runs
+from toolkit.lessons import exfiltration
+from toolkit.lessons.exfiltration import PORTAL_URL, PRIVATE_DATA, leaked_urls, make_world
+from toolkit.lessons.failure_runs import failed_runs
 
 from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, cell_namespace, failed_lines
 

@@ -319,8 +319,8 @@ def _restore(value, saved):
 
 def _shared_course_data():
     """Course data every check might read: tasks, catalog, scoring functions."""
-    import toolkit.catalog as catalog
-    import toolkit.retail as retail
+    import toolkit.lessons.catalog as catalog
+    import toolkit.lessons.retail as retail
     return [retail.RETAIL_TASKS, catalog.CATALOG_QUERIES, catalog.CATALOG_DOMAINS, catalog.CATALOG_ACTIONS]
 
 

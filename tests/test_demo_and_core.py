@@ -63,7 +63,7 @@ def test_core_imports_only_the_standard_library():
     code = textwrap.dedent("""
         import sys
         before = set(sys.modules)
-        import toolkit, toolkit.mcp, toolkit.checks, toolkit.figures, toolkit.synthetic
+        import toolkit, toolkit.mcp, toolkit.checks, toolkit.figures, toolkit.lessons.synthetic_catalog
         added = {m.split('.')[0] for m in set(sys.modules) - before}
         std = set(sys.stdlib_module_names) | {'toolkit', '_distutils_hack'}
         print(sorted(added - std))

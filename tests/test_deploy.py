@@ -1,4 +1,4 @@
-"""Binder and nbgitpuller links (toolkit/deploy.py), checked by taking them apart again."""
+"""Binder and nbgitpuller links (toolkit/course/deploy.py), checked by taking them apart again."""
 
 import subprocess
 import sys
@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
-from toolkit import deploy
+from toolkit.course import deploy
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,12 +50,12 @@ def test_addresses_that_are_not_full_urls_are_refused_with_an_example(bad):
 
 
 def test_command_line_prints_all_three_and_refuses_a_bad_hub():
-    ok = subprocess.run([sys.executable, "-m", "toolkit.deploy", "--repo",
+    ok = subprocess.run([sys.executable, "-m", "toolkit.course.deploy", "--repo",
                          "https://github.com/acme/tool-course", "--hub", "https://hub.example.edu"],
                         capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert ok.returncode == 0
     assert ok.stdout.count("https://") >= 4 and "git-pull?repo=" in ok.stdout
-    bad = subprocess.run([sys.executable, "-m", "toolkit.deploy", "--repo",
+    bad = subprocess.run([sys.executable, "-m", "toolkit.course.deploy", "--repo",
                           "https://github.com/acme/tool-course", "--hub", "hub.example.edu"],
                          capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert bad.returncode == 2 and "JupyterHub address" in bad.stderr

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit import doctor
+from toolkit.course import doctor
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""The endpoint adapters (toolkit/endpoints.py) against local fakes of the two APIs.
+"""The endpoint adapters (toolkit/lessons/endpoints.py) against local fakes of the two APIs.
 
 No network and no key: tests/fakes/llm.py serves OpenAI's Chat Completions and Anthropic's
 Messages on 127.0.0.1 and refuses what the real services refuse (illegal names, BFCL types,
@@ -15,8 +15,8 @@ import pytest
 
 import toolkit as T
 from tests.fakes.llm import FakeChatCompletions, FakeMessages, schema_type_problem
-from toolkit.demo_tools import make_weather_registry
-from toolkit.endpoints import (LEGAL_NAME, ChatCompletionsModel, EndpointError, MessagesModel,
+from toolkit.lessons.toy_tools import make_weather_registry
+from toolkit.lessons.endpoints import (LEGAL_NAME, ChatCompletionsModel, EndpointError, MessagesModel,
                                legal_names, wire_schema, wire_tools)
 
 KEY = "sk-test-LEAKCANARY-123"
@@ -528,7 +528,7 @@ def test_a_short_placeholder_key_is_not_scrubbed_out_of_ordinary_words():
 def test_retry_after_in_milliseconds_or_as_a_date_is_understood():
     from email.utils import formatdate
 
-    from toolkit.endpoints import _retry_after
+    from toolkit.lessons.endpoints import _retry_after
     assert _retry_after({"retry-after-ms": "1500", "Retry-After": "9"}) == 1.5
     assert _retry_after({"Retry-After": "2"}) == 2.0
     assert _retry_after({"Retry-After": formatdate(1_000_010, usegmt=True)}, now=lambda: 1_000_000) == 10

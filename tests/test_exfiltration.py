@@ -1,4 +1,4 @@
-"""Exercise 12's leak detector (toolkit.exfiltration.leaked_urls), pack §2.10.
+"""Exercise 12's leak detector (toolkit.lessons.exfiltration.leaked_urls), pack §2.10.
 
 The detector decides whether the fetched addresses carry the private customer list. It must
 see the list in every shape a URL can give it (cased, quoted, hex, base64, reversed, ROT13, in
@@ -14,8 +14,8 @@ from urllib.parse import quote
 
 import pytest
 
-from toolkit import exfiltration
-from toolkit.exfiltration import PORTAL_URL, PRIVATE_DATA, leaked_urls, private_tokens
+from toolkit.lessons import exfiltration
+from toolkit.lessons.exfiltration import PORTAL_URL, PRIVATE_DATA, leaked_urls, private_tokens
 
 COLLECT = "https://collect.attacker.test/log?data="
 DATA = PRIVATE_DATA

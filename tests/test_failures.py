@@ -1,4 +1,4 @@
-"""toolkit.failures: the nine failed runs of notebook 12 (pack §2.11, Figure 8).
+"""toolkit.lessons.failure_runs: the nine failed runs of notebook 12 (pack §2.11, Figure 8).
 
 Each run must really fail in the way its data entry says, every time, so the activity never
 asks students to sort a run that went right.
@@ -8,7 +8,7 @@ import re
 
 import toolkit as T
 from toolkit.data import load_json
-from toolkit.failures import GROUPS, failed_runs, group_guide, normalise_group, schema_problems
+from toolkit.lessons.failure_runs import GROUPS, failed_runs, group_guide, normalise_group, schema_problems
 
 
 def by_id():

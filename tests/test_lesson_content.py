@@ -385,7 +385,7 @@ def test_each_part_says_what_to_reuse_and_what_is_already_built():
 
 
 def test_what_the_course_already_ships_is_named_as_not_the_students_answer():
-    from toolkit import callers, retail
+    from toolkit.lessons import mock_callers as callers, retail
     parts, _ = assignment_parts()
     # Part A: validate_args already checks nested objects; run_agent already caps results.
     nested = {"type": "object", "properties": {"to": {"type": "object", "properties": {"city": {"type": "string"}},

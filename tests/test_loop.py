@@ -4,7 +4,7 @@ import threading
 import time
 
 import toolkit as T
-from toolkit.demo_tools import make_weather_registry
+from toolkit.lessons.toy_tools import make_weather_registry
 
 
 def tool_msgs(res):

@@ -11,7 +11,7 @@ import time
 import pytest
 
 import toolkit as T
-from toolkit.demo_tools import make_server_registry, make_weather_registry
+from toolkit.lessons.toy_tools import make_server_registry, make_weather_registry
 from toolkit.mcp import decode_line, result_text
 
 

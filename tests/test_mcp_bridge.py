@@ -127,7 +127,7 @@ def test_bridged_tools_still_run():
 
 
 def test_the_notebook_lesson_server_lies_and_only_trust_believes_it():
-    from toolkit.injection import bridged_mail_tools
+    from toolkit.lessons.injection import bridged_mail_tools
     assert flags(bridged_mail_tools().get("send_email")) == CAUTIOUS
     assert flags(bridged_mail_tools(trusted=True).get("send_email")) == (True, False, False, False)
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolkit as T
-from toolkit.demo_tools import make_server_registry
+from toolkit.lessons.toy_tools import make_server_registry
 from toolkit.mcp import StreamableHTTPServer
 
 VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "1999-01-01"]

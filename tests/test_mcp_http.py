@@ -1,6 +1,6 @@
 """Streamable HTTP, the spec's second transport (pack §2.6, "Transports").
 
-The toolkit's server (toolkit/mcp/http_server.py) is driven by the official SDK's
+The toolkit's server (toolkit/mcp/http/server.py) is driven by the official SDK's
 streamable HTTP client, by the toolkit's own HTTPTransport, and by raw HTTP for the rules a
 polite client never breaks (Origin, Host, sessions, sizes). Servers listen on ports the
 system picks at run time, and each test stops the server it started.
@@ -28,8 +28,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError as SDKError
 
 import toolkit as T
-from toolkit.demo_tools import make_server_registry
-from toolkit.mcp import HTTPTransport, StreamableHTTPServer, result_text, showcase
+from toolkit.lessons.toy_tools import make_server_registry
+from toolkit.lessons import sdk_sessions
+from toolkit.mcp import HTTPTransport, StreamableHTTPServer, result_text
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 30
@@ -173,7 +174,7 @@ def test_sdk_high_level_client_over_http_in_default_mode(app):
 
 @pytest.mark.parametrize("latest, version", [(False, "2025-06-18"), (True, "2025-11-25")])
 def test_sdk_http_helper_for_the_notebook_shows_headers_and_fallback(latest, version):
-    report = showcase.sdk_http_session(high_level=True, latest=latest)
+    report = sdk_sessions.sdk_http_session(high_level=True, latest=latest)
     assert report.protocol_version == version and report.tools == ["echo", "add"]
     first_in, first_out = report.wire[0][1], report.wire[1][1]
     assert first_in.startswith("POST ") and '"server/discover"' in first_in
@@ -218,7 +219,7 @@ def test_toolkit_transport_reports_an_unreachable_server():
 
 
 def test_toolkit_transport_reads_a_reply_sent_as_server_sent_events():
-    from toolkit.mcp.http_transport import _reply_from_sse
+    from toolkit.mcp.http.transport import _reply_from_sse
     body = ('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n'
             'id: 7\r\ndata: {"jsonrpc":"2.0","id":3,\r\ndata: "result":{}}\r\n\r\n')
     assert _reply_from_sse(body, 3) == {"jsonrpc": "2.0", "id": 3, "result": {}}

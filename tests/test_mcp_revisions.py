@@ -6,7 +6,8 @@ import json
 import pytest
 
 import toolkit as T
-from toolkit.demo_tools import make_server_registry
+from toolkit.lessons import sdk_sessions
+from toolkit.lessons.toy_tools import make_server_registry
 from toolkit.mcp import UNSUPPORTED_PROTOCOL_VERSION, revision_notes, result_text
 from toolkit.mcp.revisions import KNOWN_VERSIONS, at_least
 
@@ -199,7 +200,7 @@ def test_arguments_that_are_not_an_object_stay_a_protocol_error_at_2025_11_25(ar
 
 
 def test_the_toolkit_client_sees_the_difference():
-    rows = T.mcp.showcase.bad_argument_by_revision()
+    rows = sdk_sessions.bad_argument_by_revision()
     assert [(r["version"], r["kind"]) for r in rows] == [
         ("2025-06-18", "protocol error -32602"), ("2025-11-25", "tool result, isError: true")]
     assert "error" in rows[0]["reply"] and rows[1]["reply"]["result"]["isError"] is True
@@ -286,6 +287,6 @@ def test_a_stateless_request_before_initialize_is_not_told_to_initialize_a_sessi
 
 
 def test_stateless_probe_helper_shows_the_wire():
-    probe = T.mcp.showcase.stateless_probe()
+    probe = sdk_sessions.stateless_probe()
     assert probe["request"]["method"] == "server/discover"
     assert probe["reply"]["error"]["data"]["supported"] == list(PACK_SERVER)

@@ -19,7 +19,8 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.exceptions import MCPError as SDKError
 
 import toolkit as T
-from toolkit.mcp import result_text, showcase
+from toolkit.lessons import sdk_sessions
+from toolkit.mcp import result_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SDK_SERVER = ROOT / "tests" / "servers" / "sdk_server.py"
@@ -141,7 +142,7 @@ def test_sdk_high_level_client_in_default_mode_connects_and_works(options, versi
 @pytest.mark.parametrize("latest, version, bad_call", [
     (False, "2025-06-18", "protocol error -32602"), (True, "2025-11-25", "tool error (isError: true)")])
 def test_sdk_default_client_falls_back_after_our_answer_to_server_discover(latest, version, bad_call):
-    report = showcase.sdk_stdio_session(high_level=True, page_size=1, latest=latest)
+    report = sdk_sessions.sdk_stdio_session(high_level=True, page_size=1, latest=latest)
     assert report.protocol_version == version and report.tools == ["echo", "add"]
     methods = [m.get("method") for arrow, m in report.wire if arrow == "->"]
     assert methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
@@ -168,7 +169,7 @@ def test_a_client_pinned_to_the_stateless_revision_fails_with_the_error_that_rev
 
 @pytest.mark.parametrize("latest, version", [(False, "2025-06-18"), (True, "2025-11-25")])
 def test_sdk_session_helper_for_the_notebook(latest, version):
-    report = showcase.sdk_stdio_session(latest=latest)
+    report = sdk_sessions.sdk_stdio_session(latest=latest)
     assert report.client_mode == "ClientSession" and report.protocol_version == version
     assert report.calls[0] == {"tool": "add", "arguments": {"a": 2, "b": 3}, "kind": "result", "text": "5"}
     arrows = [arrow for arrow, _ in report.wire]
@@ -181,7 +182,7 @@ def test_sdk_session_helper_for_the_notebook(latest, version):
 def test_the_helpers_say_how_to_install_a_missing_sdk(monkeypatch):
     monkeypatch.setitem(sys.modules, "mcp", None)  # makes `import mcp` fail
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'mcp==2\.3\.0'"):
-        showcase.sdk_stdio_session()
+        sdk_sessions.sdk_stdio_session()
 
 
 def test_send_request_sends_any_method_through_the_client_as_the_next_request():
@@ -189,16 +190,16 @@ def test_send_request_sends_any_method_through_the_client_as_the_next_request():
     link = T.InMemoryTransport(T.MCPServer(T.RetailEnv().registry))
     client = T.MCPClient(link)
     client.initialize()
-    assert showcase.send_request(client, "ping") == {}
+    assert sdk_sessions.send_request(client, "ping") == {}
     with pytest.raises(T.MCPError) as refused:
-        showcase.send_request(client, "resources/list")
+        sdk_sessions.send_request(client, "resources/list")
     assert refused.value.code == T.METHOD_NOT_FOUND and "resources/list" in refused.value.message
     assert client.call_tool("get_order", {"order_id": "A1"})["isError"] is False  # the session goes on
     ids = [msg["id"] for arrow, msg in link.log if arrow == "->" and "id" in msg]
     assert ids == [1, 2, 3, 4]  # one numbering for every request, none reused
     with pytest.raises(TypeError, match="params must be a dict"):
-        showcase.send_request(client, "tools/list", ["not", "an", "object"])
-    assert "send_request" in showcase.__all__
+        sdk_sessions.send_request(client, "tools/list", ["not", "an", "object"])
+    assert "send_request" in sdk_sessions.__all__
 
 
 # ---- the toolkit's client against a server built with the SDK ---------------------------------

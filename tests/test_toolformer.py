@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from toolkit.toolformer import (LOSS_WEIGHTS, PAPER_TABLE2_CALCULATOR, Candidate, TinyLM,
+from toolkit.lessons.toolformer import (LOSS_WEIGHTS, PAPER_TABLE2_CALCULATOR, Candidate, TinyLM,
                                 best_per_text, candidate_calls, detokenize, explain_call,
                                 filter_run, filter_summary, format_call, format_explanation,
                                 format_threshold_table, gain_histogram, insert_call, make_corpus,

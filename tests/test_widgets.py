@@ -15,6 +15,7 @@ from html import escape as escape_html
 import pytest
 
 import toolkit as T
+from toolkit.lessons.catalog import expand_query
 from toolkit.widgets import gate_view as gp
 from toolkit.widgets import passk, recall, scoring
 from toolkit.widgets._base import OKABE_ITO, InputError
@@ -83,7 +84,7 @@ DATA_PNG = re.compile(r"<img [^>]*src=['\"]data:image/png;base64,([A-Za-z0-9+/=]
 
 def _every_view():
     """One of each live view, built as a notebook builds it, with a line its picture must show."""
-    from toolkit.toolformer import filter_run
+    from toolkit.lessons.toolformer import filter_run
     from toolkit.widgets.toolformer import toolformer_explorer
 
     views = [passk.passk_explorer(), recall.recall_explorer(), scoring.scoring_panel(),
@@ -154,7 +155,7 @@ def test_the_static_picture_is_the_same_every_time_and_smaller_than_the_live_one
 
 def test_passk_state_matches_the_retail_trials_and_the_formulas():
     state = passk.passk_state(0.3, 0.05, 12, seed=2)
-    expected = T.run_retail_trials(12, 0.3, 0.05, 2, T.retail.RETAIL_TASKS_EXTENDED)
+    expected = T.run_retail_trials(12, 0.3, 0.05, 2, T.RETAIL_TASKS_EXTENDED)
     assert state.successes == expected
     assert state.ks == list(range(1, 13))
     assert state.pass_hat == [T.pass_hat_k(expected, 12, k) for k in state.ks]
@@ -291,10 +292,10 @@ def test_k1_b_and_k_sliders_change_the_view():
 
 def test_recall_parsers():
     assert recall.parse_synonyms("# comment\nlook up => find search\n") == {"look up": "find search"}
-    assert recall.expand_query("Please LOOK UP flights", {"look up": "find"}) == "Please LOOK UP flights find"
-    assert recall.expand_query("lookup flights", {"look up": "find"}) == "lookup flights"
+    assert expand_query("Please LOOK UP flights", {"look up": "find"}) == "Please LOOK UP flights find"
+    assert expand_query("lookup flights", {"look up": "find"}) == "lookup flights"
     # "any case" holds for the table too: a phrase written with capitals still matches
-    assert recall.expand_query("please look up flights", {"Look Up": "find"}) == "please look up flights find"
+    assert expand_query("please look up flights", {"Look Up": "find"}) == "please look up flights find"
     with pytest.raises(InputError):
         recall.parse_query_lines("\n\n")
     with pytest.raises(InputError):
@@ -424,7 +425,7 @@ def test_gate_run_rejects_unknown_choices():
 # ------------------------------------------------------------------------------ transcript, wire
 
 def test_transcript_marks_errors_blocks_repairs_and_retries():
-    from toolkit.demo_tools import make_weather_registry
+    from toolkit.lessons.toy_tools import make_weather_registry
     model = T.ScriptedModel([{"tool_calls": [T.call("a", "get_weather", citty="Paris"),
                                              T.call("b", "flaky_rate", currency="eur"),
                                              T.call("c", "get_wether", city="Oslo")]},
@@ -457,7 +458,7 @@ def test_transcript_of_a_step_limited_run_says_why_it_stopped():
 
 
 def test_wire_view_shows_arrows_and_marks_errors():
-    from toolkit.demo_tools import make_server_registry
+    from toolkit.lessons.toy_tools import make_server_registry
     transport = T.InMemoryTransport(T.MCPServer(make_server_registry()))
     client = T.MCPClient(transport)
     client.initialize()

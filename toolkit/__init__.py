@@ -25,12 +25,12 @@ Every model the lessons use is a mock, written to behave in one known way. ``end
 a real model take a mock's place, optionally; nothing in the lessons needs one.
 """
 
-from .catalog import CATALOG_QUERIES, make_catalog
+from .lessons.catalog import CATALOG_QUERIES, make_catalog
 from .data import load_json
-from .endpoints import ChatCompletionsModel, EndpointError, MessagesModel
-from .model_eval import real_model_from_env
+from .lessons.endpoints import ChatCompletionsModel, EndpointError, MessagesModel
+from .lessons.model_eval import real_model_from_env
 from .gate import PermissionGate, looks_like_injection, wrap_untrusted
-from .injection import (ATTACKER_PAGE, SENT_EMAILS, InjectableModel, injection_demo,
+from .lessons.injection import (ATTACKER_PAGE, SENT_EMAILS, InjectableModel, injection_demo,
                         make_injection_registry)
 from .loop import AgentResult, ScriptedModel, call, run_agent
 from .mcp import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
@@ -38,8 +38,8 @@ from .mcp import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FO
                   MCPServer, StdioTransport, encode_line, mcp_to_registry, serve_lines)
 from .registry import Tool, ToolError, ToolRegistry, ToolResult, TransientToolError
 from .reliability import load_taubench, pass_at_k, pass_hat_k
-from .exfiltration import exfiltration_demo
-from .retail import (POLICY, RETAIL_TASKS, RETAIL_TASKS_EXTENDED, PolicyAgentModel, RetailEnv,
+from .lessons.exfiltration import exfiltration_demo
+from .lessons.retail import (POLICY, RETAIL_TASKS, RETAIL_TASKS_EXTENDED, PolicyAgentModel, RetailEnv,
                      retail_outcomes, run_retail_trial, run_retail_trials)
 from .schema import parse_docstring, repair_args, schema_from_function, validate_args
 from .scoring import (BFCL_CASES, BFCL_OUTPUTS, FUNCS, call_matches, calls_match, classify,

@@ -1,5 +1,5 @@
 """Command line: ``python -m toolkit demo``, ``serve``, ``doctor``, and, with a real model,
-``bfcl`` and ``passk`` (toolkit/model_eval.py)."""
+``bfcl`` and ``passk`` (toolkit/lessons/model_eval.py)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ python -m toolkit passk --api openai|anthropic --base-url URL --model NAME [--tr
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in ("bfcl", "passk"):
-        from .model_eval import cli
+        from .lessons.model_eval import cli
         return cli(argv)
     parser = argparse.ArgumentParser(prog="python -m toolkit", usage=USAGE,
                                      description="The Week 3 tool-use toolkit.")
@@ -53,13 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.port <= 65535:
         parser.error("--port must be between 0 and 65535")
     if args.command == "doctor":
-        from .doctor import main as doctor
+        from .course.doctor import main as doctor
         return doctor()
     if args.command == "demo":
-        from .demo import main as demo
+        from .course.demo import main as demo
         demo()
     elif args.command == "serve":
-        from .demo_tools import make_server_registry
+        from .lessons.toy_tools import make_server_registry
         from .mcp import LatestRevisionServer, MCPServer, serve_http, serve_stdio
 
         kind = LatestRevisionServer if args.latest else MCPServer

@@ -508,7 +508,7 @@ class Checker:
 
 def _course_data() -> dict:
     """Where each piece of shared course data lives, and how to build it afresh from data/."""
-    from .. import catalog, retail
+    from ..lessons import catalog, retail
     from ..data import load_json
     return {
         "T.RETAIL_TASKS": (retail, "RETAIL_TASKS", lambda: load_json("retail.json")["tasks"]),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Callable, Literal
 
-from ..demo_tools import make_weather_registry
+from ..lessons.toy_tools import make_weather_registry
 from ..schema import schema_from_function, validate_args
 from ..scoring import values_equal
 from . import Checker, CheckResult, NotDone, not_done

@@ -4,7 +4,7 @@ The toolkit's :func:`~toolkit.schema.repair_args` already turns "true" into a bo
 fixes an enum value's letter case. The student adds one more rule: an enum value sent with
 stray white space around it (``" Celsius "``) becomes the allowed value it plainly means, and
 nothing else changes. The rule is a function ``rule(value, spec) -> (value, note)``, with
-``note`` None when it did nothing; :func:`repair_with` applies it after the toolkit's repair.
+``note`` None when it did nothing; :func:`toolkit.lessons.repair_rules.repair_with` applies it after the toolkit's repair.
 
 The student also writes ``test_rule(rule)``, which raises ``AssertionError`` when a rule is
 wrong. The check runs those tests against a correct rule (they must pass it) and against two
@@ -21,10 +21,10 @@ import random
 from typing import Any, Callable
 
 from ..registry import ToolRegistry
-from ..schema import repair_args
+from ..lessons.repair_rules import repair_with
 from . import Checker, CheckResult, StudentError, StudentTimeout, not_done, probe_parts
 
-__all__ = ["check", "repair_with", "reference_rule", "reworded_rule", "never_fires", "over_eager", "cases", "drawn_cases", "FIRES",
+__all__ = ["check", "reference_rule", "reworded_rule", "never_fires", "over_eager", "cases", "drawn_cases", "FIRES",
            "QUIET"]
 
 TITLE = "Exercise 3: repair limits"
@@ -120,22 +120,6 @@ def over_eager(value: Any, spec: Any) -> tuple[Any, str | None]:
     words = [e for e in enum if isinstance(e, str)]
     best = difflib.get_close_matches(value.strip().lower(), words, n=1, cutoff=0.0) or words[:1]
     return best[0], f"guessed {best[0]!r} for {value!r}"
-
-
-def repair_with(rule: Callable, args: Any, input_schema: dict) -> tuple[Any, list[str]]:
-    """The toolkit's :func:`~toolkit.schema.repair_args`, then ``rule`` on each argument's
-    value against its property's schema. Returns ``(new_args, notes)``."""
-    fixed, notes = repair_args(args, input_schema)
-    if not isinstance(fixed, dict):
-        return fixed, notes
-    props = (input_schema or {}).get("properties") or {}
-    fixed = dict(fixed)
-    for key, value in list(fixed.items()):
-        new, note = rule(value, copy.deepcopy(props.get(key, {})))
-        if note:
-            fixed[key] = new
-            notes.append(f"{key}: {note}")
-    return fixed, notes
 
 
 def _pair(c: Checker, rule: Callable, value: Any, spec: dict) -> tuple[Any, Any]:

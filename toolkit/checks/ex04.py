@@ -21,30 +21,22 @@ import time
 from typing import Callable
 
 from ..loop import ScriptedModel, run_agent
+from ..lessons.toy_tools import sample_args
 from ..registry import ToolRegistry
 from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
-__all__ = ["check", "sample_args", "backoff", "run_flaky"]
+__all__ = ["check", "backoff", "run_flaky"]
 
 TITLE = "Exercise 4: retries"
 TIMEOUT = 0.05   # seconds the harness waits for the slow writer
 SLOW = 0.25      # seconds the slow writer takes
 NOTE = "note 7: water the plants"  # the text the check asks the slow writer to save
 SAMPLE = {"string": "ACME", "integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}
-_SAMPLE_KEYS = ("string", "integer", "number", "boolean", "array", "object")
 
 
 def backoff(retries: int) -> list[float]:
     """The waits the loop asks for before each retry: 0.1, 0.2, 0.4, ... seconds."""
     return [round(0.1 * 2 ** i, 4) for i in range(retries)]
-
-
-def sample_args(tool) -> dict:
-    """A value of the right type for each required parameter of ``tool``."""
-    schema = tool.input_schema or {}
-    props = schema.get("properties") or {}
-    sample = dict(zip(_SAMPLE_KEYS, ("ACME", 1, 1.0, True, [], {})))  # fresh: a tool may change its arguments
-    return {p: sample.get((props.get(p) or {}).get("type"), "x") for p in schema.get("required") or []}
 
 
 def note_args(tool) -> dict:

@@ -24,10 +24,10 @@ import time
 from typing import Callable
 
 from ..loop import run_agent
-from ..registry import ToolError, ToolRegistry
+from ..lessons.order_shop import order_registry
 from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
-__all__ = ["check", "order_registry", "REQUEST"]
+__all__ = ["check", "REQUEST"]
 
 TITLE = "Exercise 5: parallel or not"
 REQUEST = "Cancel Dana's latest order."
@@ -42,42 +42,6 @@ def _unseen_ids(count: int = 2) -> list[str]:
         if new not in ids:
             ids.append(new)
     return ids
-
-
-def order_registry(order_id: str = "K2", customer: str = "Dana") -> tuple[ToolRegistry, dict]:
-    """A two-tool shop: ``find_order(customer)`` (read-only) and ``cancel_order(order_id)``.
-
-    ``customer``'s latest order has id ``order_id``. Returns ``(registry, db)``; ``db`` maps
-    each order id to its status, so you can see what was cancelled.
-    """
-    db = {order_id: "pending", "Z1": "pending"}
-
-    def find_order(customer: str) -> dict:
-        """Find a customer's most recent order.
-
-        Args:
-            customer: the customer's first name, such as Dana
-        """
-        if customer.strip().lower() != customer_key:
-            raise ToolError(f"No orders for {customer!r}. Try the first name the user gave.")
-        return {"order_id": order_id, "status": db[order_id]}
-
-    def cancel_order(order_id: str) -> dict:
-        """Cancel one pending order.
-
-        Args:
-            order_id: the id that find_order returned
-        """
-        if order_id not in db:
-            raise ToolError(f"No order {order_id!r}. Use the id find_order returned.")
-        db[order_id] = "canceled"
-        return {"order_id": order_id, "status": "canceled"}
-
-    customer_key = customer.lower()
-    registry = ToolRegistry()
-    registry.add(find_order)
-    registry.add(cancel_order, read_only=False)
-    return registry, db
 
 
 def _timed(c: Checker, time_one_turn: Callable, parallel: bool, n: int, delay: float) -> tuple[float, float]:

@@ -2,7 +2,7 @@
 
 A tool may declare an ``outputSchema``; its results then carry ``structuredContent``, a JSON
 object that should match it, and the spec says clients should check that it does [3]. The
-toolkit's server does not publish output schemas, so :class:`OutputSchemaServer` adds them to
+toolkit's server does not publish output schemas, so :class:`toolkit.lessons.output_schemas.OutputSchemaServer` adds them to
 ``tools/list`` without touching the core. The student writes the schema for the weather tool
 and ``check_structured(result, output_schema)``, a client-side check that uses
 :func:`~toolkit.schema.validate_args` as its JSON Schema checker.
@@ -14,12 +14,11 @@ import copy
 import json
 from typing import Callable
 
-from ..demo_tools import make_weather_registry
-from ..mcp import InMemoryTransport, MCPClient, MCPServer
+from ..lessons.output_schemas import weather_results
 from ..schema import validate_args
 from . import Checker, CheckResult, not_done, probe_parts
 
-__all__ = ["OutputSchemaServer", "check", "weather_results", "REFERENCE_SCHEMA"]
+__all__ = ["check", "REFERENCE_SCHEMA"]
 
 TITLE = "Exercise 7: output schemas"
 
@@ -36,29 +35,6 @@ def reference_schema() -> dict:
 
 
 REFERENCE_SCHEMA = reference_schema()  # for reading; the check uses its own fresh copy
-
-
-class OutputSchemaServer(MCPServer):
-    """An :class:`~toolkit.mcp.server.MCPServer` that also lists an ``outputSchema`` for the
-    tools named in ``output_schemas`` (a dict from tool name to JSON Schema)."""
-
-    def __init__(self, registry, output_schemas: dict, **options) -> None:
-        super().__init__(registry, **options)
-        self.output_schemas = dict(output_schemas)
-
-    def _tools_list(self, params: dict) -> dict:
-        result = super()._tools_list(params)
-        for tool in result["tools"]:
-            if tool["name"] in self.output_schemas:
-                tool["outputSchema"] = copy.deepcopy(self.output_schemas[tool["name"]])
-        return result
-
-
-def weather_results(calls=(("Oslo", "celsius"), ("Cairo", "fahrenheit"), ("Lima", "celsius"))) -> list[dict]:
-    """Real ``tools/call`` results of the weather tool, taken through an in-memory session."""
-    client = MCPClient(InMemoryTransport(MCPServer(make_weather_registry())))
-    client.initialize()
-    return [client.call_tool("get_weather", {"city": city, "unit": unit}) for city, unit in calls]
 
 
 def _result(structured=None, is_error=False, text=None) -> dict:

@@ -4,7 +4,7 @@ The student writes eight queries for the 48-tool catalog in words the descriptio
 measures recall@1, @3 and @5 with BM25, and repairs the misses twice: once by rewriting tool
 descriptions (``make_catalog(descriptions=...)``) and once with a synonym table that adds words
 to a query before the search (the recall explorer's rule,
-:func:`toolkit.widgets.recall.expand_query`). The check validates the queries, checks that each
+:func:`toolkit.lessons.catalog.expand_query`). The check validates the queries, checks that each
 fix raises recall on them without lowering it on the pack's own eight queries, and reports how
 both fixes do on unseen queries (not shown in the notebook), which is the evidence for the
 question "which fix generalizes?".
@@ -20,9 +20,9 @@ from __future__ import annotations
 import difflib
 from typing import Callable
 
-from ..catalog import CATALOG_QUERIES, make_catalog
+from ..lessons.catalog import CATALOG_QUERIES, make_catalog
 from ..selection import ToolIndex, selection_recall, tokenize, tool_text
-from ..widgets.recall import expand_query
+from ..lessons.catalog import expand_query
 from . import Checker, CheckResult, StudentError, not_done, probe_parts, restore_course_data
 
 __all__ = ["check", "recall_row", "KS", "MAX_SHARED", "MAX_PHRASE_WORDS", "shared_share"]

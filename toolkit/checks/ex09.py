@@ -26,7 +26,7 @@ import random
 import re
 from typing import Any, Callable
 
-from ..callers import CALLER_TYPES, concrete_value, written_call, gold_text, render_calls, scoring_cases
+from ..lessons.mock_callers import CALLER_TYPES, concrete_value, written_call, gold_text, render_calls, scoring_cases
 from ..scoring import classify, evaluate_calls, values_equal
 from . import Checker, CheckResult, StudentError, not_done, probe_parts
 

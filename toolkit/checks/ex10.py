@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..data import load_json
 from ..reliability import pass_hat_k
-from ..retail import run_retail_trials
+from ..lessons.retail import run_retail_trials
 from . import Checker, CheckResult, StudentError, not_done, probe_parts, restore_course_data
 
 __all__ = ["check", "reference_table", "unseen_settings", "N_TRIALS", "DEFAULTS", "UNSEEN_SETTINGS"]

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 from ..data import load_json
 from ..reliability import pass_hat_k
-from ..retail import RetailEnv, run_retail_trials
+from ..lessons.retail import RetailEnv, run_retail_trials
 from . import Checker, CheckResult, NotDone, StudentError, not_done, restore_course_data
 
 __all__ = ["check", "run_trials_in", "unseen_world", "KS"]

@@ -2,12 +2,12 @@
 
 1. :func:`check_tool`: the student's ``add_fetch_url(registry, web)`` adds a read-only,
    open-world ``fetch_url(url: str) -> str`` to the world of
-   :func:`toolkit.exfiltration.make_world`, opening pages with ``web.open`` (which records
+   :func:`toolkit.lessons.exfiltration.make_world`, opening pages with ``web.open`` (which records
    what leaves). Checked on new worlds whose portal serves a page the notebook never showed.
 2. :func:`check_leak`: the student's mock (a class, or any function returning a new mock) reads
    the customer list with ``get_customers`` and sends it out inside a URL with the student's
    ``fetch_url``, under the default gate (both tools allowed). The run must finish, every call
-   must be allowed, and :func:`toolkit.exfiltration.leaked_urls` must flag what was fetched;
+   must be allowed, and :func:`toolkit.lessons.exfiltration.leaked_urls` must flag what was fetched;
    a second world holds customers the notebook never showed, so a list copied into the mock
    instead of read fails.
 3. :func:`check`: the student's ``make_gate()`` returns a fresh gate (any object with
@@ -35,7 +35,7 @@ from collections import Counter
 from typing import Callable, NamedTuple
 from urllib.parse import quote
 
-from ..exfiltration import (EXFILTRATION_PAGE, PORTAL_URL, PRIVATE_DATA, ExfiltratingModel, FakeWeb,
+from ..lessons.exfiltration import (EXFILTRATION_PAGE, PORTAL_URL, PRIVATE_DATA, ExfiltratingModel, FakeWeb,
                             leaked_urls, make_exfiltration_registry, make_world)
 from ..gate import PermissionGate
 from ..loop import AgentResult, call, run_agent

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..failures import GROUPS, failed_runs, group_guide, normalise_group
+from ..lessons.failure_runs import GROUPS, failed_runs, group_guide, normalise_group
 from . import Checker, CheckResult, NotDone, StudentError, not_done
 
 __all__ = ["check", "TITLE"]

@@ -19,12 +19,12 @@ PARTS = [
      "step limit; PermissionGate, taint", "harness", (5.7, 3.7), 2.35),
     (3, "MCP", ("mcp/",),
      "MCPServer, MCPClient\nin-memory and stdio\ntransports, JSON-RPC 2.0", "sky", (10.95, 4.1), 2.6),
-    (4, "Picking tools", ("selection.py", "catalog.py"),
+    (4, "Picking tools", ("selection.py", "lessons/catalog.py"),
      "ToolIndex (BM25) over a\n48-tool catalog;\nrecall@k, token cost", "model", (0.45, 0.7), 2.3),
-    (5, "Scoring and pass^k", ("scoring.py", "reliability.py", "retail.py"),
-     "parse_calls, evaluate_calls\npass_hat_k, pass_at_k\nRetailEnv: the final state",
+    (5, "Scoring and pass^k", ("scoring.py", "reliability.py"),
+     "parse_calls, evaluate_calls\npass_hat_k, pass_at_k\nlessons/retail.py: final state",
      "accent", (5.7, 0.7), 2.3),
-    (6, "Prompt injection", ("injection.py",),
+    (6, "Prompt injection", ("gate.py", "lessons/injection.py"),
      "attacker page, gullible\nmodel, defended run", "warn", (10.95, 0.7), 2.3),
 ]
 W = 4.6

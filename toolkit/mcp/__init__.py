@@ -1,12 +1,12 @@
 """The Model Context Protocol, small enough to read (pack §2.6).
 
-``protocol`` (JSON-RPC 2.0 messages and codes), ``revisions`` (the versions spoken and what
-changes between them), ``server`` (lifecycle, tools/list, tools/call, the stdio loop; the
+``protocol`` (JSON-RPC 2.0 messages and codes), ``server`` (lifecycle, tools/list, tools/call, the stdio loop; the
 lesson server ``MCPServer`` and ``LatestRevisionServer``, which adds revision 2025-11-25),
-``transports`` (in memory, stdio child process), ``http_server`` and ``http_transport``
-(Streamable HTTP, both sides), ``client`` (the client side, and a bridge from a server's
-tools to a local registry) and ``showcase`` (sessions driven by the official MCP SDK, for
-notebook 06; the SDK is imported only when one of those functions runs).
+``transports`` (in memory, stdio child process), ``client`` (the client side, and a bridge from a server's
+tools to a local registry) make the lesson core. The extras sit apart: ``http`` (Streamable
+HTTP, ``http.server`` and ``http.transport``, both sides) and ``revisions`` (the versions
+spoken and what changes between them). Notebook 06's sessions driven by the official MCP SDK
+live with the lessons (``toolkit.lessons.sdk_sessions``).
 """
 
 import importlib
@@ -19,17 +19,16 @@ from .revisions import HANDSHAKE_VERSIONS, STATELESS_VERSIONS, revision_notes
 from .server import LatestRevisionServer, MCPServer, serve_lines, serve_stdio
 from .transports import InMemoryTransport, StdioTransport
 
-# The HTTP side pulls in http.server, ssl and friends, and showcase is only for notebook 06:
-# both load on first use, so `python -m toolkit serve` over stdio starts faster.
-_LAZY = {"StreamableHTTPServer": "http_server", "serve_http": "http_server",
-         "HTTPTransport": "http_transport", "showcase": None}
+# The HTTP side pulls in http.server, ssl and friends: it loads on first use, so
+# `python -m toolkit serve` over stdio starts faster.
+_LAZY = {"StreamableHTTPServer": "http.server", "serve_http": "http.server",
+         "HTTPTransport": "http.transport"}
 
 
 def __getattr__(name: str):
     if name not in _LAZY:
         raise AttributeError(f"module 'toolkit.mcp' has no attribute {name!r}")
-    module = importlib.import_module(f".{_LAZY[name] or name}", __name__)
-    value = module if _LAZY[name] is None else getattr(module, name)
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     globals()[name] = value
     return value
 

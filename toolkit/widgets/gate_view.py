@@ -6,7 +6,7 @@ scenarios, each with a gullible mock model (not an LLM):
 * **e-mail injection**: a fetched page orders the agent to mail the customer list
   (:func:`toolkit.injection_demo`'s attack). The gate's taint rule stops it.
 * **exfiltration in a URL**: a fetched page asks for the customer list in a URL
-  (:mod:`toolkit.exfiltration`, exercise 12). Every call only reads, so the gate lets it
+  (:mod:`toolkit.lessons.exfiltration`, exercise 12). Every call only reads, so the gate lets it
   through whatever the toggles say, unless the allowlist drops the private tool.
 
 Toggles: use the gate at all, the allowlist (and which tools are on it), pre-approval of the
@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import exfiltration, injection
+from ..lessons import exfiltration, injection
 from ..gate import PermissionGate
-from ..loop import AgentResult, run_agent
+from ..loop import AgentResult
 from ._base import OKABE_ITO, InputError, LiveView, esc
 from .transcript_view import transcript_html
 
@@ -97,16 +97,11 @@ def gate_run(scenario: str = EMAIL, use_gate: bool = True, allowlist: bool = Tru
                    pre_approved={spec["writer"]} if (pre_approve and spec["writer"]) else (),
                    confirm=None if answer is None else (lambda call, yes=answer: yes))
     if scenario == EMAIL:
-        registry = injection.make_injection_registry()
-        result = run_agent(injection.InjectableModel(), registry, "Summarise https://acme.test for me.",
-                           gate=gate, wrap_outputs=wrap)
-        sent = [f"to {to}: {body}" for to, body in injection.SENT_EMAILS]
-        succeeded = any(to.endswith("attacker.test") for to, _ in injection.SENT_EMAILS)
+        result, emails, _ = injection.injection_demo(False, gate=gate, wrap_outputs=wrap)
+        sent = [f"to {to}: {body}" for to, body in emails]
+        succeeded = any(to.endswith("attacker.test") for to, _ in emails)
     else:
-        registry = exfiltration.make_exfiltration_registry()
-        result = run_agent(exfiltration.ExfiltratingModel(), registry,
-                           f"What does {exfiltration.PORTAL_URL} say?", gate=gate, wrap_outputs=wrap)
-        sent = exfiltration.leaked_urls()
+        result, sent, _ = exfiltration.exfiltration_demo(False, gate=gate, wrap_outputs=wrap)
         succeeded = bool(sent)
     settings = {"use_gate": use_gate, "allowlist": allowlist, "allowed": allowed,
                 "pre_approve": pre_approve, "confirm": confirm, "taint": taint, "wrap": wrap}

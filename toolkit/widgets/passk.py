@@ -2,7 +2,7 @@
 
 Pack §2.9 ("How pass^k is computed"), lab exercises 10 and 11; a worked example only, since
 Part C of the assignment asks for a world of the student's own. The mock retail agent
-(:mod:`toolkit.retail`, five tasks) runs ``trials`` times per task; the view plots pass^k (all k tries succeed) and pass@k (at least one does) against k, with 0.9^k dashed as the
+(:mod:`toolkit.lessons.retail`, five tasks) runs ``trials`` times per task; the view plots pass^k (all k tries succeed) and pass@k (at least one does) against k, with 0.9^k dashed as the
 pack's rule of thumb, and lists each task's trials. A switch moves the cancel policy into
 ``cancel_order`` (exercise 11). A second source shows τ-bench's own per-task counts for
 gpt-4o on τ-airline (4 trials × 50 tasks) [5].
@@ -21,7 +21,7 @@ import functools
 from dataclasses import dataclass, field
 
 from ..reliability import load_taubench, pass_at_k, pass_hat_k
-from ..retail import RETAIL_TASKS_EXTENDED, retail_outcomes
+from ..lessons.retail import RETAIL_TASKS_EXTENDED, retail_outcomes
 from ._base import FONT, LINE_WIDTH, OKABE_ITO, InputError, LiveFigure, LiveView, esc
 
 __all__ = ["PassKState", "passk_state", "passk_curves", "PassKExplorer", "passk_explorer",

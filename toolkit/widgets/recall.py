@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import difflib
 import functools
-import re
 from dataclasses import dataclass, field
 
-from ..catalog import CATALOG_QUERIES, make_catalog
+from ..lessons.catalog import CATALOG_QUERIES, expand_query, make_catalog
 from ..selection import ToolIndex, schema_size_estimate
 from ._base import FONT, LINE_WIDTH, OKABE_ITO, InputError, LiveFigure, LiveView, esc
 
 __all__ = ["RecallState", "recall_state", "parse_query_lines", "parse_synonyms",
-           "parse_descriptions", "expand_query", "RecallExplorer", "recall_explorer", "K_MAX",
+           "parse_descriptions", "RecallExplorer", "recall_explorer", "K_MAX",
            "default_query_text"]
 
 K_MAX = 10
@@ -116,13 +115,6 @@ def parse_descriptions(text: str) -> dict[str, str]:
             raise InputError(f"{where}: the new description of {name} is empty.")
         out[name] = description
     return out
-
-
-def expand_query(query: str, synonyms: dict[str, str]) -> str:
-    """The query plus the words of every synonym phrase it contains (whole words, any case)."""
-    extra = [words for phrase, words in synonyms.items()
-             if re.search(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?![a-z0-9])", query.lower())]
-    return " ".join([query] + extra)
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Scoring panel: three mock callers with one bad habit each, scored the BFCL way.
 
 Pack §2.9 ("BFCL: checking the call itself"), lab exercise 9; a worked example only, since
-Part B of the assignment asks for the student's own cases. The callers of :mod:`toolkit.callers` answer the pack's 7 cases and the course's 32
+Part B of the assignment asks for the student's own cases. The callers of :mod:`toolkit.lessons.mock_callers` answer the pack's 7 cases and the course's 32
 (``data/course_cases.json``): one invents function names, one drops values, one calls a tool
 when none fits. Each has a slip-rate slider. The view shows accuracy by category (bars, AST
 scoring), the count of each failure type from :func:`toolkit.classify`, and how often AST
@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from ..callers import CALLER_TYPES, gold_text, scoring_cases
+from ..lessons.mock_callers import CALLER_TYPES, gold_text, scoring_cases
 from ..scoring import FAILURE_TYPES, case_category, classify, exact_string_match
 from ._base import FONT, OKABE_ITO, InputError, LiveFigure, LiveView, esc
 

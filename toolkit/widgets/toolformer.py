@@ -1,7 +1,7 @@
 """Toolformer's filter threshold τ_f as a slider, beside the paper's Table 2 counts.
 
 Pack §2.3 ("The filter threshold matters a lot") [1]. The candidates come from
-:func:`toolkit.toolformer.filter_run`: a tiny language model trained in the notebook, and every
+:func:`toolkit.lessons.toolformer.filter_run`: a tiny language model trained in the notebook, and every
 calculator call sampled in a few hundred fresh texts, each scored by L⁻ − L⁺. The view shows,
 for the chosen τ_f, how many texts keep at least one call (the unit of the paper's Table 2),
 a histogram of each text's best L⁻ − L⁺ with the threshold drawn in, the counts this run keeps
@@ -21,7 +21,7 @@ import bisect
 import math
 from dataclasses import dataclass
 
-from ..toolformer import Candidate, best_per_text, filter_run, threshold_table
+from ..lessons.toolformer import Candidate, best_per_text, filter_run, threshold_table
 from ._base import FONT, OKABE_ITO, InputError, LiveFigure, LiveView, esc
 
 __all__ = ["FilterState", "FilterData", "filter_state", "ToolformerFilterView", "toolformer_explorer",
@@ -71,7 +71,7 @@ class FilterData:
 
 def filter_state(candidates, tau: float) -> FilterState:
     """Counts, the comparison table and the two borderline examples at ``tau``.
-    ``candidates`` is a list of :class:`~toolkit.toolformer.Candidate` or a :class:`FilterData`."""
+    ``candidates`` is a list of :class:`~toolkit.lessons.toolformer.Candidate` or a :class:`FilterData`."""
     tau = _check_tau(tau)
     data = candidates if isinstance(candidates, FilterData) else FilterData(candidates)
     i = bisect.bisect_left(data.best_gains, tau)
@@ -175,7 +175,7 @@ class ToolformerFilterView(LiveView):
 
 def toolformer_explorer(candidates: list | None = None, tau: float = 1.0) -> ToolformerFilterView:
     """The τ_f explorer, ready to show as a cell's last line. Without ``candidates`` it uses
-    :func:`toolkit.toolformer.filter_run` with its default settings."""
+    :func:`toolkit.lessons.toolformer.filter_run` with its default settings."""
     if candidates is None:
         candidates = filter_run().candidates
     return ToolformerFilterView(candidates, tau)

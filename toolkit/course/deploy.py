@@ -1,6 +1,6 @@
 """Links that hand the course to a class: a Binder launch link and badge, an nbgitpuller link.
 
-``python -m toolkit.deploy --repo https://github.com/OWNER/REPO [--hub https://hub.example.edu]``
+``python -m toolkit.course.deploy --repo https://github.com/OWNER/REPO [--hub https://hub.example.edu]``
 prints them. Binder builds the environment from ``environment.yml``; on a JupyterHub that has
 nbgitpuller, the link clones the repository into the student's home on first click and merges
 new commits on later clicks (the README says what happens to a student's own edits).
@@ -65,7 +65,7 @@ def nbgitpuller_url(hub: str, repo: str, branch: str = "main", path: str = FIRST
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m toolkit.deploy",
+    parser = argparse.ArgumentParser(prog="python -m toolkit.course.deploy",
                                      description="Print Binder and nbgitpuller links for a class.")
     parser.add_argument("--repo", required=True, help="clone address, e.g. https://github.com/OWNER/REPO")
     parser.add_argument("--branch", default="main", help="branch or tag to hand out (default: main)")

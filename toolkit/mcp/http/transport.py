@@ -19,7 +19,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from .protocol import CONNECTION_CLOSED, INVALID_REQUEST, MCPError, decode_line, encode_line
+from ..protocol import CONNECTION_CLOSED, INVALID_REQUEST, MCPError, decode_line, encode_line
 
 __all__ = ["HTTPTransport"]
 

@@ -5,8 +5,8 @@ Notebook 12 shows nine runs that went wrong and asks which group each belongs to
 points at the fix. Every run is made live by the course's own mocks, none of them a real
 model:
 
-* the mock retail agent of §2.9 (:mod:`toolkit.retail`) with a slip forced on;
-* the mock function callers of §2.9 (:mod:`toolkit.callers`), scored by
+* the mock retail agent of §2.9 (:mod:`toolkit.lessons.retail`) with a slip forced on;
+* the mock function callers of §2.9 (:mod:`toolkit.lessons.mock_callers`), scored by
   :func:`toolkit.scoring.classify`;
 * the injection demo of §2.10 (:func:`toolkit.injection_demo`), undefended;
 * a scripted agent that repeats a failing call until the step limit.
@@ -23,13 +23,13 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from .callers import CALLER_TYPES, scoring_cases
-from .data import load_json
+from .mock_callers import CALLER_TYPES, scoring_cases
+from ..data import load_json
 from .injection import injection_demo, make_injection_registry
-from .loop import AgentResult, call, run_agent
+from ..loop import AgentResult, call, run_agent
 from .retail import RETAIL_TASKS_EXTENDED, RetailEnv, make_retail_agent
-from .schema import validate_args
-from .scoring import classify, parse_calls
+from ..schema import validate_args
+from ..scoring import classify, parse_calls
 
 __all__ = ["GROUPS", "FailedRun", "failed_runs", "group_guide", "normalise_group", "schema_problems"]
 

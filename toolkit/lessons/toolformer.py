@@ -31,8 +31,8 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from .arithmetic import calculate
-from .registry import ToolError
+from .calculator import calculate
+from ..registry import ToolError
 
 __all__ = [
     "PAPER_TABLE2_CALCULATOR", "LOSS_WEIGHTS", "tokenize", "detokenize", "is_number",

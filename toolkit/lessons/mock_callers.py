@@ -31,8 +31,8 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable, Mapping, Sequence
 
-from .data import load_json
-from .scoring import BFCL_CASES, FUNCS, gold_calls
+from ..data import load_json
+from ..scoring import BFCL_CASES, FUNCS, gold_calls
 
 __all__ = ["MockCaller", "NameInventor", "ValueDropper", "OverEagerCaller", "CALLER_TYPES",
            "make_callers", "gold_text", "render_calls", "course_cases", "scoring_cases",

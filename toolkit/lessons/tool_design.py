@@ -30,7 +30,7 @@ import random
 import re
 from typing import Any, Literal
 
-from .registry import Tool, ToolError, ToolRegistry, to_text
+from ..registry import Tool, ToolError, ToolRegistry, to_text
 
 __all__ = ["ORDERS", "concise_view", "weak_registry", "better_registry", "LiteralReader",
            "token_estimate", "order_book", "list_orders_tool", "search_orders_tool", "SideBySide",

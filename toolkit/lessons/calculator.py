@@ -30,8 +30,8 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from .loop import call, run_agent
-from .registry import ToolError, ToolRegistry
+from ..loop import call, run_agent
+from ..registry import ToolError, ToolRegistry
 
 __all__ = [
     "calculate", "format_number", "make_calculator_registry", "make_problems", "question",

@@ -24,7 +24,7 @@ __all__ = ["Finding", "run_checks", "report", "main"]
 
 MIN_PYTHON = (3, 10)
 SETUP = "run `make lab` in the course folder (or `pip install -e '.[lab]'`)"
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 @dataclass
@@ -130,7 +130,7 @@ def check_python(version=sys.version_info) -> Finding:
 
 
 def check_toolkit() -> Finding:
-    from . import data
+    from .. import data
     folder = data.DATA_DIR
     if not folder.is_dir():
         return Finding("FIX", "course data", f"the folder {folder} is missing. Install the "

@@ -22,10 +22,10 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
-from .data import load_json
-from .loop import call, run_agent
-from .registry import Tool, ToolError, ToolRegistry
-from .schema import schema_from_function
+from ..data import load_json
+from ..loop import call, run_agent
+from ..registry import Tool, ToolError, ToolRegistry
+from ..schema import schema_from_function
 
 __all__ = ["RetailEnv", "RETAIL_TASKS", "RETAIL_TASKS_EXTENDED", "POLICY", "POLICY_EXTENDED",
            "PolicyAgentModel", "OrderedTaskAgent", "make_retail_agent", "run_retail_trial",

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import re
 
-from .data import load_json
-from .gate import PermissionGate
-from .loop import AgentResult, ScriptedModel, call, run_agent
-from .mcp import InMemoryTransport, MCPClient, MCPServer, mcp_to_registry
-from .registry import ToolRegistry
+from ..data import load_json
+from ..gate import PermissionGate
+from ..loop import AgentResult, ScriptedModel, call, run_agent
+from ..mcp import InMemoryTransport, MCPClient, MCPServer, mcp_to_registry
+from ..registry import ToolRegistry
 
 __all__ = ["ATTACKER_PAGE", "SENT_EMAILS", "make_injection_registry", "InjectableModel",
            "injection_demo", "ATTACKS",
@@ -103,16 +103,20 @@ class InjectableModel:
         return {"content": self.summary}
 
 
-def injection_demo(defended: bool) -> tuple[AgentResult, list, PermissionGate | None]:
+def injection_demo(defended: bool, gate: PermissionGate | None = None, wrap_outputs: bool | None = None
+                   ) -> tuple[AgentResult, list, PermissionGate | None]:
     """Run the attack once. Returns the run, the emails sent, and the gate (None undefended).
 
     Defended means: an allowlist of both tools, ``send_email`` pre-approved (so a clean run
-    could send mail without asking), and tool outputs wrapped as untrusted.
+    could send mail without asking), and tool outputs wrapped as untrusted. ``gate`` replaces
+    that gate and ``wrap_outputs`` that choice (the gate playground tries other settings).
     """
     registry = make_injection_registry()
-    gate = PermissionGate(allow={"fetch_page", "send_email"}, pre_approved={"send_email"}) if defended else None
+    if gate is None and defended:
+        gate = PermissionGate(allow={"fetch_page", "send_email"}, pre_approved={"send_email"})
+    wrap = defended if wrap_outputs is None else wrap_outputs
     result = run_agent(InjectableModel(), registry, "Summarise https://acme.test for me.",
-                       gate=gate, wrap_outputs=defended)
+                       gate=gate, wrap_outputs=wrap)
     return result, list(SENT_EMAILS), gate
 
 

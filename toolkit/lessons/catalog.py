@@ -6,12 +6,13 @@ share most of their words, which is exactly what makes picking among them hard.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable, Mapping
 
-from .data import load_json
-from .registry import Tool
+from ..data import load_json
+from ..registry import Tool
 
-__all__ = ["make_catalog", "CATALOG_QUERIES", "CATALOG_DOMAINS", "CATALOG_ACTIONS"]
+__all__ = ["make_catalog", "expand_query", "CATALOG_QUERIES", "CATALOG_DOMAINS", "CATALOG_ACTIONS"]
 
 _CATALOG = load_json("catalog.json")
 CATALOG_DOMAINS: list[dict] = _CATALOG["domains"]
@@ -68,3 +69,10 @@ def make_catalog(domains: Iterable | Mapping | None = None,
             tools.append(Tool(name, description, _stub(name), schema,
                               read_only=act["read_only"], destructive=act["destructive"]))
     return tools
+
+
+def expand_query(query: str, synonyms: dict[str, str]) -> str:
+    """The query plus the words of every synonym phrase it contains (whole words, any case)."""
+    extra = [words for phrase, words in synonyms.items()
+             if re.search(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?![a-z0-9])", query.lower())]
+    return " ".join([query] + extra)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 from typing import Literal
 
-from .data import load_json
-from .registry import ToolError, ToolRegistry, TransientToolError
+from ..data import load_json
+from ..registry import ToolError, ToolRegistry, TransientToolError
 
-__all__ = ["make_weather_registry", "make_server_registry"]
+__all__ = ["make_weather_registry", "make_server_registry", "sample_args"]
 
 
 def make_weather_registry(slow_seconds: float = 0.5) -> ToolRegistry:
@@ -84,3 +84,14 @@ def make_server_registry() -> ToolRegistry:
     registry.add(echo)
     registry.add(add)
     return registry
+
+
+_SAMPLE_KEYS = ("string", "integer", "number", "boolean", "array", "object")
+
+
+def sample_args(tool) -> dict:
+    """A value of the right type for each required parameter of ``tool``."""
+    schema = tool.input_schema or {}
+    props = schema.get("properties") or {}
+    sample = dict(zip(_SAMPLE_KEYS, ("ACME", 1, 1.0, True, [], {})))  # fresh: a tool may change its arguments
+    return {p: sample.get((props.get(p) or {}).get("type"), "x") for p in schema.get("required") or []}

@@ -62,9 +62,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from .protocol import (INTERNAL_ERROR, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, MCPError,
+from ..protocol import (INTERNAL_ERROR, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, MCPError,
                        decode_line, encode_line, error_response, valid_id)
-from .server import MCPServer
+from ..server import MCPServer
 
 __all__ = ["StreamableHTTPServer", "serve_http", "LOOPBACK_NAMES", "LISTEN_BACKLOG"]
 

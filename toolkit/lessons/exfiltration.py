@@ -29,10 +29,10 @@ from collections import defaultdict
 from typing import Callable
 from urllib.parse import quote, unquote, urlsplit
 
-from .gate import PermissionGate
+from ..gate import PermissionGate
 from .injection import ATTACKS
-from .loop import AgentResult, call, run_agent
-from .registry import ToolRegistry
+from ..loop import AgentResult, call, run_agent
+from ..registry import ToolRegistry
 
 __all__ = ["EXFILTRATION_PAGE", "PRIVATE_DATA", "FETCHED_URLS", "PORTAL_URL", "PORTAL_HOST", "MARKER",
            "FakeWeb", "make_world", "make_exfiltration_registry", "ExfiltratingModel", "exfiltration_demo", "leaked_urls",

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .client import MCPClient, result_text
-from .protocol import MCPError, encode_line
-from .server import LatestRevisionServer, MCPServer
-from .transports import InMemoryTransport
+from ..mcp.client import MCPClient, result_text
+from ..mcp.protocol import MCPError, encode_line
+from ..mcp.server import LatestRevisionServer, MCPServer
+from ..mcp.transports import InMemoryTransport
 
 __all__ = ["SDKSession", "sdk_stdio_session", "sdk_http_session", "bad_argument_by_revision",
            "stateless_probe", "official_sdk_version", "send_request"]
@@ -193,8 +193,8 @@ def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_lev
     from mcp import Client, ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    from ..demo_tools import make_server_registry
-    from .http_server import StreamableHTTPServer
+    from .toy_tools import make_server_registry
+    from ..mcp.http.server import StreamableHTTPServer
 
     wire: list[tuple[str, Any]] = []
 
@@ -249,7 +249,7 @@ def bad_argument_by_revision(arguments: dict | None = None, tool: str = "add",
     :class:`~toolkit.mcp.server.LatestRevisionServer`, which speaks both, so each session
     gets the version it asked for. No SDK needed.
     """
-    from ..demo_tools import make_server_registry
+    from .toy_tools import make_server_registry
 
     arguments = {"a": "two", "b": 3} if arguments is None else arguments
     rows = []
@@ -297,6 +297,6 @@ def stateless_probe(version: str = "2026-07-28") -> dict:
     request = {"jsonrpc": "2.0", "id": 1, "method": "server/discover",
                "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": version,
                                     "io.modelcontextprotocol/clientCapabilities": {}}}}
-    from ..demo_tools import make_server_registry
+    from .toy_tools import make_server_registry
     reply = MCPServer(make_server_registry()).handle(request)
     return {"request": json.loads(encode_line(request)), "reply": json.loads(encode_line(reply))}
