@@ -1,0 +1,191 @@
+"""The toolkit's layers, checked from the source (issue 13; docs/DESIGN.md, "Layers").
+
+Every module under ``toolkit/`` is parsed with :mod:`ast`, so the rules hold for imports at the
+top of a file and for imports inside functions alike, absolute or relative:
+
+- the top level holds only the lab's parts (core), the facade and the command line, and the
+  layer packages;
+- core never imports lessons, widgets, checks, figures or course code, and imports nothing
+  outside the standard library;
+- checks never import widgets, and no other layer but widgets itself (and the notebooks) imports
+  from widgets: views hold no logic anyone else needs;
+- notebooks take a check module whole (``from toolkit.checks import ex05``), never a name from
+  inside one.
+
+Each failure names the file, the line and the import, so it says where to look.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLKIT = ROOT / "toolkit"
+
+CORE_MODULES = {"schema", "registry", "loop", "gate", "selection", "scoring", "reliability", "data"}
+ENTRY_MODULES = {"__init__", "__main__"}
+PACKAGES = {"mcp", "lessons", "widgets", "checks", "course", "figures"}
+OUTER_LAYERS = ("lessons", "widgets", "checks", "figures", "course")
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement's target, resolved to an absolute dotted name."""
+
+    path: Path
+    line: int
+    target: str  # "toolkit.lessons.retail", "json", "toolkit.widgets.transcript_view.transcript_text"
+
+    def where(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line} imports {self.target}"
+
+
+def module_name(path: Path) -> tuple[str, bool]:
+    """``(dotted name, is a package)`` of a file under the repository root."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        return ".".join(parts[:-1]), True
+    return ".".join(parts), False
+
+
+def imports_of(path: Path) -> list[Import]:
+    """Every import in ``path``, at any depth. ``from X import a`` yields ``X.a`` (``a`` may be a
+    submodule); relative imports are resolved against the file's package; a constant string
+    given to ``importlib.import_module`` or ``__import__`` counts too."""
+    name, is_package = module_name(path)
+    package = name if is_package else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [Import(path, node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found += [Import(path, node.lineno, f"{module}.{alias.name}") for alias in node.names]
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
+                target = node.args[0].value
+                if target.startswith("."):
+                    level = len(target) - len(target.lstrip("."))
+                    base = package.split(".")
+                    target = ".".join(base[:len(base) - (level - 1)] + [target.lstrip(".")])
+                found.append(Import(path, node.lineno, target))
+    return found
+
+
+def in_layer(target: str, layer: str) -> bool:
+    return target == f"toolkit.{layer}" or target.startswith(f"toolkit.{layer}.")
+
+
+def python_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def core_files() -> list[Path]:
+    top = [TOOLKIT / f"{name}.py" for name in sorted(CORE_MODULES)]
+    return [p for p in top if p.exists()] + python_files(TOOLKIT / "mcp")
+
+
+def layer_files(layer: str) -> list[Path]:
+    return python_files(TOOLKIT / layer)
+
+
+def violations(files: list[Path], forbidden) -> list[str]:
+    return [imp.where() for path in files for imp in imports_of(path) if forbidden(imp.target)]
+
+
+# --- (a) the top level ---------------------------------------------------------------------------
+
+def top_level_entries(folder: Path) -> tuple[set[str], set[str]]:
+    """Modules (``name.py``) and packages (folders holding any ``.py``) directly in ``folder``."""
+    modules = {p.stem for p in folder.glob("*.py")}
+    packages = {p.name for p in folder.iterdir()
+                if p.is_dir() and p.name != "__pycache__" and any(p.rglob("*.py"))}
+    return modules, packages
+
+
+def test_the_top_level_holds_only_the_labs_parts_and_the_layer_packages():
+    modules, packages = top_level_entries(TOOLKIT)
+    extra_modules = sorted(modules - CORE_MODULES - ENTRY_MODULES)
+    extra_packages = sorted(packages - PACKAGES)
+    assert not extra_modules and not extra_packages, (
+        f"toolkit/ top level: modules {extra_modules} and packages {extra_packages} are not in the "
+        "layer list of docs/DESIGN.md; a lesson world goes to toolkit/lessons/, a view to "
+        "toolkit/widgets/, a course operation to toolkit/course/")
+    assert CORE_MODULES | ENTRY_MODULES <= modules, sorted(CORE_MODULES | ENTRY_MODULES - modules)
+    assert PACKAGES <= packages, sorted(PACKAGES - packages)
+
+
+# --- (b) core imports no outer layer; (e) core is standard library only ------------------------
+
+def test_core_never_imports_an_outer_layer():
+    found = violations(core_files(), lambda t: any(in_layer(t, layer) for layer in OUTER_LAYERS))
+    assert not found, "core (toolkit/*.py and toolkit/mcp/) must not import lessons, widgets, " \
+                      "checks, figures or course:\n" + "\n".join(found)
+
+
+def test_core_imports_only_the_standard_library():
+    allowed = set(sys.stdlib_module_names) | {"toolkit", "__future__"}
+    found = violations(core_files(), lambda t: t.split(".")[0] not in allowed)
+    assert not found, "core must run on the standard library alone (README, set-up):\n" + "\n".join(found)
+
+
+# --- (c) checks never import widgets; (f) nothing but views imports views -----------------------
+
+def test_checks_never_import_widgets():
+    found = violations(layer_files("checks"), lambda t: in_layer(t, "widgets"))
+    assert not found, "toolkit/checks/ must not import toolkit/widgets/:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("layer", ["core", "lessons", "checks", "course"])
+def test_no_other_layer_imports_a_name_from_widgets(layer):
+    files = core_files() if layer == "core" else layer_files(layer)
+    found = violations(files, lambda t: in_layer(t, "widgets"))
+    assert not found, (f"{layer} imports from toolkit/widgets/; widgets are views only, so whatever "
+                       "these need belongs in core or lessons:\n" + "\n".join(found))
+
+
+# --- (d) notebooks import check modules whole -------------------------------------------------
+
+def test_notebooks_import_check_modules_not_names_inside_them():
+    found = []
+    for path in sorted((ROOT / "notebooks").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("toolkit.checks."):
+                names = ", ".join(alias.name for alias in node.names)
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: from {node.module} import {names}")
+    assert not found, ("a notebook takes a check as `from toolkit.checks import exNN` and calls "
+                       "exNN.check(...); lesson helpers come from toolkit.lessons:\n" + "\n".join(found))
+
+
+# --- the checker itself ------------------------------------------------------------------------
+
+def test_the_resolver_sees_relative_nested_and_dynamic_imports(tmp_path, monkeypatch):
+    """A planted file under a fake toolkit/mcp/http/: each way of reaching a widget is found."""
+    fake_root = tmp_path
+    nested = fake_root / "toolkit" / "mcp" / "http"
+    nested.mkdir(parents=True)
+    planted = nested / "planted.py"
+    planted.write_text(
+        "import json\n"
+        "from ... import widgets\n"
+        "def later():\n"
+        "    from ...widgets.transcript_view import transcript_text\n"
+        "    import importlib\n"
+        "    return importlib.import_module('toolkit.lessons.retail')\n",
+        encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", fake_root)
+    targets = [imp.target for imp in imports_of(planted)]
+    assert targets == ["json", "toolkit.widgets", "toolkit.widgets.transcript_view.transcript_text",
+                       "importlib", "toolkit.lessons.retail"]
