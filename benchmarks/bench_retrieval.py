@@ -41,17 +41,16 @@ import heapq
 import math
 import sys
 
-import common  # also puts the repository on sys.path
-from common import median, p95, table, timed, verdict
-
 import bm25s
+import common  # also puts the repository on sys.path
 import numpy as np
 import rank_bm25
+from common import median, p95, table, timed, verdict
 
 from toolkit import ToolIndex
 from toolkit.lessons.catalog import CATALOG_QUERIES, make_catalog
-from toolkit.selection import PlainBM25Index, bm25_term_weight, query_words, tokenize, tool_text
 from toolkit.lessons.synthetic_catalog import zipf_catalog, zipf_queries
+from toolkit.selection import PlainBM25Index, bm25_term_weight, query_words, tokenize, tool_text
 
 K = 5
 K1, B = 1.5, 0.75

@@ -331,7 +331,7 @@ def main(argv=None) -> int:
         for (case, kind, reply), mine in zip(rows, ours):
             try:
                 theirs, error = bfcl_verdict(bfcl, handler, copy.deepcopy(case), reply)
-            except Exception as exc:  # BFCL's checker itself raised: not a verdict
+            except Exception:  # BFCL's checker itself raised: not a verdict
                 crashed += 1
                 per_kind[kind]["bfcl raised"] += 1
                 continue

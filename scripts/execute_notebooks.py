@@ -15,8 +15,17 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbpipeline import (DEFAULT_TIMEOUT, NOTEBOOKS, PipelineError, execute_pair, pairs, plan,  # noqa: E402
-                        read_ipynb, rel, run_and_write)
+from nbpipeline import (  # noqa: E402
+    DEFAULT_TIMEOUT,
+    NOTEBOOKS,
+    PipelineError,
+    execute_pair,
+    pairs,
+    plan,
+    read_ipynb,
+    rel,
+    run_and_write,
+)
 
 SLOW = 20.0  # seconds: the course's budget for one notebook
 

@@ -188,7 +188,7 @@ def plan(py: Path, ipynb: Path, force: bool = False) -> BuildPlan:
 
 
 def _cell_id(stem: str, index: int, source: str) -> str:
-    digest = hashlib.sha1(f"{stem}\n{index}\n{source}".encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha1(f"{stem}\n{index}\n{source}".encode()).hexdigest()[:8]
     return f"c{index:02d}-{digest}"
 
 

@@ -5,11 +5,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolkit as T
-from toolkit.lessons.calculator import (CalculatorCallingModel, PatternMatchingModel, accuracy_by_digits,
-                                calculate, format_accuracy_table, format_number,
-                                make_calculator_registry, make_problems, parse_question,
-                                plot_accuracy, question)
-
+from toolkit.lessons.calculator import (
+    CalculatorCallingModel,
+    PatternMatchingModel,
+    accuracy_by_digits,
+    calculate,
+    format_accuracy_table,
+    format_number,
+    make_calculator_registry,
+    make_problems,
+    parse_question,
+    plot_accuracy,
+    question,
+)
 
 # -- the calculator ------------------------------------------------------------------------
 
@@ -238,8 +246,9 @@ def test_the_accuracy_plot_keeps_its_legend_off_the_bars():
     import matplotlib
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-    from toolkit.lessons.calculator import DigitRow
+
     from toolkit.figures.layout import collisions
+    from toolkit.lessons.calculator import DigitRow
 
     def rows(correct):
         return [DigitRow(d, 100, c, 0, 0.0) for d, c in zip((1, 2, 3, 4, 5), correct)]

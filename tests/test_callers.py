@@ -6,8 +6,18 @@ from collections import Counter
 import pytest
 
 import toolkit as T
-from toolkit.lessons.mock_callers import (CALLER_TYPES, NameInventor, OverEagerCaller, ValueDropper, course_cases,
-                             gold_text, invent_name, make_callers, render_calls, scoring_cases)
+from toolkit.lessons.mock_callers import (
+    CALLER_TYPES,
+    NameInventor,
+    OverEagerCaller,
+    ValueDropper,
+    course_cases,
+    gold_text,
+    invent_name,
+    make_callers,
+    render_calls,
+    scoring_cases,
+)
 
 FUNCS, CASES = scoring_cases("all")
 

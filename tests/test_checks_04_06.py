@@ -9,12 +9,11 @@ jupytext sources, so the tests follow the cells students actually get.
 import copy
 
 import pytest
+from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, cell_namespace
 
 import toolkit as T
 from toolkit.checks import ex01, ex02, ex06, ex07, ex08
 from toolkit.lessons.output_schemas import OutputSchemaServer
-
-from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, cell_namespace
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,13 @@ import time
 
 import jupytext
 import pytest
+from exercise_helpers import NOTEBOOKS, assert_fails_with_sentence, assert_not_done, boom, cell_namespace, failed_lines
 
 import toolkit as T
 from toolkit.checks import ex03, ex04, ex05, ex09
 from toolkit.lessons.order_shop import order_registry
 from toolkit.lessons.repair_rules import repair_with
 
-from exercise_helpers import (NOTEBOOKS, assert_fails_with_sentence, assert_not_done, boom,
-                              cell_namespace, failed_lines)
 
 @pytest.fixture(scope="module")
 def nb08_solution():

@@ -14,15 +14,14 @@ from math import comb
 from urllib.parse import quote, unquote, urlsplit
 
 import pytest
+from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, cell_namespace, failed_lines
 
 import toolkit as T
-from toolkit.data import load_json
 from toolkit.checks import ex10, ex11, ex12, failure_groups
+from toolkit.data import load_json
 from toolkit.lessons import exfiltration
 from toolkit.lessons.exfiltration import PORTAL_URL, PRIVATE_DATA, leaked_urls, make_world
 from toolkit.lessons.failure_runs import failed_runs
-
-from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, cell_namespace, failed_lines
 
 
 @pytest.fixture(scope="module")

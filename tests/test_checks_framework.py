@@ -11,11 +11,10 @@ import threading
 import time
 
 import pytest
+from exercise_helpers import cell_namespace, failed_lines, run_check_cell
 
 import toolkit.checks as checks
 from toolkit.checks import Checker, StudentTimeout, ex02, ex10
-
-from exercise_helpers import cell_namespace, failed_lines, run_check_cell
 
 needs_alarm = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no SIGALRM on this system")
 

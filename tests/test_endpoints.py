@@ -15,9 +15,16 @@ import pytest
 
 import toolkit as T
 from tests.fakes.llm import FakeChatCompletions, FakeMessages, schema_type_problem
+from toolkit.lessons.endpoints import (
+    LEGAL_NAME,
+    ChatCompletionsModel,
+    EndpointError,
+    MessagesModel,
+    legal_names,
+    wire_schema,
+    wire_tools,
+)
 from toolkit.lessons.toy_tools import make_weather_registry
-from toolkit.lessons.endpoints import (LEGAL_NAME, ChatCompletionsModel, EndpointError, MessagesModel,
-                               legal_names, wire_schema, wire_tools)
 
 KEY = "sk-test-LEAKCANARY-123"
 APIS = [(FakeChatCompletions, ChatCompletionsModel), (FakeMessages, MessagesModel)]

@@ -169,8 +169,8 @@ def test_a_schema_check_stops_only_f2_and_f6():
 # in other reasonable shapes pass. The reference answer is read from notebook 12's solution cell.
 
 import pytest  # noqa: E402
-
 from exercise_helpers import assert_fails_with_sentence, cell_namespace  # noqa: E402
+
 from toolkit.checks import failure_groups  # noqa: E402
 
 

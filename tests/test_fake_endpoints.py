@@ -15,9 +15,8 @@ import anthropic
 import openai
 import pytest
 from anthropic.types import Message
-from openai.types.chat import ChatCompletion
-
 from fakes.llm import FakeChatCompletions, FakeMessages, schema_type_problem, sdk_request_body
+from openai.types.chat import ChatCompletion
 
 KEY = "sk-test-7f3a"
 USER = [{"role": "user", "content": "What is the weather in Paris and in Rome?"}]

@@ -1,8 +1,8 @@
 """Permission gate, taint, and the injection demo (pack §2.10; API.md §2, §6)."""
 
 import toolkit as T
-from toolkit.lessons import injection
 from toolkit.gate import REASON_TAINTED
+from toolkit.lessons import injection
 
 
 def registry():

@@ -18,11 +18,10 @@ from pathlib import Path
 
 import jupytext
 import pytest
+from exercise_helpers import cell_namespace
 
 import toolkit as T
 from toolkit.checks import ex01, ex05
-
-from exercise_helpers import cell_namespace
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -385,7 +384,8 @@ def test_each_part_says_what_to_reuse_and_what_is_already_built():
 
 
 def test_what_the_course_already_ships_is_named_as_not_the_students_answer():
-    from toolkit.lessons import mock_callers as callers, retail
+    from toolkit.lessons import mock_callers as callers
+    from toolkit.lessons import retail
     parts, _ = assignment_parts()
     # Part A: validate_args already checks nested objects; run_agent already caps results.
     nested = {"type": "object", "properties": {"to": {"type": "object", "properties": {"city": {"type": "string"}},

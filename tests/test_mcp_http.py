@@ -28,8 +28,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError as SDKError
 
 import toolkit as T
-from toolkit.lessons.toy_tools import make_server_registry
 from toolkit.lessons import sdk_sessions
+from toolkit.lessons.toy_tools import make_server_registry
 from toolkit.mcp import HTTPTransport, StreamableHTTPServer, result_text
 
 ROOT = Path(__file__).resolve().parents[1]

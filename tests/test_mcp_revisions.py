@@ -8,7 +8,7 @@ import pytest
 import toolkit as T
 from toolkit.lessons import sdk_sessions
 from toolkit.lessons.toy_tools import make_server_registry
-from toolkit.mcp import UNSUPPORTED_PROTOCOL_VERSION, revision_notes, result_text
+from toolkit.mcp import UNSUPPORTED_PROTOCOL_VERSION, result_text, revision_notes
 from toolkit.mcp.revisions import KNOWN_VERSIONS, at_least
 
 # The lesson server speaks the pack's revision and the older handshake revisions; the

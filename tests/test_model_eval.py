@@ -21,8 +21,15 @@ import pytest
 
 import toolkit as T
 from tests.fakes.llm import NAME_PATTERN, FakeChatCompletions, FakeMessages, schema_type_problem
-from toolkit.lessons.model_eval import (NOT_CONFIGURED, cli, notebook_bfcl, notebook_loop, notebook_passk,
-                                real_model_from_env, select_cases)
+from toolkit.lessons.model_eval import (
+    NOT_CONFIGURED,
+    cli,
+    notebook_bfcl,
+    notebook_loop,
+    notebook_passk,
+    real_model_from_env,
+    select_cases,
+)
 from toolkit.scoring import gold_calls
 
 ROOT = Path(__file__).resolve().parents[1]

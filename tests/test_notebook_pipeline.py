@@ -6,10 +6,10 @@ copies in a temporary folder.
 
 import hashlib
 import json
-from html import escape as html_escape
 import re
 import subprocess
 import sys
+from html import escape as html_escape
 from pathlib import Path
 
 import pytest

@@ -8,8 +8,15 @@ import pytest
 
 import toolkit as T
 from toolkit.lessons import retail
-from toolkit.lessons.retail import (RETAIL_TASKS_EXTENDED, OrderedTaskAgent, RetailEnv, make_retail_agent,
-                            retail_outcomes, run_retail_trial, run_retail_trials)
+from toolkit.lessons.retail import (
+    RETAIL_TASKS_EXTENDED,
+    OrderedTaskAgent,
+    RetailEnv,
+    make_retail_agent,
+    retail_outcomes,
+    run_retail_trial,
+    run_retail_trials,
+)
 from toolkit.schema import schema_from_function
 
 

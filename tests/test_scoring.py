@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 import toolkit as T
 from toolkit.scoring import format_calls, gold_calls, load_bfcl
 
-
 # ---- parsing --------------------------------------------------------------------------------
 
 def test_parse_calls_accepts_calls_lists_dotted_names_and_nothing():

@@ -7,8 +7,8 @@ import random
 import pytest
 
 import toolkit as T
-from toolkit.selection import PlainBM25Index, bm25_term_weight, query_words, tool_text
 from toolkit.lessons.synthetic_catalog import zipf_catalog, zipf_queries
+from toolkit.selection import PlainBM25Index, bm25_term_weight, query_words, tool_text
 
 
 def test_tokenize_rules():

@@ -1,8 +1,19 @@
 """The weak and better order tools and the literal mock reader of notebook 07 (pack §2.7)."""
 
 import toolkit as T
-from toolkit.lessons.tool_design import (ORDERS, LiteralReader, SideBySide, better_registry, concise_view, id_tokens,
-                                 list_orders_tool, order_book, search_orders_tool, token_estimate, weak_registry)
+from toolkit.lessons.tool_design import (
+    ORDERS,
+    LiteralReader,
+    SideBySide,
+    better_registry,
+    concise_view,
+    id_tokens,
+    list_orders_tool,
+    order_book,
+    search_orders_tool,
+    token_estimate,
+    weak_registry,
+)
 
 REQUEST = "I'm customer C17. What's the status of my order B7?"
 

@@ -4,11 +4,29 @@ import math
 
 import pytest
 
-from toolkit.lessons.toolformer import (LOSS_WEIGHTS, PAPER_TABLE2_CALCULATOR, Candidate, TinyLM,
-                                best_per_text, candidate_calls, detokenize, explain_call,
-                                filter_run, filter_summary, format_call, format_explanation,
-                                format_threshold_table, gain_histogram, insert_call, make_corpus,
-                                near_threshold, run_filter, score_call, threshold_table, tokenize)
+from toolkit.lessons.toolformer import (
+    LOSS_WEIGHTS,
+    PAPER_TABLE2_CALCULATOR,
+    Candidate,
+    TinyLM,
+    best_per_text,
+    candidate_calls,
+    detokenize,
+    explain_call,
+    filter_run,
+    filter_summary,
+    format_call,
+    format_explanation,
+    format_threshold_table,
+    gain_histogram,
+    insert_call,
+    make_corpus,
+    near_threshold,
+    run_filter,
+    score_call,
+    threshold_table,
+    tokenize,
+)
 
 SENTENCE = "ben packed 23 boxes with 17 cups in each , so ben packed 391 cups ."
 

@@ -25,26 +25,58 @@ Every model the lessons use is a mock, written to behave in one known way. ``end
 a real model take a mock's place, optionally; nothing in the lessons needs one.
 """
 
-from .lessons.catalog import CATALOG_QUERIES, make_catalog
 from .data import load_json
-from .lessons.endpoints import ChatCompletionsModel, EndpointError, MessagesModel
-from .lessons.model_eval import real_model_from_env
 from .gate import PermissionGate, looks_like_injection, wrap_untrusted
-from .lessons.injection import (ATTACKER_PAGE, SENT_EMAILS, InjectableModel, injection_demo,
-                        make_injection_registry)
+from .lessons.catalog import CATALOG_QUERIES, make_catalog
+from .lessons.endpoints import ChatCompletionsModel, EndpointError, MessagesModel
+from .lessons.exfiltration import exfiltration_demo
+from .lessons.injection import ATTACKER_PAGE, SENT_EMAILS, InjectableModel, injection_demo, make_injection_registry
+from .lessons.model_eval import real_model_from_env
+from .lessons.retail import (
+    POLICY,
+    RETAIL_TASKS,
+    RETAIL_TASKS_EXTENDED,
+    PolicyAgentModel,
+    RetailEnv,
+    retail_outcomes,
+    run_retail_trial,
+    run_retail_trials,
+)
 from .loop import AgentResult, ScriptedModel, call, run_agent
-from .mcp import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-                  PROTOCOL_VERSION, InMemoryTransport, LatestRevisionServer, MCPClient, MCPError,
-                  MCPServer, StdioTransport, encode_line, mcp_to_registry, serve_lines)
+from .mcp import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    PROTOCOL_VERSION,
+    InMemoryTransport,
+    LatestRevisionServer,
+    MCPClient,
+    MCPError,
+    MCPServer,
+    StdioTransport,
+    encode_line,
+    mcp_to_registry,
+    serve_lines,
+)
 from .registry import Tool, ToolError, ToolRegistry, ToolResult, TransientToolError
 from .reliability import load_taubench, pass_at_k, pass_hat_k
-from .lessons.exfiltration import exfiltration_demo
-from .lessons.retail import (POLICY, RETAIL_TASKS, RETAIL_TASKS_EXTENDED, PolicyAgentModel, RetailEnv,
-                     retail_outcomes, run_retail_trial, run_retail_trials)
 from .schema import parse_docstring, repair_args, schema_from_function, validate_args
-from .scoring import (BFCL_CASES, BFCL_OUTPUTS, FUNCS, call_matches, calls_match, classify,
-                      evaluate_calls, exact_string_match, format_calls, load_bfcl, parse_calls,
-                      values_equal)
+from .scoring import (
+    BFCL_CASES,
+    BFCL_OUTPUTS,
+    FUNCS,
+    call_matches,
+    calls_match,
+    classify,
+    evaluate_calls,
+    exact_string_match,
+    format_calls,
+    load_bfcl,
+    parse_calls,
+    values_equal,
+)
 from .selection import ToolIndex, plain_bm25_search, schema_size_estimate, selection_recall, tokenize
 
 __version__ = "0.1.0"

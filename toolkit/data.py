@@ -41,7 +41,7 @@ def data_path(name: str) -> Path:
     return path
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_cached(name: str):
     with open(data_path(name), encoding="utf-8") as fh:
         return json.load(fh)

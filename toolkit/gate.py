@@ -9,7 +9,7 @@ reads the text of a tool result, so rephrasing an attack does not get past it.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 __all__ = ["PermissionGate", "wrap_untrusted", "looks_like_injection", "carries_outside_text",
            "REASON_ALLOWLIST", "REASON_CHANGES_STATE", "REASON_TAINTED", "REASON_DECLINED"]

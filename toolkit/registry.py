@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .gate import carries_outside_text
 from .schema import clip, repair_args, schema_from_function, short_repr, validate_args

@@ -8,8 +8,8 @@ reports pass^k because a support agent must work for every customer, not for one
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import comb
-from typing import Sequence
 
 from .data import load_json
 

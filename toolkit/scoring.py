@@ -398,6 +398,7 @@ def load_bfcl(category: str | None = None) -> list[dict]:
     BFCL records, which :func:`classify` accepts directly. ``category`` picks one file:
     simple_python, multiple, parallel, parallel_multiple or irrelevance."""
     import json
+
     from .data import data_path
     names = [category] if category else ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"]
     cases = []

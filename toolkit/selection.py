@@ -26,9 +26,10 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from itertools import repeat
 from operator import add
-from typing import Any, Iterable
+from typing import Any
 
 __all__ = ["STOP_WORDS", "tokenize", "query_words", "ToolIndex", "plain_bm25_search", "PlainBM25Index",
            "bm25_term_weight", "selection_recall", "schema_size_estimate", "tool_text", "as_schema"]

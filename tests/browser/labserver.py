@@ -81,7 +81,7 @@ class LabServer:
             path.write_text(json.dumps(value))
         return env
 
-    def start(self) -> "LabServer":
+    def start(self) -> LabServer:
         env = self.env = self._prepare()
         cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
@@ -167,7 +167,7 @@ class LabServer:
             self._log.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def __enter__(self) -> "LabServer":
+    def __enter__(self) -> LabServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

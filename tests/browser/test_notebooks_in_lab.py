@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 import driver
+import pytest
 from views import LIVE_VIEWS, all_notebooks, code_of, notebooks_showing
 
 NOTEBOOKS = all_notebooks()

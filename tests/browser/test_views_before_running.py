@@ -25,9 +25,8 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 import driver
+import pytest
 from views import all_notebooks, notebooks_with_live_views
 
 NOTEBOOKS = notebooks_with_live_views(all_notebooks())

@@ -41,8 +41,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["Checker", "CheckResult", "NotDone", "StudentError", "StudentTimeout", "not_done", "probe_parts",
            "restore_course_data", "PASS", "FAIL", "STUDENT_TIME_LIMIT", "RUN_TIME_LIMIT",
@@ -508,8 +509,8 @@ class Checker:
 
 def _course_data() -> dict:
     """Where each piece of shared course data lives, and how to build it afresh from data/."""
-    from ..lessons import catalog, retail
     from ..data import load_json
+    from ..lessons import catalog, retail
     return {
         "T.RETAIL_TASKS": (retail, "RETAIL_TASKS", lambda: load_json("retail.json")["tasks"]),
         "T.CATALOG_QUERIES": (catalog, "CATALOG_QUERIES",

@@ -14,7 +14,8 @@ passed and what to change.
 from __future__ import annotations
 
 import copy
-from typing import Callable, Literal, Optional
+from collections.abc import Callable
+from typing import Literal
 
 from ..schema import schema_from_function
 from . import Checker, CheckResult, not_done, probe_parts
@@ -30,7 +31,7 @@ def unseen_tools() -> list[dict]:
     """The tools the check converts: MCP-shaped definitions the notebook does not show."""
 
     def find_trains(origin: str, destination: str, date: str, max_changes: int = 2,
-                    classes: Optional[list[Literal["first", "second"]]] = None) -> list:
+                    classes: list[Literal["first", "second"]] | None = None) -> list:
         """Find train connections between two stations on one day.
 
         Args:

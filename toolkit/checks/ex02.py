@@ -10,7 +10,8 @@ and runs the call to show that the tool answers without complaint.
 from __future__ import annotations
 
 import copy
-from typing import Callable, Literal
+from collections.abc import Callable
+from typing import Literal
 
 from ..lessons.toy_tools import make_weather_registry
 from ..schema import schema_from_function, validate_args

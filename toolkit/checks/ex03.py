@@ -18,10 +18,11 @@ from __future__ import annotations
 import copy
 import difflib
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from ..registry import ToolRegistry
 from ..lessons.repair_rules import repair_with
+from ..registry import ToolRegistry
 from . import Checker, CheckResult, StudentError, StudentTimeout, not_done, probe_parts
 
 __all__ = ["check", "reference_rule", "reworded_rule", "never_fires", "over_eager", "cases", "drawn_cases", "FIRES",

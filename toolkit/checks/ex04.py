@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Callable
+from collections.abc import Callable
 
-from ..loop import ScriptedModel, run_agent
 from ..lessons.toy_tools import sample_args
+from ..loop import ScriptedModel, run_agent
 from ..registry import ToolRegistry
 from . import Checker, CheckResult, StudentError, not_done, probe_parts
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 import random
 import string
 import time
-from typing import Callable
+from collections.abc import Callable
 
-from ..loop import run_agent
 from ..lessons.order_shop import order_registry
+from ..loop import run_agent
 from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
 __all__ = ["check", "REQUEST"]

@@ -11,7 +11,8 @@ the MCP spec [3] and JSON-RPC 2.0 [26] call for.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..mcp import INVALID_REQUEST, PARSE_ERROR, StdioTransport
 from ..mcp.protocol import valid_id

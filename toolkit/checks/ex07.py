@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Callable
+from collections.abc import Callable
 
 from ..lessons.output_schemas import weather_results
 from ..schema import validate_args

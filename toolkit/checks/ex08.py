@@ -18,11 +18,10 @@ one of the student's queries.
 from __future__ import annotations
 
 import difflib
-from typing import Callable
+from collections.abc import Callable
 
-from ..lessons.catalog import CATALOG_QUERIES, make_catalog
+from ..lessons.catalog import CATALOG_QUERIES, expand_query, make_catalog
 from ..selection import ToolIndex, selection_recall, tokenize, tool_text
-from ..lessons.catalog import expand_query
 from . import Checker, CheckResult, StudentError, not_done, probe_parts, restore_course_data
 
 __all__ = ["check", "recall_row", "KS", "MAX_SHARED", "MAX_PHRASE_WORDS", "shared_share"]

@@ -24,9 +24,10 @@ from __future__ import annotations
 import copy
 import random
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from ..lessons.mock_callers import CALLER_TYPES, concrete_value, written_call, gold_text, render_calls, scoring_cases
+from ..lessons.mock_callers import CALLER_TYPES, concrete_value, gold_text, render_calls, scoring_cases, written_call
 from ..scoring import classify, evaluate_calls, values_equal
 from . import Checker, CheckResult, StudentError, not_done, probe_parts
 

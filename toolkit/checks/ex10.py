@@ -11,13 +11,13 @@ C(c, 2) / C(8, 2). Its last line sets their curve beside the pack's 0.9^k rule o
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from math import comb
-from numbers import Integral, Real
-from typing import Callable
+from numbers import Real
 
 from ..data import load_json
-from ..reliability import pass_hat_k
 from ..lessons.retail import run_retail_trials
+from ..reliability import pass_hat_k
 from . import Checker, CheckResult, StudentError, not_done, probe_parts, restore_course_data
 
 __all__ = ["check", "reference_table", "unseen_settings", "N_TRIALS", "DEFAULTS", "UNSEEN_SETTINGS"]

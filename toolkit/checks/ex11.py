@@ -16,11 +16,11 @@ result.
 from __future__ import annotations
 
 import random
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..data import load_json
-from ..reliability import pass_hat_k
 from ..lessons.retail import RetailEnv, run_retail_trials
+from ..reliability import pass_hat_k
 from . import Checker, CheckResult, NotDone, StudentError, not_done, restore_course_data
 
 __all__ = ["check", "run_trials_in", "unseen_world", "KS"]

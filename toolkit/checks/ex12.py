@@ -32,12 +32,21 @@ import base64
 import codecs
 import re
 from collections import Counter
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 from urllib.parse import quote
 
-from ..lessons.exfiltration import (EXFILTRATION_PAGE, PORTAL_URL, PRIVATE_DATA, ExfiltratingModel, FakeWeb,
-                            leaked_urls, make_exfiltration_registry, make_world)
 from ..gate import PermissionGate
+from ..lessons.exfiltration import (
+    EXFILTRATION_PAGE,
+    PORTAL_URL,
+    PRIVATE_DATA,
+    ExfiltratingModel,
+    FakeWeb,
+    leaked_urls,
+    make_exfiltration_registry,
+    make_world,
+)
 from ..loop import AgentResult, call, run_agent
 from . import Checker, CheckResult, NotDone, StudentError, not_done
 

@@ -9,7 +9,7 @@ so the report doubles as the answer key once everything passes.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..lessons.failure_runs import GROUPS, failed_runs, group_guide, normalise_group
 from . import Checker, CheckResult, NotDone, StudentError, not_done

@@ -10,12 +10,12 @@ import json
 from typing import Literal
 
 from ..lessons.catalog import CATALOG_QUERIES, make_catalog
-from ..lessons.toy_tools import make_weather_registry
 from ..lessons.injection import injection_demo
+from ..lessons.retail import RETAIL_TASKS, run_retail_trials
+from ..lessons.toy_tools import make_weather_registry
 from ..loop import ScriptedModel, call, run_agent
 from ..mcp import InMemoryTransport, MCPClient, MCPError, MCPServer
 from ..reliability import pass_at_k, pass_hat_k
-from ..lessons.retail import RETAIL_TASKS, run_retail_trials
 from ..schema import repair_args, schema_from_function, validate_args
 from ..scoring import BFCL_CASES, BFCL_OUTPUTS, FUNCS, calls_match, evaluate_calls, exact_string_match, parse_calls
 from ..selection import ToolIndex, schema_size_estimate, selection_recall

@@ -12,8 +12,13 @@ import tempfile
 from pathlib import Path
 
 from . import FIGURES, FIGURES_DIR
-from .how_it_works import (fig1_call_loop, fig2_toolformer_steps, fig3_react_vs_dfsdt,
-                           fig4_three_interfaces, fig5_mcp_roles)
+from .how_it_works import (
+    fig1_call_loop,
+    fig2_toolformer_steps,
+    fig3_react_vs_dfsdt,
+    fig4_three_interfaces,
+    fig5_mcp_roles,
+)
 from .how_to_trust import fig6_three_ways_to_score, fig7_injection_controls, fig8_failure_groups
 from .lab_map import fig9_toolkit_parts
 

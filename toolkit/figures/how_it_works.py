@@ -6,8 +6,7 @@ Numbers on a figure are the pack's cited facts, with the reference number beside
 
 from __future__ import annotations
 
-from .canvas import (BASE, COLORS, INK, MUTED, SMALL, arrow, box, new_figure, note, region,
-                     source)
+from .canvas import BASE, COLORS, INK, MUTED, SMALL, arrow, box, new_figure, note, region, source
 
 
 def fig1_call_loop():

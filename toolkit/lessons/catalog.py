@@ -7,7 +7,8 @@ share most of their words, which is exactly what makes picking among them hard.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ..data import load_json
 from ..registry import Tool

@@ -38,7 +38,8 @@ import ssl
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 __all__ = ["ChatCompletionsModel", "MessagesModel", "EndpointError", "wire_tools", "wire_schema",
            "legal_names", "LEGAL_NAME", "USER_AGENT"]
@@ -356,7 +357,7 @@ class _Endpoint:
         for attempt in range(self.max_retries + 1):
             try:
                 status, headers, raw = self._open(payload)
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 raise self._timeout() from None
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, (TimeoutError, socket.timeout)):

@@ -26,13 +26,13 @@ import base64
 import codecs
 import re
 from collections import defaultdict
-from typing import Callable
+from collections.abc import Callable
 from urllib.parse import quote, unquote, urlsplit
 
 from ..gate import PermissionGate
-from .injection import ATTACKS
 from ..loop import AgentResult, call, run_agent
 from ..registry import ToolRegistry
+from .injection import ATTACKS
 
 __all__ = ["EXFILTRATION_PAGE", "PRIVATE_DATA", "FETCHED_URLS", "PORTAL_URL", "PORTAL_HOST", "MARKER",
            "FakeWeb", "make_world", "make_exfiltration_registry", "ExfiltratingModel", "exfiltration_demo", "leaked_urls",

@@ -23,13 +23,13 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from .mock_callers import CALLER_TYPES, scoring_cases
 from ..data import load_json
-from .injection import injection_demo, make_injection_registry
 from ..loop import AgentResult, call, run_agent
-from .retail import RETAIL_TASKS_EXTENDED, RetailEnv, make_retail_agent
 from ..schema import validate_args
 from ..scoring import classify, parse_calls
+from .injection import injection_demo, make_injection_registry
+from .mock_callers import CALLER_TYPES, scoring_cases
+from .retail import RETAIL_TASKS_EXTENDED, RetailEnv, make_retail_agent
 
 __all__ = ["GROUPS", "FailedRun", "failed_runs", "group_guide", "normalise_group", "schema_problems"]
 

@@ -29,7 +29,8 @@ is empty, and :func:`toolkit.evaluate_calls` scores any call there as ``should_a
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from ..data import load_json
 from ..scoring import BFCL_CASES, FUNCS, gold_calls

@@ -25,12 +25,13 @@ import datetime
 import json
 import os
 import sys
-from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TextIO
 
-from .endpoints import ChatCompletionsModel, EndpointError, MessagesModel, wire_tools
 from ..reliability import pass_at_k, pass_hat_k
-from .retail import POLICY, POLICY_EXTENDED, RETAIL_TASKS, RETAIL_TASKS_EXTENDED, retail_outcomes
 from ..scoring import FAILURE_TYPES, case_category, classify, load_bfcl
+from .endpoints import ChatCompletionsModel, EndpointError, MessagesModel, wire_tools
+from .retail import POLICY, POLICY_EXTENDED, RETAIL_TASKS, RETAIL_TASKS_EXTENDED, retail_outcomes
 
 __all__ = ["make_model", "real_model_from_env", "reply_to_output", "select_cases", "run_bfcl",
            "bfcl_summary", "format_bfcl", "run_passk", "format_passk", "estimate_bfcl_cost",
@@ -320,9 +321,9 @@ def _guarded(run: Callable[[], Any]) -> Any:
 def notebook_loop(user: str = "Is it warmer in Paris or Oslo?", environ: Mapping[str, str] | None = None):
     """Notebook 02: the happy-path question through the same loop and weather tools, with
     the configured model in place of the script. Prints the transcript; returns the result."""
-    from .toy_tools import make_weather_registry
     from ..loop import run_agent
     from ..widgets.transcript_view import transcript_text
+    from .toy_tools import make_weather_registry
     model = _configured(environ)
     if model is None:
         return None

@@ -8,7 +8,8 @@ so a student sees what their rule adds to the careful fixes the toolkit already 
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..schema import repair_args
 

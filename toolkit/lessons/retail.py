@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..data import load_json
 from ..loop import call, run_agent

@@ -20,9 +20,10 @@ import concurrent.futures
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..mcp.client import MCPClient, result_text
 from ..mcp.protocol import MCPError, encode_line
@@ -193,8 +194,8 @@ def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_lev
     from mcp import Client, ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    from .toy_tools import make_server_registry
     from ..mcp.http.server import StreamableHTTPServer
+    from .toy_tools import make_server_registry
 
     wire: list[tuple[str, Any]] = []
 

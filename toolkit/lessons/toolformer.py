@@ -31,8 +31,8 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from .calculator import calculate
 from ..registry import ToolError
+from .calculator import calculate
 
 __all__ = [
     "PAPER_TABLE2_CALCULATOR", "LOSS_WEIGHTS", "tokenize", "detokenize", "is_number",
@@ -187,7 +187,7 @@ class TinyLM:
         return _NUM_PREV if is_number(token) else token
 
     @classmethod
-    def train(cls, texts: list[str], em_rounds: int = 30, **options) -> "TinyLM":
+    def train(cls, texts: list[str], em_rounds: int = 30, **options) -> TinyLM:
         """Count the corpus, then fit ``copy_weight`` by ``em_rounds`` rounds of EM."""
         if not texts:
             raise ValueError("train needs at least one text")

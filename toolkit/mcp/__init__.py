@@ -12,9 +12,20 @@ live with the lessons (``toolkit.lessons.sdk_sessions``).
 import importlib
 
 from .client import MCPClient, mcp_to_registry, result_text
-from .protocol import (CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
-                       METHOD_NOT_FOUND, PARSE_ERROR, PROTOCOL_VERSION, SUPPORTED_VERSIONS,
-                       UNSUPPORTED_PROTOCOL_VERSION, MCPError, decode_line, encode_line)
+from .protocol import (
+    CONNECTION_CLOSED,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    PROTOCOL_VERSION,
+    SUPPORTED_VERSIONS,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    MCPError,
+    decode_line,
+    encode_line,
+)
 from .revisions import HANDSHAKE_VERSIONS, STATELESS_VERSIONS, revision_notes
 from .server import LatestRevisionServer, MCPServer, serve_lines, serve_stdio
 from .transports import InMemoryTransport, StdioTransport

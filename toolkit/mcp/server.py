@@ -17,15 +17,33 @@ from __future__ import annotations
 import base64
 import re
 import sys
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO
 
 from ..registry import ToolRegistry
 from ..schema import validate_args
-from .protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-                       UNSUPPORTED_PROTOCOL_VERSION, MCPError, decode_line, encode_line,
-                       error_response, is_response, result_response, valid_id)
-from .revisions import (HANDSHAKE_VERSIONS, META_VERSION_KEY, SUPPORTED_VERSIONS, accepts_batches,
-                        negotiate, schema_errors_are_tool_results)
+from .protocol import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    MCPError,
+    decode_line,
+    encode_line,
+    error_response,
+    is_response,
+    result_response,
+    valid_id,
+)
+from .revisions import (
+    HANDSHAKE_VERSIONS,
+    META_VERSION_KEY,
+    SUPPORTED_VERSIONS,
+    accepts_batches,
+    negotiate,
+    schema_errors_are_tool_results,
+)
 
 __all__ = ["MCPServer", "LatestRevisionServer", "serve_lines", "serve_stdio", "bounded_lines",
            "LineTooLong", "MAX_LINE_BYTES"]

@@ -15,8 +15,16 @@ import sys
 import threading
 from typing import Any
 
-from .protocol import (CONNECTION_CLOSED, METHOD_NOT_FOUND, MCPError, decode_line, encode_line,
-                       error_response, is_response, result_response)
+from .protocol import (
+    CONNECTION_CLOSED,
+    METHOD_NOT_FOUND,
+    MCPError,
+    decode_line,
+    encode_line,
+    error_response,
+    is_response,
+    result_response,
+)
 
 __all__ = ["InMemoryTransport", "StdioTransport"]
 

@@ -19,7 +19,8 @@ import base64
 import html
 import io
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 __all__ = ["OKABE_ITO", "FONT", "InputError", "LiveFigure", "LiveView", "esc", "need_widgets",
            "static_bundle", "static_png"]

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..lessons import exfiltration, injection
 from ..gate import PermissionGate
+from ..lessons import exfiltration, injection
 from ..loop import AgentResult
 from ._base import OKABE_ITO, InputError, LiveView, esc
 from .transcript_view import transcript_html

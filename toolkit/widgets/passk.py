@@ -20,8 +20,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from ..reliability import load_taubench, pass_at_k, pass_hat_k
 from ..lessons.retail import RETAIL_TASKS_EXTENDED, retail_outcomes
+from ..reliability import load_taubench, pass_at_k, pass_hat_k
 from ._base import FONT, LINE_WIDTH, OKABE_ITO, InputError, LiveFigure, LiveView, esc
 
 __all__ = ["PassKState", "passk_state", "passk_curves", "PassKExplorer", "passk_explorer",

@@ -9,8 +9,8 @@ Pack §6 (ten questions, one per topic of the week). The questions live in ``dat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from ..data import load_json
 from ._base import OKABE_ITO, LiveView, esc

@@ -68,7 +68,7 @@ class ScoringState:
         return next(c for c in self.callers if c.name == name_or_index)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _case_list(case_set: str) -> tuple:
     """The cases of one set, loaded once (the view never changes them)."""
     return tuple(scoring_cases(case_set)[1])

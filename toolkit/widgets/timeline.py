@@ -25,8 +25,9 @@ import functools
 import io
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 __all__ = ["Span", "CallClock", "TimelinePicture", "plot_timeline", "WAIT_LANE", "total_time"]
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 __all__ = ["transcript", "wire", "Transcript", "Wire", "transcript_html", "transcript_text",
            "wire_html", "wire_text", "format_call"]

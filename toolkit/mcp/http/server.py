@@ -58,12 +58,21 @@ import sys
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
-from ..protocol import (INTERNAL_ERROR, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, MCPError,
-                       decode_line, encode_line, error_response, valid_id)
+from ..protocol import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    MCPError,
+    decode_line,
+    encode_line,
+    error_response,
+    valid_id,
+)
 from ..server import MCPServer
 
 __all__ = ["StreamableHTTPServer", "serve_http", "LOOPBACK_NAMES", "LISTEN_BACKLOG"]
@@ -138,7 +147,7 @@ class StreamableHTTPServer:
     def serve_forever(self) -> None:
         self._httpd.serve_forever(poll_interval=0.05)
 
-    def start(self) -> "StreamableHTTPServer":
+    def start(self) -> StreamableHTTPServer:
         self._thread = threading.Thread(target=self.serve_forever, name="mcp-http", daemon=True)
         self._thread.start()
         return self
@@ -150,7 +159,7 @@ class StreamableHTTPServer:
             self._thread = None
         self._httpd.server_close()
 
-    def __enter__(self) -> "StreamableHTTPServer":
+    def __enter__(self) -> StreamableHTTPServer:
         return self.start() if self._thread is None else self
 
     def __exit__(self, *exc) -> None:
@@ -158,7 +167,7 @@ class StreamableHTTPServer:
 
     # -- checks shared by every method (the order is the module docstring's) --------------------
 
-    def _refusal(self, handler: "_Handler") -> tuple | None:
+    def _refusal(self, handler: _Handler) -> tuple | None:
         """The answer to a request that fails the checks made before its body is read (Origin,
         Host, token, path), as the arguments of ``handler.reply``; None when it passes them."""
         origin = handler.headers.get("Origin")
@@ -215,7 +224,7 @@ class StreamableHTTPServer:
                                    "<token>' with every request, with the token the server printed "
                                    "when it started"), {"WWW-Authenticate": challenge}
 
-    def _version_refusal(self, handler: "_Handler", id_: Any = None) -> tuple | None:
+    def _version_refusal(self, handler: _Handler, id_: Any = None) -> tuple | None:
         """400 for an ``MCP-Protocol-Version`` the answering server does not speak, or, in a
         session, for one other than the version that session negotiated."""
         requested = handler.headers.get(VERSION_HEADER)
@@ -238,7 +247,7 @@ class StreamableHTTPServer:
 
     # -- POST: every client message -------------------------------------------------------------
 
-    def post(self, handler: "_Handler") -> None:
+    def post(self, handler: _Handler) -> None:
         refusal = self._refusal(handler)
         if refusal:
             return handler.reply(*refusal)
@@ -288,7 +297,7 @@ class StreamableHTTPServer:
         status = 400 if isinstance(reply, dict) and reply.get("id") is None else 200
         handler.reply(status, reply)
 
-    def _open_session(self, handler: "_Handler", msg: dict) -> None:
+    def _open_session(self, handler: _Handler, msg: dict) -> None:
         server = self.make_server()
         reply = server.handle(msg)
         if reply is None:  # initialize sent as a notification: nothing to answer
@@ -319,7 +328,7 @@ class StreamableHTTPServer:
 
     # -- GET, DELETE and the rest -----------------------------------------------------------------
 
-    def _checked(self, handler: "_Handler", method: str) -> bool:
+    def _checked(self, handler: _Handler, method: str) -> bool:
         """Trace and run every check for a request without a body; False once answered."""
         if self.trace:
             self.trace("->", method)
@@ -329,14 +338,14 @@ class StreamableHTTPServer:
             return False
         return True
 
-    def get(self, handler: "_Handler") -> None:
+    def get(self, handler: _Handler) -> None:
         if self._checked(handler, "GET"):
             handler.reply(405, error_response(None, INVALID_REQUEST,
                                               "Method not allowed: this server sends nothing unasked, "
                                               "so it offers no GET stream; POST your messages"),
                           {"Allow": "POST, DELETE"})
 
-    def delete(self, handler: "_Handler") -> None:
+    def delete(self, handler: _Handler) -> None:
         if not self._checked(handler, "DELETE"):
             return
         sid = handler.headers.get(SESSION_HEADER)
@@ -350,7 +359,7 @@ class StreamableHTTPServer:
             return handler.reply(404, error_response(None, INVALID_REQUEST, "Session not found"))
         handler.reply(204, None)
 
-    def other(self, handler: "_Handler") -> None:
+    def other(self, handler: _Handler) -> None:
         """HEAD, PUT, PATCH and OPTIONS: the same checks, then 405."""
         if self._checked(handler, handler.command):
             handler.reply(405, error_response(None, INVALID_REQUEST, "Method not allowed: use POST"),
@@ -459,7 +468,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_HEAD = do_PATCH = do_OPTIONS = do_PUT
 
-    def _guarded(self, action: Callable[["_Handler"], None]) -> None:
+    def _guarded(self, action: Callable[[_Handler], None]) -> None:
         self._consumed = False  # set once the body has been read; see reply()
         try:
             action(self)

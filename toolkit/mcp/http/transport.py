@@ -118,7 +118,7 @@ class HTTPTransport:
             except MCPError:
                 pass  # the server is gone already; nothing left to end
 
-    def __enter__(self) -> "HTTPTransport":
+    def __enter__(self) -> HTTPTransport:
         return self
 
     def __exit__(self, *exc) -> None:
