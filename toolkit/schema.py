@@ -15,7 +15,8 @@ import math
 import re
 import types
 import typing
-from typing import Any, Callable, Literal, Union
+from collections.abc import Callable
+from typing import Any, Literal, Union
 
 __all__ = [
     "schema_from_function",
@@ -115,13 +116,14 @@ def _schema_for_hint(hint: Any, where: str) -> dict:
     if hint in _SCALARS:
         return {"type": _SCALARS[hint]}
     origin = typing.get_origin(hint)
-    if hint is list or origin is list or hint is typing.List:
+    # typing.List / typing.Dict: the bare old spellings, still accepted (pyupgrade would drop them)
+    if hint is list or origin is list or hint is typing.List:  # noqa: UP006
         args = typing.get_args(hint)
         out: dict = {"type": "array"}
         if args:
             out["items"] = _schema_for_hint(args[0], where)
         return out
-    if hint is dict or origin is dict or hint is typing.Dict:
+    if hint is dict or origin is dict or hint is typing.Dict:  # noqa: UP006
         return {"type": "object"}
     if origin is Literal:
         values = list(typing.get_args(hint))
