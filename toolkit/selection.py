@@ -136,14 +136,40 @@ class ToolIndex:
         return out
 
     def search(self, query: str, k: int = 5) -> list[tuple[str, float]]:
-        """The ``k`` best tools for ``query`` as ``[(name, score rounded to 3 places)]``."""
+        """The ``k`` best tools for ``query`` as ``[(name, score rounded to 3 places)]``.
+
+        The readable core: keep the query words some tool has, score the tools that could make
+        the top ``k``, sort. The speed-up is :meth:`maxscore_candidates`: it only rules out
+        tools that cannot reach the top ``k``; with every tool as a candidate the answer is
+        the same (that is :class:`PlainBM25Index`).
+        """
         if k <= 0 or not self.tools:
             return []
-        qterms = [t for t in query_words(query) if t in self._postings]
-        if not qterms:
+        terms = [t for t in query_words(query) if t in self._postings]  # other words add 0
+        if not terms:
             return []
-        # visit terms from the largest possible contribution down
-        order = sorted(qterms, key=self._max.__getitem__, reverse=True)
+        candidates = self.maxscore_candidates(terms, k)
+        scored = [(-self.tool_score(doc_id, terms), doc_id) for doc_id in candidates]
+        best = heapq.nsmallest(k, scored)  # highest score first, ties in catalog order
+        return [(self.names[d], round(-s, 3)) for s, d in best if -s > 0]
+
+    def tool_score(self, doc_id: int, terms: list[str]) -> float:
+        """One tool's BM25 score: each query word's stored :func:`bm25_term_weight`, added in
+        query order (so sums, and ties, agree with the plain loop bit for bit)."""
+        score = 0.0
+        for term in terms:
+            score += self._postings[term].get(doc_id, 0.0)
+        return score
+
+    def maxscore_candidates(self, terms: list[str], k: int) -> list[int]:
+        """The speed-up: the tools that can still reach the top ``k`` (MaxScore pruning).
+
+        Terms are visited from the largest possible contribution down, adding partial scores.
+        Once the rest could not lift a tool not yet seen past the k-th best partial score, only
+        tools already in play are updated, and those that cannot catch up are dropped. Every
+        tool of the true top ``k`` survives; :meth:`tool_score` then scores them exactly.
+        """
+        order = sorted(terms, key=self._max.__getitem__, reverse=True)
         rest = [0.0] * (len(order) + 1)  # rest[i]: the most terms i, i+1, ... can still add
         for i in range(len(order) - 1, -1, -1):
             rest[i] = rest[i + 1] + self._max[order[i]]
@@ -173,18 +199,7 @@ class ToolIndex:
             acc.update(zip(docs, map(add, map(acc.__getitem__, docs), map(posting.__getitem__, docs))))
             i += 1
         floor = _below(heapq.nlargest(k, acc.values())[-1]) if len(acc) >= k else 0.0
-        exact = []
-        for doc_id, approx in acc.items():
-            if approx < floor:
-                continue
-            score = 0.0
-            for term in qterms:  # the plain loop's order, so sums and ties agree exactly
-                c = self._postings[term].get(doc_id)
-                if c is not None:
-                    score += c
-            exact.append((-score, doc_id))
-        best = heapq.nsmallest(k, exact)
-        return [(self.names[d], round(-s, 3)) for s, d in best if -s > 0]
+        return [doc_id for doc_id, approx in acc.items() if approx >= floor]
 
 
 def _below(x: float) -> float:
