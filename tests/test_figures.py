@@ -273,3 +273,95 @@ def test_notebooks_show_the_current_figures():
                 stale.append(f"{nb.name} does not show the current Figure {m.group(1)}: run "
                              f"`make notebooks NB={nb.name[:2]}`")
     assert not stale, "\n".join(stale)
+
+
+# --- contrast (issue 15): every label readable against what is drawn behind it ---------------
+
+def _rgba(colour):
+    from matplotlib.colors import to_rgba
+
+    return to_rgba(colour)
+
+
+def _over(top, below):
+    """``top`` painted over the opaque ``below`` (alpha compositing), as an opaque colour."""
+    a = top[3]
+    return tuple(t * a + b * (1 - a) for t, b in zip(top[:3], below[:3])) + (1.0,)
+
+
+def background_of(text, fig, renderer):
+    """The colour behind the middle of ``text``: its own patch (an arrow label's white box), or
+    the stack of filled shapes under it (boxes, bars, badge circles, an inset plot's face), drawn
+    from the figure's background up, as matplotlib paints them."""
+    patch = text.get_bbox_patch()
+    if patch is not None and patch.get_visible() and _rgba(patch.get_facecolor())[3] > 0:
+        return _over(_rgba(patch.get_facecolor()), _rgba(fig.get_facecolor()))
+    box = text.get_window_extent(renderer)
+    middle = ((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2)
+    colour = _rgba(fig.get_facecolor())
+    for ax in fig.axes:  # in drawing order; stop at the text's own axes
+        if ax.axison and ax.patch.get_visible() and ax.patch.contains_point(middle):
+            colour = _over(_rgba(ax.patch.get_facecolor()), colour)
+        if text.axes is ax or text.axes is None:
+            shapes = [p for p in ax.patches if p.get_visible() and p.get_fill()
+                      and p.get_zorder() <= text.get_zorder() and p.contains_point(middle)]
+            for shape in sorted(shapes, key=lambda p: p.get_zorder()):  # stable: order added
+                colour = _over(_rgba(shape.get_facecolor()), colour)
+        if text.axes is ax:
+            break
+    return colour
+
+
+def low_contrast(fig, needed=4.5) -> list[str]:
+    """One line per text of ``fig`` below ``needed``:1 against the colour behind it."""
+    from matplotlib.colors import to_hex
+
+    from toolkit.widgets.palette import contrast_ratio
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for text in layout._texts(fig):
+        behind = background_of(text, fig, renderer)
+        fg, bg = to_hex(_over(_rgba(text.get_color()), behind)), to_hex(behind)
+        ratio = contrast_ratio(fg, bg)
+        if ratio < needed:
+            found.append(f"{' '.join(text.get_text().split())!r}: {fg} on {bg} is {ratio:.2f}:1")
+    return found
+
+
+@pytest.mark.parametrize("number", sorted(FIGURES))
+def test_every_label_passes_aa_contrast_against_what_is_behind_it(number):
+    """WCAG 2.1 AA: 4.5:1 for every label, large or not. A figure is shown scaled down to the
+    notebook's column, so no label can count on being "large text" (3:1). Coloured labels use
+    the palette's text twins (toolkit/widgets/palette.TEXT), badges black or white numbers."""
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context(canvas.style()):
+        fig = draw.DRAWERS[number]()
+        problems = low_contrast(fig)
+        canvas.overflowing(fig)
+        plt.close(fig)
+    assert problems == [], f"Figure {number}, labels below 4.5:1:\n" + "\n".join(problems)
+
+
+def test_the_contrast_check_sees_the_fill_behind_a_label():
+    """The check must read the badge's face, a box's fill and a label's own white patch."""
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context(canvas.style()):
+        fig, ax = canvas.new_figure("test")
+        ax.text(2, 2, "7", color="white", zorder=6)                       # on the white page
+        canvas.box(ax, 4, 1, 3, 2, "", "accent")
+        ax.text(5.5, 2, "on a tint", color=canvas.COLORS["accent"][0], zorder=2)
+        from matplotlib.patches import Circle
+        ax.add_patch(Circle((10, 2), 0.5, facecolor="#000000", zorder=5))
+        ax.text(10, 2, "8", color="white", ha="center", va="center", zorder=6)  # white on black: fine
+        ax.text(12, 2, "patch", color="#CCCCCC", zorder=4,
+                bbox=dict(facecolor="#333333", edgecolor="none"))          # light on its dark patch
+        found = low_contrast(fig)
+        canvas.overflowing(fig)
+        plt.close(fig)
+    assert len(found) == 2, found
+    assert found[0].startswith("'7': #ffffff on #ffffff is 1.00:1"), found
+    assert found[1].startswith("'on a tint': #e69f00 on #fcefcf"), found

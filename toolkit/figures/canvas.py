@@ -1,7 +1,8 @@
 """The shared look of the nine figures, and saving them so the bytes never change.
 
-Every figure is a 16 × 9 grid of boxes, arrows and short labels, drawn with one palette
-(Okabe and Ito's colour-blind-safe set) and fonts big enough to read from the back of a
+Every figure is a 16 × 9 grid of boxes, arrows and short labels, drawn with the course's one
+palette (Okabe and Ito's colour-blind-safe set, toolkit/widgets/palette.py; text in its darker
+twins, so every label passes WCAG AA contrast) and fonts big enough to read from the back of a
 lecture room. :func:`save` writes SVG and PNG with no dates, no software stamps and a fixed
 hash salt, so drawing twice gives the same files byte for byte.
 
@@ -10,23 +11,42 @@ matplotlib is imported inside the functions: ``import toolkit`` stays standard l
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
+from ..widgets.palette import INK, MARKS, TEXT, contrast_ratio
+from ..widgets.palette import INK_MUTED as MUTED
 from .layout import footer, on_edge
 
-# Okabe & Ito (2008), a palette readers with any common colour-vision deficiency can tell apart.
-# Each role has an edge colour (strong) and a fill (a light tint of it).
-COLORS = {
-    "model": ("#0072B2", "#D6E9F5"),    # blue: the language model
-    "harness": ("#D55E00", "#FBE3D3"),  # vermillion: your code, the harness
-    "tool": ("#009E73", "#D3F0E6"),     # bluish green: tools and servers
-    "data": ("#6B6B6B", "#EDEDED"),     # grey: text, data, neutral things
-    "warn": ("#CC79A7", "#F6E2EE"),     # reddish purple: attacks, failures
-    "accent": ("#E69F00", "#FCEFCF"),   # orange: highlights, numbers
-    "sky": ("#56B4E9", "#E0F1FB"),      # sky blue: a second neutral role
+# The course's one palette (toolkit/widgets/palette.py): Okabe & Ito's colour-blind-safe marks.
+# Each role of a figure has a hue; its edge colour (strong) is the mark, its fill a light tint.
+HUES = {
+    "model": "blue",          # the language model
+    "harness": "vermillion",  # your code, the harness
+    "tool": "green",          # tools and servers
+    "data": "grey",           # text, data, neutral things
+    "warn": "purple",         # attacks, failures
+    "accent": "orange",       # highlights, numbers
+    "sky": "sky",             # a second neutral role
 }
-INK = "#1A1A1A"
-MUTED = "#555555"
+FILLS = {"model": "#D6E9F5", "harness": "#FBE3D3", "tool": "#D3F0E6", "data": "#EDEDED",
+         "warn": "#F6E2EE", "accent": "#FCEFCF", "sky": "#E0F1FB"}
+COLORS = {role: (MARKS[hue], FILLS[role]) for role, hue in HUES.items()}
+# a mark's colour is too light for text (orange on white is 2.2:1); text takes its darker twin
+_TEXT_TWIN = {MARKS[hue].lower(): TEXT[hue] for hue in HUES.values()}
+
+
+def readable(colour: str) -> str:
+    """The colour to write text in: a mark colour's darker twin (palette.TEXT), which passes
+    WCAG AA (4.5:1) on white and on the fills; any other colour (INK, MUTED) unchanged."""
+    return _TEXT_TWIN.get(colour.lower(), colour)
+
+
+def ink_on(fill: str) -> str:
+    """Black or white, whichever reads better on ``fill`` (a badge's number)."""
+    return max(("#FFFFFF", "#000000"), key=lambda c: contrast_ratio(c, fill))
+
+
 FONT = "DejaVu Sans"          # ships with matplotlib, so every machine draws the same glyphs
 MONO = "DejaVu Sans Mono"     # for code, names on the wire, tool names
 WIDTH, HEIGHT = 16.0, 9.0     # the drawing grid, in the same 16:9 shape as a slide
@@ -53,6 +73,19 @@ def new_figure(title: str, subtitle: str | None = None):
     if subtitle:
         ax.text(0.45, HEIGHT - 1.1, subtitle, fontsize=BASE, color=MUTED, ha="left", va="center")
     return fig, ax
+
+
+def drawing(title: str, subtitle: str | None = None):
+    """Decorator for a figure's drawing code: ``body(ax)`` draws on a new figure titled
+    ``title``; calling the decorated function returns the matplotlib figure."""
+    def wrap(body):
+        @functools.wraps(body)
+        def draw():
+            fig, ax = new_figure(title, subtitle)
+            body(ax)
+            return fig
+        return draw
+    return wrap
 
 
 def box(ax, x, y, w, h, text="", role="data", *, size=BASE, weight="normal", align="center",
@@ -113,13 +146,15 @@ def region(ax, x, y, w, h, label, role):
     """A large dashed frame with a label on its top edge: a zone such as "your code"."""
     edge, _ = COLORS[role]
     box(ax, x, y, w, h, role=role, filled=False, dashed=True, radius=0.25, lw=2)
-    on_edge(ax.text(x + 0.25, y + h, f" {label} ", fontsize=BASE, fontweight="bold", color=edge,
+    on_edge(ax.text(x + 0.25, y + h, f" {label} ", fontsize=BASE, fontweight="bold",
+                    color=readable(edge),
                     ha="left", va="center", backgroundcolor="white", zorder=2))
 
 
 def arrow(ax, start, end, text=None, *, color=INK, rad=0.0, dashed=False, size=SMALL,
           text_at=0.5, text_offset=(0.0, 0.0), lw=2.4, both=False):
-    """An arrow from ``start`` to ``end`` (grid units), with an optional label on a white patch."""
+    """An arrow from ``start`` to ``end`` (grid units), with an optional label on a white patch
+    (the label in the darker twin of the arrow's colour)."""
     from matplotlib.patches import FancyArrowPatch
 
     ax.add_patch(FancyArrowPatch(start, end, arrowstyle="<|-|>" if both else "-|>",
@@ -130,7 +165,7 @@ def arrow(ax, start, end, text=None, *, color=INK, rad=0.0, dashed=False, size=S
     if text:
         tx = start[0] + (end[0] - start[0]) * text_at + text_offset[0]
         ty = start[1] + (end[1] - start[1]) * text_at + text_offset[1]
-        ax.text(tx, ty, text, fontsize=size, color=color, ha="center", va="center",
+        ax.text(tx, ty, text, fontsize=size, color=readable(color), ha="center", va="center",
                 linespacing=1.3, zorder=4,
                 bbox=dict(boxstyle="round,pad=0.25", facecolor="white", edgecolor="none"))
 
@@ -141,13 +176,14 @@ def badge(ax, x, y, label, role="accent", size=SMALL):
 
     edge, _ = COLORS[role]
     ax.add_patch(Circle((x, y), 0.24, facecolor=edge, edgecolor="white", linewidth=1.5, zorder=5))
-    on_edge(ax.text(x, y, label, fontsize=size, color="white", ha="center", va="center",
+    on_edge(ax.text(x, y, label, fontsize=size, color=ink_on(edge), ha="center", va="center",
                     fontweight="bold", zorder=6))
 
 
 def note(ax, x, y, text, *, size=SMALL, color=MUTED, ha="left", va="center", **kw):
-    """Plain text: a source line, a remark, a label outside any box."""
-    return ax.text(x, y, text, fontsize=size, color=color, ha=ha, va=va, linespacing=1.35, **kw)
+    """Plain text: a source line, a remark, a label outside any box (a mark colour is written
+    in its darker twin)."""
+    return ax.text(x, y, text, fontsize=size, color=readable(color), ha=ha, va=va, linespacing=1.35, **kw)
 
 
 def source(ax, text):

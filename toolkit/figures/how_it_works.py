@@ -1,18 +1,19 @@
 """Figures 1–5: the first half of the week, how tool use works (pack §2.2–2.6).
 
-Each function draws one figure on the shared canvas and returns the matplotlib figure.
+Each function draws one figure on the shared canvas (``@drawing`` gives it the titled figure
+and returns it).
 Numbers on a figure are the pack's cited facts, with the reference number beside them.
 """
 
 from __future__ import annotations
 
-from .canvas import BASE, COLORS, INK, MUTED, SMALL, arrow, box, new_figure, note, region, source
+from .canvas import BASE, COLORS, INK, MUTED, SMALL, arrow, box, drawing, note, region, source
 
 
-def fig1_call_loop():
+@drawing("Figure 1. The tool-call loop",
+         "The model asks in text. Your code (the harness) checks, runs and answers.")
+def fig1_call_loop(ax):
     """Figure 1 (pack §2.2): the model only writes a request; the harness does the work."""
-    fig, ax = new_figure("Figure 1. The tool-call loop",
-                         "The model asks in text. Your code (the harness) checks, runs and answers.")
     blue, orange, green = COLORS["model"][0], COLORS["harness"][0], COLORS["tool"][0]
     # left to right: user | gap | model zone | gap | harness zone | gap | tools zone; each gap
     # is wide enough for the labels of the arrows that cross it
@@ -43,16 +44,15 @@ def fig1_call_loop():
          ha="center", size=SMALL - 1)
     source(ax, "The model never runs a tool; it only asks (§2.2). Message shapes: OpenAI [23], "
                "Anthropic [22]. Harness jobs: §2.2, §2.8.")
-    return fig
 
 
-def fig2_toolformer_steps():
+@drawing("Figure 2. Toolformer's four steps",
+         "The model writes its own tool-use training data; a loss test decides "
+         "what stays [1].")
+def fig2_toolformer_steps(ax):
     """Figure 2 (pack §2.3): Toolformer labels its own data in four steps [1]."""
     from matplotlib.patches import Rectangle
 
-    fig, ax = new_figure("Figure 2. Toolformer's four steps",
-                         "The model writes its own tool-use training data; a loss test decides "
-                         "what stays [1].")
     steps = [
         ("1  Sample", "At each spot in plain\ntext, how likely is a\ncall? Keep likely spots,\n"
                       "sample candidate calls."),
@@ -95,14 +95,13 @@ def fig2_toolformer_steps():
         note(ax, 10.15 + w, y, f"{n:,}", size=SMALL, color=INK)
     note(ax, 8.6, 0.95, "stricter filter: cleaner data, far less of it", size=SMALL - 1)
     source(ax, "GPT-J, 6.7 B parameters, five tools [1].")
-    return fig
 
 
-def fig3_react_vs_dfsdt():
+@drawing("Figure 3. ReAct versus DFSDT",
+         "ReAct commits to one chain of calls; DFSDT can drop a dead branch "
+         "and try another.")
+def fig3_react_vs_dfsdt(ax):
     """Figure 3 (pack §2.4): one path versus a search that can back up (DFSDT) [4] [8]."""
-    fig, ax = new_figure("Figure 3. ReAct versus DFSDT",
-                         "ReAct commits to one chain of calls; DFSDT can drop a dead branch "
-                         "and try another.")
     blue, warn, green = COLORS["model"][0], COLORS["warn"][0], COLORS["tool"][0]
     # panel A: one chain
     note(ax, 0.5, 7.2, "A  ReAct [8]", size=BASE + 2, color=INK, weight="bold")
@@ -142,13 +141,12 @@ def fig3_react_vs_dfsdt():
     ax.plot([12.3, 15.6], [1.6, 1.6], color=MUTED, linewidth=1.5)
     note(ax, 12.2, 0.75, "The price: more model calls.", size=SMALL, color=INK)
     source(ax, "Mean over the paper's three instruction types [4].")
-    return fig
 
 
-def fig4_three_interfaces():
+@drawing("Figure 4. Three generations of tool interface",
+         "Each one describes a tool and carries a call, for a different reader.")
+def fig4_three_interfaces(ax):
     """Figure 4 (pack §2.5–2.6): three generations of interface for describing and calling a tool."""
-    fig, ax = new_figure("Figure 4. Three generations of tool interface",
-                         "Each one describes a tool and carries a call, for a different reader.")
     cols = [
         ("REST + OpenAPI\n[25]", "data",
          ["a developer, once,\nwhile writing code", "an OpenAPI document:\npaths, parameters,\n"
@@ -170,13 +168,12 @@ def fig4_three_interfaces():
         for r, text in enumerate(cells):
             box(ax, x, 5.3 - r * 1.3, 4.0, 1.15, text, role, size=SMALL, filled=(r % 2 == 1))
     arrow(ax, (3.1, 0.7), (15.7, 0.7), "later, and more widely shared", color=MUTED)
-    return fig
 
 
-def fig5_mcp_roles():
+@drawing("Figure 5. MCP: who talks to whom, and in what order",
+         "Revision 2025-06-18 of the specification [3].")
+def fig5_mcp_roles(ax):
     """Figure 5 (pack §2.6): MCP's host, clients and servers (A) and a session's messages (B) [3]."""
-    fig, ax = new_figure("Figure 5. MCP: who talks to whom, and in what order",
-                         "Revision 2025-06-18 of the specification [3].")
     blue, green = COLORS["model"][0], COLORS["tool"][0]
     # panel A
     note(ax, 0.45, 7.35, "A  Roles", size=BASE + 2, color=INK, weight="bold")
@@ -214,4 +211,3 @@ def fig5_mcp_roles():
         note(ax, (cx + sx) / 2, y + 0.2, text, ha="center", size=SMALL - 1, color=INK)
     note(ax, (cx + sx) / 2, 0.85, "to end: close the transport", ha="center", size=SMALL - 1)
     source(ax, "")
-    return fig

@@ -1,17 +1,18 @@
 """Figures 6–8: the second half of the week, how to trust tool use (pack §2.9–2.11).
 
-Each function draws one figure on the shared canvas and returns the matplotlib figure.
+Each function draws one figure on the shared canvas (``@drawing`` gives it the titled figure
+and returns it).
 """
 
 from __future__ import annotations
 
-from .canvas import BASE, COLORS, INK, MUTED, SMALL, arrow, badge, box, new_figure, note, region
+from .canvas import BASE, COLORS, INK, MUTED, SMALL, arrow, badge, box, drawing, note, region
 
 
-def fig6_three_ways_to_score():
+@drawing("Figure 6. Three ways to score tool use",
+         "Left: what gets compared, at what cost. Right: does it work every time?")
+def fig6_three_ways_to_score(ax):
     """Figure 6 (pack §2.9): score the call text, the output or the final state; and pass^k."""
-    fig, ax = new_figure("Figure 6. Three ways to score tool use",
-                         "Left: what gets compared, at what cost. Right: does it work every time?")
     cards = [
         ("Call text", "model", "Parse the call; compare\nname and arguments\nwith accepted answers.\n"
                                "Nothing runs.", "BFCL's AST match [7]",
@@ -34,7 +35,7 @@ def fig6_three_ways_to_score():
 
     # right panel: pass^k under independent tries (the pack's own arithmetic)
     note(ax, 10.9, 7.3, "pass^k: all k tries succeed", size=BASE, color=INK, weight="bold")
-    sub = fig.add_axes((11.0 / 16, 2.05 / 9, 4.55 / 16, 4.75 / 9))
+    sub = ax.figure.add_axes((11.0 / 16, 2.05 / 9, 4.55 / 16, 4.75 / 9))
     ks = list(range(1, 9))
     for p, color in ((0.9, COLORS["model"][0]), (0.6, COLORS["warn"][0])):
         sub.plot(ks, [p ** k for k in ks], marker="o", color=color, linewidth=2.5, markersize=7,
@@ -52,14 +53,13 @@ def fig6_three_ways_to_score():
     sub.legend(fontsize=SMALL - 2, frameon=False, loc="upper right")
     note(ax, 10.9, 0.85, "Own arithmetic: p^k, as if the tries were\nindependent; real ones are "
                          "not [5].", size=SMALL - 2)
-    return fig
 
 
-def fig7_injection_controls():
+@drawing("Figure 7. Indirect prompt injection and its controls",
+         "The attacker never talks to the model: it plants text that a tool "
+         "will fetch [18].")
+def fig7_injection_controls(ax):
     """Figure 7 (pack §2.10): an instruction planted in tool output, and the controls that hold."""
-    fig, ax = new_figure("Figure 7. Indirect prompt injection and its controls",
-                         "The attacker never talks to the model: it plants text that a tool "
-                         "will fetch [18].")
     blue, orange, warn = COLORS["model"][0], COLORS["harness"][0], COLORS["warn"][0]
     # top lane: the planted text travels to the model
     y = 5.3
@@ -87,8 +87,7 @@ def fig7_injection_controls():
     arrow(ax, (6.5, y2 + 0.65), (6.2, y2 + 0.65), color=orange)
     box(ax, 0.45, y2, 2.3, 1.3, "send_email\nnever runs", "tool", size=SMALL + 1, dashed=True)
     arrow(ax, (3.8, y2 + 0.65), (2.75, y2 + 0.65), color=warn, dashed=True)
-    ax.text(3.2, y2 + 1.15, "✗", fontsize=26, color=warn, ha="center", va="center",
-            fontweight="bold", zorder=5)
+    note(ax, 3.2, y2 + 1.15, "✗", size=26, color=warn, ha="center", weight="bold", zorder=5)
     # what each number means
     legend = [("1", "Least privilege: only the tools this task needs"),
               ("2", "Taint: after outside text, actions need a yes"),
@@ -101,13 +100,12 @@ def fig7_injection_controls():
     note(ax, 0.45, 0.45, "Filtering by wording fails: the attacker rewrites it. Also limit the "
                          "damage: caps, rate limits, logs. LLM01 in OWASP 2025 [20]; AgentDojo [19].",
          size=SMALL - 2)
-    return fig
 
 
-def fig8_failure_groups():
+@drawing("Figure 8. Three groups of failure",
+         "Ask where it went wrong; the group points to the fix.")
+def fig8_failure_groups(ax):
     """Figure 8 (pack §2.11): where a tool-using agent goes wrong, and what fixes each group."""
-    fig, ax = new_figure("Figure 8. Three groups of failure",
-                         "Ask where it went wrong; the group points to the fix.")
     groups = [
         ("Single call", "model",
          ["wrong tool name", "an argument the\nschema lacks", "a tool that does\nnot exist"],
@@ -132,7 +130,6 @@ def fig8_failure_groups():
         box(ax, x, 4.2, 4.3, 2.25, _bullets(signs), role, size=SMALL, filled=False, align="left")
         box(ax, x, 1.55, 4.3, 2.55, _bullets(helps), role, size=SMALL, align="left")
         box(ax, x, 0.6, 4.3, 0.85, read, role, size=SMALL - 2, filled=False)
-    return fig
 
 
 def _bullets(items):

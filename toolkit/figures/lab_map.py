@@ -6,7 +6,7 @@ the code; a test checks that every file named here exists.
 
 from __future__ import annotations
 
-from .canvas import COLORS, MUTED, SMALL, arrow, card, new_figure, source
+from .canvas import COLORS, MUTED, SMALL, arrow, card, drawing, note, source
 
 # (part, title, files, key names, role, (x, y), height): the six parts of the lab, numbered as
 # in API.md and laid out to read in that order: 1 2 3 across the top (the loop, 2, sits a little
@@ -30,10 +30,10 @@ PARTS = [
 W = 4.6
 
 
-def fig9_toolkit_parts():
+@drawing("Figure 9. The toolkit in six parts",
+         "Each card is a part of the lab, with the files in toolkit/ that hold it.")
+def fig9_toolkit_parts(ax):
     """Figure 9 (pack §4): the six parts of the lab's toolkit and what each hands the next."""
-    fig, ax = new_figure("Figure 9. The toolkit in six parts",
-                         "Each card is a part of the lab, with the files in toolkit/ that hold it.")
     for num, title, files, names, role, (x, y), h in PARTS:
         card(ax, x, y, W, h, num, title, " ".join(files), names, role)
 
@@ -41,12 +41,10 @@ def fig9_toolkit_parts():
                                            "a client makes remote tools local",
           color=MUTED, size=SMALL - 2, both=True, text_offset=(0, 0.55))
     arrow(ax, (5.05, 4.9), (5.7, 4.9), color=COLORS["tool"][0])
-    ax.text(5.375, 5.45, "runs\ncalls", fontsize=SMALL - 3, color=COLORS["tool"][0],
-            ha="center", va="center")
+    note(ax, 5.375, 5.45, "runs\ncalls", size=SMALL - 3, color=COLORS["tool"][0], ha="center")
     arrow(ax, (4.6, 3.0), (5.7, 3.9), "top-k tools", color=COLORS["model"][0],
           size=SMALL - 3, text_offset=(-0.7, 0.1))
     arrow(ax, (8.0, 3.7), (8.0, 3.0), "runs to score", color=MUTED, size=SMALL - 3,
           text_offset=(0.9, 0))
     arrow(ax, (11.4, 3.0), (10.3, 3.95), color=COLORS["warn"][0])
     source(ax, "python -m toolkit demo runs all six parts in turn.")
-    return fig
