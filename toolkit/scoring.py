@@ -346,15 +346,15 @@ def call_matches(pred: Any, gold: Mapping, schema: Mapping | None = None) -> boo
 def calls_match(preds: Iterable, golds: Iterable[Mapping], schemas: Mapping | None = None) -> bool:
     """Can the predicted calls be paired one to one with the gold calls, in any order?
 
-    A bipartite matching by augmenting paths (Kuhn's algorithm): at most n² comparisons and
-    n augmentations, instead of trying all n! orders. ``schemas``: ``{name: parameters
-    schema}`` (see :func:`function_schemas`), to check values against their declared types.
+    The rule is :func:`call_matches` for each pair; the pairing itself is the speed-up
+    :func:`pairs_one_to_one` (at most n² comparisons instead of trying all n! orders).
+    ``schemas``: ``{name: parameters schema}`` (see :func:`function_schemas`), to check values
+    against their declared types.
     """
     preds = [_as_call(p) for p in preds]
     golds = list(golds)
     schemas = schemas or {}
-    n = len(preds)
-    if n != len(golds):
+    if len(preds) != len(golds):
         return False
 
     def fit(p, g):
@@ -362,7 +362,17 @@ def calls_match(preds: Iterable, golds: Iterable[Mapping], schemas: Mapping | No
 
     if all(fit(p, g) for p, g in zip(preds, golds)):
         return True  # the calls came in the gold order: n comparisons settle it
-    fits = [[j for j in range(n) if fit(preds[i], golds[j])] for i in range(n)]
+    fits = [[j for j, g in enumerate(golds) if fit(p, g)] for p in preds]
+    return pairs_one_to_one(fits)
+
+
+def pairs_one_to_one(fits: list[list[int]]) -> bool:
+    """Can each prediction ``i`` take its own gold call from ``fits[i]`` (the golds it fits)?
+
+    A bipartite matching by augmenting paths (Kuhn's algorithm): each prediction takes a free
+    gold call it fits, or one whose owner can move to another; n augmentations in all.
+    """
+    n = len(fits)
     if any(not f for f in fits):
         return False
     owner = [-1] * n  # owner[j]: the prediction currently paired with gold j
