@@ -326,7 +326,7 @@ def test_stop_frees_the_port():
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
     with pytest.raises(RuntimeError, match="not running"):
-        fake.base_url
+        _ = fake.base_url
 
 
 # -- what the SDKs send, for the adapters to compare with -------------------------------------

@@ -55,10 +55,11 @@ notification = st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "method": st.sa
 loose = st.fixed_dictionaries({}, optional={"jsonrpc": st.just("2.0") | json_scalars, "id": any_ids,
                                             "method": st.sampled_from(METHODS) | json_scalars,
                                             "params": params, "result": json_values, "error": json_values})
+valid_message = request() | notification
 
 
 @st.composite
-def mutated(draw, base=request() | notification):
+def mutated(draw, base=valid_message):
     """A valid message's bytes with one cut, flip, insertion or deletion."""
     data = bytearray(json.dumps(draw(base)).encode())
     where = draw(st.integers(0, len(data)))

@@ -25,10 +25,13 @@ def run_notebook(page, lab, screenshots, nb) -> driver.NotebookRun:
     run = driver.NotebookRun(nb.name)
     errors_before = len(page.console_errors)
     start = time.monotonic()
-    def phase(name, started=[start]):
+    last = start
+
+    def phase(name):
+        nonlocal last
         now = time.monotonic()
-        run.phases[name] = round(now - started[0], 1)
-        started[0] = now
+        run.phases[name] = round(now - last, 1)
+        last = now
 
     try:
         driver.open_notebook(page, nb.name)

@@ -146,7 +146,7 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
     def queries_valid():
         pairs = _pairs(c, my_queries)
         assert len(pairs) == N_QUERIES, f"write exactly {N_QUERIES} queries; you have {len(pairs)}"
-        for q, g in pairs:
+        for _, g in pairs:
             if g not in names:
                 close = difflib.get_close_matches(g, sorted(names), n=1)
                 raise AssertionError(f"there is no tool {g!r} in the catalog"

@@ -212,14 +212,14 @@ def _from_hex(text: str, shortest: int = 2 * _MIN_TOKEN, starts=(0, 1)) -> list[
     (a payload after 'data=' follows the stray hex letter 'a'). Runs shorter than
     ``shortest`` digits cannot hold a token and are skipped."""
     out = []
-    for run in re.findall(r"[0-9a-f]{%d,}" % shortest, _squash(text)):
+    for run in re.findall(r"[0-9a-f]{%d,}" % shortest, _squash(text)):  # noqa: UP031 (regex braces)
         for start in starts:
             digits = run[start:]
             out.append(bytes.fromhex(digits[:len(digits) // 2 * 2]).decode("latin-1"))
     return out
 
 
-def _from_base64(text: str, starts=range(4)) -> list[str]:
+def _from_base64(text: str, starts=(0, 1, 2, 3)) -> list[str]:
     """What ``text`` says if its base64 characters (standard or URL-safe, padded or not) are
     decoded, from each of the four places a payload can start."""
     chars = re.sub(r"[^A-Za-z0-9+/_-]", "", text).translate(_URLSAFE)

@@ -203,7 +203,7 @@ class StreamableHTTPServer:
             return True
         try:
             parts = urlsplit(origin)
-            parts.port  # raises for a malformed port
+            _ = parts.port  # raises for a malformed port
         except ValueError:
             return False
         return parts.scheme in ("http", "https") and parts.hostname in LOOPBACK_NAMES
