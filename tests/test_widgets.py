@@ -396,7 +396,7 @@ def test_the_exfiltration_case_passes_the_gate():
 
 def test_gate_playground_toggles_rerun_the_attack():
     view = gp.gate_playground()
-    assert not view.state.attack_succeeded and "attack failed" in view.report.value
+    assert not view.state.attack_succeeded and "attack failed" in view.verdict.value
     view.taint.value = False
     assert view.state.attack_succeeded and "evil@attacker.test" in view.report.value
     view.taint.value = True

@@ -18,19 +18,17 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 import re
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["OKABE_ITO", "FONT", "InputError", "LiveFigure", "LiveView", "esc", "need_widgets",
-           "static_bundle", "static_png"]
+from .palette import INK, OKABE_ITO, TEXT, THEME_INK, THEME_INK_MUTED
 
-# Okabe & Ito's colour-blind-safe palette; readable on a projector against white.
-OKABE_ITO = {
-    "blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "vermillion": "#D55E00",
-    "sky": "#56B4E9", "purple": "#CC79A7", "yellow": "#F0E442", "black": "#000000",
-    "grey": "#666666",
-}
+__all__ = ["OKABE_ITO", "FONT", "InputError", "LiveFigure", "LiveView", "Picture", "esc",
+           "need_widgets", "static_bundle", "static_png", "img_html"]
+
+# OKABE_ITO (colours for marks) and the text colours come from palette.py, the one palette.
 # font sizes in points, large enough to read from the back of a lecture room
 FONT = {"title": 15, "label": 13, "tick": 12, "legend": 11.5, "note": 11}
 LINE_WIDTH = 2.5
@@ -131,12 +129,74 @@ class LiveFigure:
             fh.write(self.png or self.render())
 
 
+def img_html(png: bytes, alt: str, style: str = "max-width:100%;height:auto") -> str:
+    """A PNG as an ``<img>`` with its text alternative, for an HTML output or widget."""
+    data = base64.b64encode(png).decode("ascii")
+    return f"<img src='data:image/png;base64,{data}' alt='{esc(alt)}' style='{style}'>"
+
+
+class Picture:
+    """A view's plot: an HTML widget holding an ``<img>`` whose ``alt`` says what the plot
+    shows and its key numbers (an ipywidgets ``Image`` has no alt). ``value`` is the PNG,
+    ``alt`` the text; :meth:`show` sets both on every redraw. Notebooks 03, 04, 09 and 10 use
+    it through their live views."""
+
+    def __init__(self, W, width: str = "100%", max_width: str = "900px") -> None:
+        self.widget = W.HTML()
+        self.widget._toolkit_picture = self  # the static copy finds the PNG and alt here
+        self.size = f"width:{width};max-width:{max_width};height:auto"
+        fixed = f"width:{width};" if width and width != "100%" else ""
+        self.static_style = f"{fixed}max-width:100%;height:auto"
+        self.value = b""
+        self.alt = ""
+
+    def show(self, png: bytes, alt: str) -> None:
+        self.value, self.alt = png, alt
+        self.widget.value = img_html(png, alt, self.size)
+
+
+# Sliders (noUiSlider) and radio groups of ipywidgets 8.1 have no accessible name: their label
+# is not tied to the handle, and no Python trait reaches it. This runs once per drawn view
+# (an HTML widget's content is set with innerHTML, so an image's onload handler runs; <script>
+# would not): it names each slider handle and radio group from its label, or from the fuller
+# name the view gives (``names``) (a radio group without a label takes the text just before
+# it, a quiz's question), and makes each ``toolkit-live`` output a polite live region,
+# so a screen reader hears the new key numbers. It watches the view, so controls drawn later
+# get their names too. The static copy leaves it out.
+_ARIA_JS = """(function(img){var tries=0;function start(){var root=img.closest('.toolkit-view');
+if(!root){if(tries++<50)setTimeout(start,100);return;}if(root.getAttribute('data-toolkit-aria'))return;
+root.setAttribute('data-toolkit-aria','1');var names=JSON.parse(img.getAttribute('data-names')||'{}');
+function label(el){var l=el.querySelector(':scope > .widget-label');return l?l.textContent.trim():'';}
+function put(el,key,value){if(el&&value&&el.getAttribute(key)!==value)el.setAttribute(key,value);}
+function fix(){root.querySelectorAll('.widget-slider').forEach(function(s){var t=label(s),n=names[t]||t;
+put(s.querySelector('.noUi-handle'),'aria-label',n);var r=s.querySelector('.widget-readout');
+if(r&&n){put(r,'role','textbox');put(r,'aria-label',n+' (type a value)');}});
+root.querySelectorAll('.widget-radio').forEach(function(g){var t=label(g),box=g.querySelector('.widget-radio-box'),
+q=g.previousElementSibling;put(box,'role','radiogroup');put(box,'aria-label',names[t]||t||(q?q.textContent.trim():''));});
+root.querySelectorAll('.toolkit-live > .widget-html-content').forEach(function(c){put(c,'role','status');
+put(c,'aria-live','polite');});}
+fix();new MutationObserver(fix).observe(root,{childList:true,subtree:true});}start();})(this)"""
+_ONE_PIXEL = "data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"
+
+
+def aria_helper(W, names: dict | None = None):
+    """The hidden HTML widget that gives a view's sliders and radio groups their names."""
+    js = " ".join(_ARIA_JS.split("\n"))
+    helper = W.HTML(f"<img src='{_ONE_PIXEL}' alt='' style='display:none' "
+                    f"data-names='{esc(json.dumps(names or {}, ensure_ascii=False))}' onload='{esc(js)}'>",
+                    layout=W.Layout(height="0px", overflow="hidden", margin="0"))
+    helper.add_class("toolkit-script")
+    return helper
+
+
 class LiveView:
     """Base class: controls → ``compute()`` → ``state`` → ``draw(state)``.
 
     Subclasses build ``self.widget`` (the box a notebook shows), call :meth:`watch` on their
-    controls, and implement ``compute`` (pure, may raise :class:`InputError`) and ``draw``.
-    ``message`` holds the last complaint ("" when all is well); ``state`` the last good result.
+    controls, :meth:`accessible` once the box is built, and implement ``compute`` (pure, may
+    raise :class:`InputError`) and ``draw``. ``message`` holds the last complaint ("" when all
+    is well); ``state`` the last good result. Notebooks 03, 04, 09, 10, 11 and 12 use its
+    subclasses.
     """
 
     name = "view"
@@ -147,7 +207,19 @@ class LiveView:
         self.state: Any = None
         self.message = ""
         self.redraws = 0
-        self.message_box = W.HTML(value="")
+        self.message_box = self.live(W.HTML(value=""))
+
+    @staticmethod
+    def live(widget):
+        """Mark an HTML widget as a polite live region: its new text is read out."""
+        widget.add_class("toolkit-live")
+        return widget
+
+    def accessible(self, names: dict | None = None) -> None:
+        """Name the view's sliders and radio groups for screen readers (``names`` maps a
+        control's visible label to a fuller name saying what it controls)."""
+        self.widget.add_class("toolkit-view")
+        self.widget.children = tuple(self.widget.children) + (aria_helper(self.W, names),)
 
     def watch(self, *controls) -> None:
         for c in controls:
@@ -188,7 +260,7 @@ class LiveView:
         self.message = text
         self.message_box.value = (
             "" if not text else
-            f"<div style='color:#8a2000;background:#fff1e6;border-left:4px solid "
+            f"<div style='color:{TEXT['vermillion']};background:#FFF1E6;border-left:4px solid "
             f"{OKABE_ITO['vermillion']};padding:4px 8px;font-size:14px'>⚠ {esc(text)}</div>")
 
     # a view displays itself: `passk_explorer()` on the last line of a cell is enough
@@ -205,7 +277,7 @@ class LiveView:
 
 STATIC_NOTE = "a live view, shown as it first appears. Run the notebook in Jupyter to move its controls."
 _STYLE_BLOCK = re.compile(r"<style\b.*?</style>", re.S | re.I)
-_GREY = "#777"
+_GREY = THEME_INK_MUTED  # a disabled control's setting, on the notebook's own background
 
 
 def static_png(png: bytes) -> bytes:
@@ -226,7 +298,7 @@ def static_bundle(widget, name: str) -> dict:
     walk = _StaticWalk(need_widgets())
     body = walk.html(widget)
     page = (f"<div class='toolkit-static-view' style='border:1px solid #ccc;border-radius:4px;"
-            f"padding:6px 10px;max-width:1000px'><div style='font-size:12px;color:#555;"
+            f"padding:6px 10px;max-width:1000px'><div style='font-size:12px;color:{THEME_INK_MUTED};"
             f"margin-bottom:6px'><b>{esc(name)}</b>: {esc(STATIC_NOTE)}</div>{body}</div>")
     bundle = {"text/html": page}
     if walk.pngs:
@@ -235,14 +307,14 @@ def static_bundle(widget, name: str) -> dict:
 
 
 def _control(label: str, value: str, disabled: bool = False) -> str:
-    colour = _GREY if disabled else "#222"
+    colour = _GREY if disabled else THEME_INK
     label = f"<b>{esc(label)}</b> " if label else ""
     return f"<div style='font-size:13px;margin:2px 0;color:{colour}'>{label}{value}</div>"
 
 
 def _boxed(text: str, chosen: bool = False) -> str:
     shade = "background:#dde9f5;font-weight:bold;" if chosen else "background:#f6f6f6;"
-    return (f"<span style='{shade}border:1px solid #bbb;border-radius:3px;padding:0 8px;"
+    return (f"<span style='{shade}color:{INK};border:1px solid #bbb;border-radius:3px;padding:0 8px;"
             f"margin-right:4px'>{esc(text)}</span>")
 
 
@@ -267,25 +339,24 @@ class _StaticWalk:
             parts = "".join(self.html(child) for child in w.children)
             row = "display:flex;flex-wrap:wrap;gap:2px 20px;align-items:flex-start" if isinstance(w, W.HBox) else ""
             return f"<div style='{row}'>{parts}</div>" if parts else ""
+        if "toolkit-script" in w._dom_classes:
+            return ""
+        if getattr(w, "_toolkit_picture", None) is not None:
+            return self._picture(w._toolkit_picture)
         if isinstance(w, (W.HTML, W.HTMLMath)):
             text = _STYLE_BLOCK.sub("", w.value).strip()
             return f"<div>{text}</div>" if text else ""
         if isinstance(w, W.Label):
             return f"<div>{esc(w.value)}</div>" if w.value else ""
-        if isinstance(w, W.Image):
-            return self._image(w)
         return self._control(w)
 
-    def _image(self, w) -> str:
-        if not w.value:
+    def _picture(self, picture: Picture) -> str:
+        """The plot as a smaller PNG, with the same alt text as the live one."""
+        if not picture.value:
             return ""
-        data, kind = (static_png(w.value), "png") if w.format == "png" else (w.value, w.format)
-        if kind == "png":
-            self.pngs.append(data)
-        width = w.layout.width if w.layout.width and w.layout.width != "100%" else ""
-        size = f"width:{width};" if width else ""
-        return (f"<div><img src='data:image/{kind};base64,{base64.b64encode(data).decode('ascii')}' "
-                f"alt='the first picture of this live view' style='{size}max-width:100%;height:auto'></div>")
+        data = static_png(picture.value)
+        self.pngs.append(data)
+        return f"<div>{img_html(data, picture.alt, picture.static_style)}</div>"
 
     def _control(self, w) -> str:
         W = self.W
@@ -307,7 +378,7 @@ class _StaticWalk:
         if isinstance(w, W.Button):
             return _control("", _boxed(label), off)
         if isinstance(w, W.Textarea):
-            text = (f"<pre style='margin:2px 0;padding:4px 6px;background:#f6f6f6;border:1px solid #ddd;"
+            text = (f"<pre style='margin:2px 0;padding:4px 6px;background:#f6f6f6;color:{INK};border:1px solid #ddd;"
                     f"white-space:pre-wrap;font-size:12px'>{esc(w.value)}</pre>" if w.value else
                     f"<div style='color:{_GREY};font-style:italic'>(empty) {esc(w.placeholder)}</div>")
             return _control(label, text, off)

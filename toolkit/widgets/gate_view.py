@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from ..gate import PermissionGate
 from ..lessons import exfiltration, injection
 from ..loop import AgentResult
-from ._base import OKABE_ITO, InputError, LiveView, esc
+from ._base import InputError, LiveView, esc
+from .palette import PANEL, TEXT
 from .transcript_view import transcript_html
 
 __all__ = ["SCENARIOS", "CONFIRM_ANSWERS", "GateState", "gate_run", "GatePlayground",
@@ -108,12 +109,18 @@ def gate_run(scenario: str = EMAIL, use_gate: bool = True, allowlist: bool = Tru
     return GateState(scenario, result, gate, sent, succeeded, settings)
 
 
+def verdict_html(state: GateState) -> str:
+    """The verdict as a banner: white on the dark twin of vermillion (attack worked) or green."""
+    colour = TEXT["vermillion"] if state.attack_succeeded else TEXT["green"]
+    return (f"<div style='font-size:16px;font-weight:bold;color:#FFFFFF;background:{colour};"
+            f"padding:6px 10px;border-radius:4px'>{'✗' if state.attack_succeeded else '✓'} "
+            f"{esc(state.verdict)}</div>")
+
+
 def report_html(state: GateState) -> str:
-    bad, good = OKABE_ITO["vermillion"], OKABE_ITO["green"]
-    colour = bad if state.attack_succeeded else good
-    parts = [f"<div style='font-size:16px;font-weight:bold;color:white;background:{colour};"
-             f"padding:6px 10px;border-radius:4px'>{'✗' if state.attack_succeeded else '✓'} "
-             f"{esc(state.verdict)}</div>"]
+    """What was sent, the gate's log (on a light panel) and the harness events."""
+    bad, good = TEXT["vermillion"], TEXT["green"]
+    parts = []
     what = "E-mails sent" if state.scenario == EMAIL else "Addresses fetched with private data in them"
     items = "".join(f"<li><code>{esc(s)}</code></li>" for s in state.sent) or "<li>(none)</li>"
     parts.append(f"<div style='font-size:14px;margin-top:6px'><b>{what}</b><ul style='margin:2px 0'>{items}</ul></div>")
@@ -127,7 +134,7 @@ def report_html(state: GateState) -> str:
             for d, name, reason in state.gate.log)
         parts.append(f"<div style='font-size:14px'><b>Gate log</b> (tainted at the end: "
                      f"{'yes' if state.gate.tainted else 'no'})</div>"
-                     f"<table style='border-collapse:collapse;font-size:13px'><tr><th style='{cell}'>decision</th>"
+                     f"<table style='border-collapse:collapse;font-size:13px;{PANEL}'><tr><th style='{cell}'>decision</th>"
                      f"<th style='{cell}'>tool</th><th style='{cell}'>reason</th></tr>{rows}</table>")
     events = "".join(f"<li>{esc(e)}</li>" for e in state.result.events) or "<li>(none)</li>"
     parts.append(f"<div style='font-size:14px;margin-top:6px'><b>Harness events</b><ul style='margin:2px 0'>{events}</ul></div>")
@@ -143,21 +150,22 @@ class GatePlayground(LiveView):
         super().__init__()
         W = self.W
         wide = W.Layout(width="auto")
-        self.scenario = W.ToggleButtons(options=list(SCENARIOS), value=scenario,
-                                        style={"button_width": "280px"})
+        self.scenario = W.RadioButtons(options=list(SCENARIOS), value=scenario, description="attack",
+                                       layout=wide)
         self.use_gate = W.Checkbox(value=True, description="use the permission gate", indent=False, layout=wide)
         self.allowlist = W.Checkbox(value=True, description="allowlist: only these tools may run", indent=False, layout=wide)
         self.allowed = W.SelectMultiple(options=SCENARIOS[scenario]["tools"],
                                         value=tuple(SCENARIOS[scenario]["tools"]), rows=2,
-                                        layout=W.Layout(width="220px"))
+                                        description="may run", layout=W.Layout(width="260px"))
         self.pre_approve = W.Checkbox(value=True, indent=False, layout=wide,
                                       description="pre-approve the state-changing tool (send_email)")
-        self.confirm = W.ToggleButtons(options=list(CONFIRM_ANSWERS), value="nobody to ask",
-                                       description="confirm:", style={"button_width": "140px"})
+        self.confirm = W.RadioButtons(options=list(CONFIRM_ANSWERS), value="nobody to ask",
+                                      description="confirm:", layout=wide)
         self.taint = W.Checkbox(value=True, indent=False, layout=wide,
                                 description="taint tracking (after outside content, writes need a yes)")
         self.wrap = W.Checkbox(value=True, indent=False, layout=wide,
                                description="wrap tool output as untrusted")
+        self.verdict = self.live(W.HTML())
         self.report = W.HTML()
         self.conversation = W.HTML()
         self._holding = False
@@ -165,8 +173,10 @@ class GatePlayground(LiveView):
                            self.taint])
         self._gate_controls = (self.allowlist, self.allowed, self.pre_approve, self.confirm, self.taint)
         self.widget = W.VBox([self.scenario, self.use_gate, gate_box, self.wrap, self.message_box,
-                              self.report, W.HTML("<b>The conversation</b> (mock model)"),
+                              self.verdict, self.report, W.HTML("<b>The conversation</b> (mock model)"),
                               self.conversation])
+        self.accessible({"attack": "the attack to replay",
+                         "confirm:": "what a person answers when the gate asks to confirm"})
         self.scenario.observe(self._new_scenario, names="value")
         self.watch(self.use_gate, self.allowlist, self.allowed, self.pre_approve, self.confirm,
                    self.taint, self.wrap)
@@ -196,6 +206,7 @@ class GatePlayground(LiveView):
             c.disabled = not state.settings["use_gate"]
         self.allowed.disabled = not (state.settings["use_gate"] and state.settings["allowlist"])
         self.pre_approve.disabled = (not state.settings["use_gate"]) or SCENARIOS[state.scenario]["writer"] is None
+        self.verdict.value = verdict_html(state)
         self.report.value = report_html(state)
         self.conversation.value = transcript_html(state.result, events=False)
 

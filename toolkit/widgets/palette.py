@@ -18,7 +18,7 @@ use it through their live views.
 from __future__ import annotations
 
 __all__ = ["MARKS", "OKABE_ITO", "TEXT", "TEXT_ON_DARK", "INK", "INK_MUTED", "THEME_INK",
-           "THEME_INK_MUTED", "LIGHT_BACKGROUNDS", "DARK_BACKGROUNDS", "relative_luminance",
+           "THEME_INK_MUTED", "PANEL", "LIGHT_BACKGROUNDS", "DARK_BACKGROUNDS", "relative_luminance",
            "contrast_ratio", "text_on"]
 
 # Okabe & Ito (2008): colour-blind-safe colours for lines, bars and dots (not for small text).
@@ -50,6 +50,8 @@ INK_MUTED = "#595959"    # notes and captions on a light panel (7:1 on white)
 # exported HTML without JupyterLab's stylesheet
 THEME_INK = "var(--jp-content-font-color1, #1A1A1A)"
 THEME_INK_MUTED = "var(--jp-content-font-color2, #595959)"
+# CSS for a light panel that sets its text colour too: tables and coloured marks sit on one
+PANEL = f"background:#FFFFFF;color:{INK}"
 
 # Backgrounds the views put behind text: white, the grey of code and control boxes, the pale
 # blue of a chosen option, the pale tints of notes and warnings.

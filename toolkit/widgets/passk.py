@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from ..lessons.retail import RETAIL_TASKS_EXTENDED, retail_outcomes
 from ..reliability import load_taubench, pass_at_k, pass_hat_k
-from ._base import FONT, LINE_WIDTH, OKABE_ITO, InputError, LiveFigure, LiveView, esc
+from ._base import FONT, LINE_WIDTH, OKABE_ITO, InputError, LiveFigure, LiveView, Picture, esc
+from .palette import PANEL, TEXT, THEME_INK_MUTED
 
 __all__ = ["PassKState", "passk_state", "passk_curves", "PassKExplorer", "passk_explorer",
            "SOURCE_MOCK", "SOURCE_TAU", "MAX_TRIALS"]
@@ -141,10 +142,19 @@ def settings_line(state: PassKState) -> str:
             f"{'the tool' if s['policy_in_tool'] else 'the prompt'}, seed = {s['seed']}")
 
 
+def alt_text(state: PassKState) -> str:
+    """What the plot shows, with its key numbers: the picture's text alternative."""
+    n = state.n
+    return (f"{_title(state.source, len(state.task_ids))}. Line plot against k from 1 to {n} "
+            f"(log scale): pass^k falls from {state.pass_hat[0]:.2f} at k = 1 to "
+            f"{state.pass_hat[-1]:.2f} at k = {n}; pass@k rises from {state.pass_at[0]:.2f} to "
+            f"{state.pass_at[-1]:.2f}; a dashed line shows 0.9^k ({RULE_OF_THUMB ** n:.2f} at k = {n}).")
+
+
 def table_html(state: PassKState) -> str:
     """Each task's trials as ✓/✗ marks, or τ-bench's counts grouped by successes."""
-    ok, bad = OKABE_ITO["green"], OKABE_ITO["vermillion"]
-    style = "border-collapse:collapse;font-size:14px"
+    ok, bad = TEXT["green"], TEXT["vermillion"]
+    style = f"border-collapse:collapse;font-size:14px;{PANEL}"
     cell = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left"
     if state.outcomes is None:
         counts = [state.successes.count(c) for c in range(state.n + 1)]
@@ -152,7 +162,7 @@ def table_html(state: PassKState) -> str:
         row = "".join(f"<td style='{cell}'>{k}</td>" for k in counts)
         return (f"<table style='{style}'><tr><th style='{cell}'>successes per task</th>{head}</tr>"
                 f"<tr><td style='{cell}'>tasks</td>{row}</tr></table>"
-                f"<div style='font-size:12px;color:#555'>τ-bench historical trajectories, "
+                f"<div style='font-size:12px;color:{THEME_INK_MUTED}'>τ-bench historical trajectories, "
                 f"{len(state.successes)} airline tasks × {state.n} trials (MIT licence). This run gives "
                 f"pass^1 = {state.pass_hat[0]:.2f}; the paper's main table reports 0.352 for gpt-4o "
                 f"on airline, from another run [5].</div>")
@@ -168,7 +178,8 @@ def table_html(state: PassKState) -> str:
 
 
 class PassKExplorer(LiveView):
-    """Sliders for the mock agent, a plot of pass^k / pass@k against k, a per-task table."""
+    """Sliders for the mock agent, a plot of pass^k / pass@k against k, a per-task table.
+    Notebook 10 shows it."""
 
     name = "pass^k explorer"
 
@@ -188,15 +199,19 @@ class PassKExplorer(LiveView):
                                      style={"description_width": "120px"}, layout=W.Layout(width="220px"))
         self.policy_in_tool = W.Checkbox(value=policy_in_tool, indent=False, layout=W.Layout(width="auto"),
                                          description="policy in the tool (cancel_order refuses non-pending orders)")
-        self.source = W.ToggleButtons(options=[SOURCE_MOCK, SOURCE_TAU], value=source,
-                                      style={"button_width": "260px"})
-        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width="900px", height="auto"))
-        self.summary = W.HTML()
+        self.source = W.RadioButtons(options=[SOURCE_MOCK, SOURCE_TAU], value=source,
+                                     description="data", layout=W.Layout(width="auto"))
+        self.image = Picture(W, max_width="900px")
+        self.summary = self.live(W.HTML())
         self.table = W.HTML()
         mock_box = W.VBox([W.HBox([self.p_skip_check, self.p_typo]),
                            W.HBox([self.trials, self.seed]), self.policy_in_tool])
-        self.widget = W.VBox([self.source, mock_box, self.message_box, self.image,
+        self.widget = W.VBox([self.source, mock_box, self.message_box, self.image.widget,
                               self.summary, self.table])
+        self.accessible({"p_skip_check": "p_skip_check: how often the mock agent skips the order check",
+                         "p_typo": "p_typo: how often the mock agent mistypes an argument",
+                         "trials per task": "trials per task (n)",
+                         "data": "data shown: the mock agent or τ-bench's real results"})
         self._mock_controls = (self.p_skip_check, self.p_typo, self.trials, self.seed, self.policy_in_tool)
         self._build_figure()
         # draw the τ-bench background now, so the first switch of source is as fast as any
@@ -241,7 +256,7 @@ class PassKExplorer(LiveView):
         self.at_line.set_data(state.ks, state.pass_at)
         title = _title(state.source, len(state.task_ids))
         self.title.set_text(title)
-        self.image.value = self.figure.render(key=title)
+        self.image.show(self.figure.render(key=title), alt_text(state))
         self.summary.value = (f"<div style='font-size:14px;margin:4px 0'><b>{esc(settings_line(state))}</b>"
                               f"<br>{esc(summary_line(state))}</div>")
         self.table.value = table_html(state)

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..data import load_json
-from ._base import OKABE_ITO, LiveView, esc
+from ._base import LiveView, esc
+from .palette import INK, TEXT, THEME_INK_MUTED
 
 __all__ = ["load_quiz", "grade", "QuizResult", "Quiz", "quiz"]
 
@@ -78,7 +79,7 @@ class Quiz(LiveView):
             blocks.append(W.VBox([W.HTML(f"<div style='font-size:15px;margin-top:8px'><b>{i}.</b> "
                                          f"{esc(q['question'])}</div>"), radio, note]))
         self.check = W.Button(description="Check answers", button_style="primary", icon="check")
-        self.score = W.HTML()
+        self.score = self.live(W.HTML())
         self.check.on_click(lambda _: self.check_answers())
         self.checked = False
         # ipywidgets gives radio labels one fixed line; long options would overlap, so let them wrap
@@ -87,6 +88,7 @@ class Quiz(LiveView):
                        "line-height:1.35!important;white-space:normal!important;font-size:14px!important;"
                        f"margin:3px 0!important}}{box} input{{order:-1;flex:none;margin:3px 8px 0 0}}</style>")
         self.widget = W.VBox([style] + blocks + [W.HBox([self.check, self.score])])
+        self.accessible()  # each radio group is named by its question
         self.refresh()
 
     def answers(self) -> list:
@@ -106,12 +108,13 @@ class Quiz(LiveView):
                             f" ({result.answered} answered)</span>")
         for note, verdict, text, q in zip(self.feedback, result.verdicts, result.explanations, self.questions):
             if verdict is None:
-                note.value = "<span style='color:#666'>Not answered yet.</span>"
+                note.value = f"<span style='color:{THEME_INK_MUTED}'>Not answered yet.</span>"
             else:
-                colour = OKABE_ITO["green"] if verdict else OKABE_ITO["vermillion"]
+                colour = TEXT["green"] if verdict else TEXT["vermillion"]
+                tint = "#EAF6F1" if verdict else "#FFF1E6"
                 mark = "✓ Right." if verdict else f"✗ Not quite; the answer is: {esc(q['options'][q['answer']])}."
-                note.value = (f"<div style='font-size:14px'><b style='color:{colour}'>{mark}</b> "
-                              f"{esc(text)}</div>")
+                note.value = (f"<div style='font-size:14px;background:{tint};color:{INK};padding:2px 6px'>"
+                              f"<b style='color:{colour}'>{mark}</b> {esc(text)}</div>")
 
     def check_answers(self) -> QuizResult:
         """What the button does: mark every answered question and show the score."""

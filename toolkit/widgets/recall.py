@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 from ..lessons.catalog import CATALOG_QUERIES, expand_query, make_catalog
 from ..selection import ToolIndex, schema_size_estimate
-from ._base import FONT, LINE_WIDTH, OKABE_ITO, InputError, LiveFigure, LiveView, esc
+from ._base import FONT, LINE_WIDTH, OKABE_ITO, InputError, LiveFigure, LiveView, Picture, esc
+from .palette import INK_MUTED, PANEL, TEXT
 
 __all__ = ["RecallState", "recall_state", "parse_query_lines", "parse_synonyms",
            "parse_descriptions", "RecallExplorer", "recall_explorer", "K_MAX",
@@ -193,7 +194,8 @@ def recall_state(queries=None, k: int = 5, k1: float = 1.5, b: float = 0.75,
 
 
 def table_html(state: RecallState) -> str:
-    ok, bad = OKABE_ITO["green"], OKABE_ITO["vermillion"]
+    """Each query's top k, the right tool marked ✓ and misses marked ✗, on a light panel."""
+    ok, bad = TEXT["green"], TEXT["vermillion"]
     cell = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
     k = state.k
     rows = []
@@ -201,9 +203,9 @@ def table_html(state: RecallState) -> str:
         names = []
         for name, score in row.top[:k]:
             if name == row.gold:
-                names.append(f"<b style='color:{ok}'>✓ {esc(name)}</b> <span style='color:#777'>{score:g}</span>")
+                names.append(f"<b style='color:{ok}'>✓ {esc(name)}</b> <span style='color:{INK_MUTED}'>{score:g}</span>")
             else:
-                names.append(f"{esc(name)} <span style='color:#777'>{score:g}</span>")
+                names.append(f"{esc(name)} <span style='color:{INK_MUTED}'>{score:g}</span>")
         hit = row.rank is not None and row.rank <= k
         if hit:
             verdict = f"<span style='color:{ok}'>rank {row.rank}</span>"
@@ -212,17 +214,29 @@ def table_html(state: RecallState) -> str:
             verdict = f"<b style='color:{bad}'>✗ miss</b> ({where})"
         query = esc(row.query)
         if row.searched != row.query:
-            query += f" <i style='color:{OKABE_ITO['blue']}'>+ {esc(row.searched[len(row.query):].strip())}</i>"
+            query += f" <i style='color:{TEXT['blue']}'>+ {esc(row.searched[len(row.query):].strip())}</i>"
         rows.append(f"<tr><td style='{cell}'>{i}</td><td style='{cell}'>{query}</td>"
                     f"<td style='{cell}'><code>{esc(row.gold)}</code></td>"
                     f"<td style='{cell}'>{'<br>'.join(names) or '(nothing matched)'}</td>"
                     f"<td style='{cell}'>{verdict}</td></tr>")
     head = "".join(f"<th style='{cell}'>{h}</th>" for h in
                    ("#", "query (+ synonym words)", "right tool", f"top {k} (BM25 score)", "gold"))
-    return f"<table style='border-collapse:collapse;font-size:13px'><tr>{head}</tr>{''.join(rows)}</table>"
+    return (f"<table style='border-collapse:collapse;font-size:13px;{PANEL}'><tr>{head}</tr>"
+            f"{''.join(rows)}</table>")
+
+
+def alt_text(state: RecallState) -> str:
+    """What the two plots show, with their key numbers: the picture's text alternative."""
+    k = state.k
+    yours = ", ".join(f"{r:.2f}" for r in state.recall)
+    plain = ", ".join(f"{r:.2f}" for r in state.baseline)
+    return (f"Left: recall@k for k = 1 to {K_MAX}, your settings ({yours}) against the unchanged "
+            f"catalog ({plain}); a dotted line marks k = {k}. Right: prompt cost in tokens, all 48 "
+            f"tools about {state.tokens_all:,}, a top-{k} menu about {state.tokens_top_k:,}.")
 
 
 def summary_line(state: RecallState) -> str:
+    """recall@1 and recall@k against the unchanged catalog, and the token cost, in words."""
     k = state.k
     saved = 1 - state.tokens_top_k / state.tokens_all if state.tokens_all else 0
     return (f"recall@1 = {state.recall[0]:.2f}, recall@{k} = {state.recall_at(k):.2f} "
@@ -241,17 +255,19 @@ class RecallExplorer(LiveView):
                  k: int = 5, k1: float = 1.5, b: float = 0.75) -> None:
         super().__init__()
         W = self.W
-        area = dict(continuous_update=False, layout=W.Layout(width="100%"))
+        area = dict(continuous_update=False, layout=W.Layout(width="100%"),
+                    style={"description_width": "120px"})
         self.queries = W.Textarea(value=default_query_text() if queries is None else queries,
-                                  rows=8, placeholder=f"query {ARROW} tool_name", **area)
-        self.synonyms = W.Textarea(value=synonyms, rows=3,
+                                  rows=8, placeholder=f"query {ARROW} tool_name", description="queries",
+                                  **area)
+        self.synonyms = W.Textarea(value=synonyms, rows=3, description="synonyms",
                                    placeholder=f"look up {ARROW} find   (words added to any query containing the phrase)",
                                    **area)
         self.use_synonyms = W.Checkbox(value=True, description="apply the synonym table", indent=False,
                                        layout=W.Layout(width="auto"))
         self.use_descriptions = W.Checkbox(value=True, description="apply the description edits", indent=False,
                                            layout=W.Layout(width="auto"))
-        self.descriptions = W.Textarea(value=descriptions, rows=3,
+        self.descriptions = W.Textarea(value=descriptions, rows=3, description="description edits",
                                        placeholder="flights_search: Look up airline flights between two airports.",
                                        **area)
         slider = dict(continuous_update=False, style={"description_width": "40px"}, layout=W.Layout(width="300px"))
@@ -261,12 +277,13 @@ class RecallExplorer(LiveView):
         self.describe = W.Dropdown(options=_tool_names(), value="flights_search", description="tool",
                                    layout=W.Layout(width="300px"))
         self.copy_button = W.Button(description="edit this description", icon="pencil",
+                                    tooltip="copy the chosen tool's description into the edits box",
                                     layout=W.Layout(width="auto"))
         self.current = W.HTML()
         self.copy_button.on_click(self._copy_description)
         self.describe.observe(lambda _: self._show_description(), names="value")
-        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width="1000px", height="auto"))
-        self.summary = W.HTML()
+        self.image = Picture(W, max_width="1000px")
+        self.summary = self.live(W.HTML())
         self.table = W.HTML()
         label = lambda text: W.HTML(f"<b>{text}</b>")  # noqa: E731
         editors = W.VBox([
@@ -277,7 +294,9 @@ class RecallExplorer(LiveView):
             W.HBox([self.describe, self.copy_button]), self.current,
         ], layout=W.Layout(width="100%"))
         self.widget = W.VBox([editors, W.HBox([self.k1, self.b, self.k]), self.message_box,
-                              self.image, self.summary, self.table])
+                              self.image.widget, self.summary, self.table])
+        self.accessible({"k1": "k1: BM25's term-frequency saturation", "b": "b: BM25's length normalisation",
+                         "k": "k: how many tools the model is shown"})
         self._build_figure()
         self._show_description()
         self.watch(self.queries, self.synonyms, self.use_synonyms, self.descriptions,
@@ -359,7 +378,7 @@ class RecallExplorer(LiveView):
         if state.tokens_all > self._xmax * 0.75:  # longer descriptions: widen the axis
             self._xmax = 1000 * (int(state.tokens_all * 1.4) // 1000 + 1)
             self.tax.set_xlim(0, self._xmax)
-        self.image.value = self.figure.render(key=self._xmax)
+        self.image.show(self.figure.render(key=self._xmax), alt_text(state))
         self.summary.value = f"<div style='font-size:14px;margin:4px 0'>{esc(summary_line(state))}</div>"
         self.table.value = table_html(state)
         self._show_description()

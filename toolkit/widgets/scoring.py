@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ..lessons.mock_callers import CALLER_TYPES, gold_text, scoring_cases
 from ..scoring import FAILURE_TYPES, case_category, classify, exact_string_match
-from ._base import FONT, OKABE_ITO, InputError, LiveFigure, LiveView, esc
+from ._base import FONT, OKABE_ITO, InputError, LiveFigure, LiveView, Picture, esc
 
 __all__ = ["CallerScore", "ScoringState", "scoring_state", "ScoringPanel", "scoring_panel",
            "CASE_SETS"]
@@ -131,6 +131,22 @@ def _table(head: list, rows: list) -> str:
     return f"<table style='border-collapse:collapse;font-size:13px'><tr>{h}</tr>{body}</table>"
 
 
+def summary_line(state: ScoringState) -> str:
+    """Each mock caller's overall AST accuracy in one sentence (read out when it changes)."""
+    scores = "; ".join(f"{s.name} (slip {s.slip:.2f}): {s.overall:.2f}" for s in state.callers)
+    return f"Overall accuracy on {len(state.cases)} cases, AST scoring: {scores}."
+
+
+def alt_text(state: ScoringState) -> str:
+    """What the bar chart shows, with every bar's height: the picture's text alternative."""
+    groups = list(state.categories) + ["overall"]
+    bars = "; ".join(s.name + ": " + ", ".join(
+        f"{g} {s.by_category[g] if g != 'overall' else s.overall:.2f}" for g in groups)
+        for s in state.callers)
+    return (f"Bar chart of the share of cases passed by category, three mock callers, AST "
+            f"scoring, {len(state.cases)} cases. {bars}.")
+
+
 def accuracy_html(state: ScoringState) -> str:
     head = ["mock caller (slip)"] + [esc(c) for c in state.categories] + ["overall (AST)"]
     rows = [[f"<b>{esc(s.name)}</b> ({s.slip:.2f})"] +
@@ -191,20 +207,25 @@ class ScoringPanel(LiveView):
         self.seed = W.BoundedIntText(value=seed, min=0, max=10**6, description="seed",
                                      layout=W.Layout(width="180px"))
         label_of = {v: k for k, v in CASE_SETS.items()}
-        self.case_set = W.ToggleButtons(options=list(CASE_SETS), value=label_of[case_set])
+        self.case_set = W.RadioButtons(options=list(CASE_SETS), value=label_of[case_set],
+                                       description="cases", layout=W.Layout(width="auto"))
+        swatch = "display:inline-block;width:0.8em;height:0.8em;margin-right:4px;background:{}"
         self.habits = W.HTML("<div style='font-size:13px'>" + "<br>".join(
-            f"<b style='color:{col}'>■</b> <b>{esc(cls.name)}</b> (mock): {esc(cls.habit)}"
+            f"<span style='{swatch.format(col)}'></span><b>{esc(cls.name)}</b> (mock): {esc(cls.habit)}"
             for col, cls in zip(COLOURS, CALLER_TYPES)) + "</div>")
-        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width="950px", height="auto"))
+        self.image = Picture(W, max_width="950px")
+        self.summary = self.live(W.HTML())
         self.accuracy = W.HTML()
         self.failures = W.HTML()
         self.agreement = W.HTML()
         self.widget = W.VBox([
             self.habits, W.HBox([W.VBox(self.sliders), W.VBox([self.seed])]), self.case_set,
-            self.message_box, self.image,
+            self.message_box, self.image.widget, self.summary,
             W.HTML("<b>Accuracy by category (AST scoring)</b>"), self.accuracy,
             W.HTML("<b>Failure types (classify)</b>"), self.failures,
             W.HTML("<b>AST scoring against exact string match</b>"), self.agreement])
+        self.accessible({cls.name: f"{cls.name}: how often this mock caller slips"
+                         for cls in CALLER_TYPES} | {"cases": "which cases to score"})
         self.figure = LiveFigure(9.5, 4.2, dpi=100)
         # One set of axes per list of categories (the pack's cases have no missing_parameter),
         # each drawn once now, so switching case sets later never pays for a full draw.
@@ -261,7 +282,8 @@ class ScoringPanel(LiveView):
             values = [score.by_category[c] for c in categories] + [score.overall]
             for bar, value in zip(group, values):
                 bar.set_height(value)
-        self.image.value = self.figure.render(key=categories)
+        self.image.show(self.figure.render(key=categories), alt_text(state))
+        self.summary.value = f"<div style='font-size:14px;margin:4px 0'>{esc(summary_line(state))}</div>"
         self.accuracy.value = accuracy_html(state)
         self.failures.value = failures_html(state)
         self.agreement.value = agreement_html(state)

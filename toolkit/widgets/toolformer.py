@@ -22,7 +22,8 @@ import math
 from dataclasses import dataclass
 
 from ..lessons.toolformer import Candidate, best_per_text, filter_run, threshold_table
-from ._base import FONT, OKABE_ITO, InputError, LiveFigure, LiveView, esc
+from ._base import FONT, OKABE_ITO, InputError, LiveFigure, LiveView, Picture, esc
+from .palette import PANEL, THEME_INK_MUTED
 
 __all__ = ["FilterState", "FilterData", "filter_state", "ToolformerFilterView", "toolformer_explorer",
            "TAU_MIN", "TAU_MAX", "TAU_STEP"]
@@ -96,11 +97,20 @@ def _table_html(state: FilterState) -> str:
         body.append(f"<tr><td style='{style}'>{r['tau']}</td><td style='{style}'>{r['texts_kept']}</td>"
                     f"<td style='{style}'>{share}</td><td style='{style}'>{paper}</td>"
                     f"<td style='{style}'>{paper_share}</td></tr>")
-    return (f"<table style='border-collapse:collapse;font-size:14px'>{head}{''.join(body)}</table>"
-            "<div style='font-size:12px;color:#555;max-width:560px'>Shares are relative to the "
+    return (f"<table style='border-collapse:collapse;font-size:14px;{PANEL}'>{head}{''.join(body)}</table>"
+            f"<div style='font-size:12px;color:{THEME_INK_MUTED};max-width:560px'>Shares are relative to the "
             "τ_f = 0.5 row (our own arithmetic). The paper filtered a large web corpus with GPT-J "
             "[1]; this toy filters a few hundred template sentences, so compare how fast each "
             "column falls, not the sizes.</div>")
+
+
+def alt_text(state: FilterState) -> str:
+    """What the histogram shows, with its key numbers: the picture's text alternative."""
+    dropped = state.texts - state.texts_kept
+    return (f"Histogram of each text's best L⁻ − L⁺ over {state.texts} texts, in bins of {BIN} "
+            f"nats, with the threshold τ_f = {state.tau:.1f} drawn as a vertical line: "
+            f"{state.texts_kept} texts at or above it keep a call, {dropped} below it "
+            f"(shaded grey) are dropped.")
 
 
 def _example_html(label: str, c: Candidate | None, colour: str) -> str:
@@ -124,12 +134,13 @@ class ToolformerFilterView(LiveView):
         self.slider = W.FloatSlider(value=tau, min=TAU_MIN, max=TAU_MAX, step=TAU_STEP,
                                     description="τ_f", readout_format=".1f", continuous_update=True,
                                     style={"description_width": "40px"}, layout=W.Layout(width="480px"))
-        self.image = W.Image(format="png", layout=W.Layout(width="720px"))
-        self.summary = W.HTML()
+        self.image = Picture(W, width="720px", max_width="100%")
+        self.summary = self.live(W.HTML())
         self.table = W.HTML()
         self.examples = W.HTML()
-        self.widget = W.VBox([self.slider, self.message_box, self.summary, self.image,
+        self.widget = W.VBox([self.slider, self.message_box, self.summary, self.image.widget,
                               self.table, self.examples])
+        self.accessible({"τ_f": "τ_f: the filter threshold on L⁻ − L⁺"})
         self._build_figure()
         self.watch(self.slider)
         self.refresh()
@@ -162,7 +173,7 @@ class ToolformerFilterView(LiveView):
         self.line.set_xdata([state.tau, state.tau])
         self.shade.set_x(self.low)
         self.shade.set_width(state.tau - self.low)
-        self.image.value = self.figure.render(key="histogram")
+        self.image.show(self.figure.render(key="histogram"), alt_text(state))
         self.summary.value = (
             f"<div style='font-size:15px;margin:4px 0'>At τ_f = <b>{state.tau:.1f}</b>: "
             f"<b>{state.texts_kept}</b> of {state.texts} texts keep a call "

@@ -20,13 +20,20 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from .palette import INK_MUTED, MARKS, PANEL, TEXT
+
 __all__ = ["transcript", "wire", "Transcript", "Wire", "transcript_html", "transcript_text",
            "wire_html", "wire_text", "format_call"]
 
-# Okabe–Ito colours (kept here too, so this module needs nothing outside the standard library)
-BLUE, ORANGE, GREEN, VERMILLION, PURPLE, GREY = ("#0072B2", "#E69F00", "#009E73", "#D55E00",
-                                                 "#CC79A7", "#666666")
+# Text colours from the one palette (palette.py): the dark twins of the Okabe–Ito colours, which
+# pass WCAG AA on the light panel every block of these views sits on. Borders use the marks.
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, GREY = (TEXT[c] for c in ("blue", "orange", "green", "vermillion",
+                                                                  "purple", "grey"))
 ROLE_COLOUR = {"system": GREY, "user": BLUE, "assistant": GREEN, "tool": ORANGE}
+MARK_OF = {TEXT[c]: MARKS[c] for c in TEXT}  # a text colour's brighter twin, for borders
+# every view here is a light panel with dark text, so JupyterLab's dark theme cannot turn its
+# text white on a pale block
+BOX = PANEL + ";padding:6px 8px;border-radius:4px"
 KIND_LABEL = {
     "unknown_tool": "unknown tool", "invalid_args": "invalid arguments", "tool_error": "tool error",
     "transient": "transient failure", "crash": "tool crashed", "timeout": "timed out",
@@ -122,25 +129,25 @@ def transcript_html(result, title: str | None = None, events: bool = True) -> st
             label += badges
             body = f"<pre style='margin:2px 0;white-space:pre-wrap;font-size:13px'>{_e(m.get('content'))}</pre>"
         elif role == "assistant" and m.get("tool_calls"):
-            calls = "".join(f"<div><code>{_e(format_call(c))}</code> <span style='color:#888'>"
+            calls = "".join(f"<div><code>{_e(format_call(c))}</code> <span style='color:{INK_MUTED}'>"
                             f"id {_e(c.get('id'))}</span></div>" for c in m["tool_calls"])
             text = f"<div>{_e(m['content'])}</div>" if m.get("content") else ""
-            body = text + f"<div style='color:#555'>asks the harness to run:</div>{calls}"
+            body = text + f"<div style='color:{INK_MUTED}'>asks the harness to run:</div>{calls}"
         else:
             content = m.get("content")
             body = f"<div style='white-space:pre-wrap'>{_e(content) if content is not None else '(empty)'}</div>"
             if role == "assistant":
-                label += " <span style='color:#555'>(final answer)</span>"
-        blocks.append(f"<div style='{box.format(c=colour, bg=bg)}'>{label}{body}</div>")
+                label += f" <span style='color:{INK_MUTED}'>(final answer)</span>"
+        blocks.append(f"<div style='{box.format(c=MARK_OF[colour], bg=bg)}'>{label}{body}</div>")
     ending = _e(result.stop_reason)
-    footer = (f"<div style='font-size:13px;color:#333;margin-top:4px'>{result.steps} model turn(s), "
+    footer = (f"<div style='font-size:13px;margin-top:4px'>{result.steps} model turn(s), "
               f"{result.calls} tool call(s), stopped: <b>{ending}</b></div>")
     marked = _events(result) if events else []
     if marked:
         footer += ("<div style='font-size:13px;margin-top:2px'><b>harness events</b><ul style='margin:2px 0'>"
                    + "".join(f"<li style='color:{c}'>{_e(t)}</li>" for t, c in marked) + "</ul></div>")
     head = f"<div style='font-size:15px;font-weight:bold;margin-bottom:4px'>{_e(title)}</div>" if title else ""
-    return f"<div class='toolkit-transcript'>{head}{''.join(blocks)}{footer}</div>"
+    return f"<div class='toolkit-transcript' style='{BOX}'>{head}{''.join(blocks)}{footer}</div>"
 
 
 def transcript_text(result) -> str:
@@ -165,20 +172,25 @@ def transcript_text(result) -> str:
     return "\n".join(lines)
 
 
-class Transcript:
-    """A run shown as a conversation; displays itself in a notebook."""
+class _Shown:
+    """What a transcript and a wire view share: HTML in a notebook, plain text elsewhere.
+    A subclass says how to render itself in ``_html`` and ``_text``."""
 
-    def __init__(self, result, title: str | None = None) -> None:
-        self.result = result
-        self.title = title
+    title: str | None = None
+
+    def _html(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _text(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
 
     @property
     def html(self) -> str:
-        return transcript_html(self.result, self.title)
+        return self._html()
 
     @property
     def text(self) -> str:
-        return transcript_text(self.result)
+        return self._text()
 
     def _repr_html_(self) -> str:
         return self.html
@@ -187,8 +199,23 @@ class Transcript:
         return self.text
 
 
+class Transcript(_Shown):
+    """A run shown as a conversation; displays itself in a notebook. Notebooks 01, 02, 07, 08,
+    10, 11 and 12 show one."""
+
+    def __init__(self, result, title: str | None = None) -> None:
+        self.result = result
+        self.title = title
+
+    def _html(self) -> str:
+        return transcript_html(self.result, self.title)
+
+    def _text(self) -> str:
+        return transcript_text(self.result)
+
+
 def transcript(result, title: str | None = None) -> Transcript:
-    """Show an :class:`~toolkit.AgentResult` as a readable conversation."""
+    """Show an :class:`~toolkit.AgentResult` as a readable conversation (notebook 02 first)."""
     if not hasattr(result, "messages"):
         raise TypeError(f"transcript() takes the AgentResult that run_agent returns, got {type(result).__name__}")
     return Transcript(result, title)
@@ -224,24 +251,29 @@ def _entries(log: Iterable) -> list[tuple[str, Any]]:
 def wire_html(log: Iterable, title: str | None = None) -> str:
     """A transport's log as arrows: client → server requests and server → client replies."""
     rows = []
-    for direction, msg in _entries(log):
+    for number, (direction, msg) in enumerate(_entries(log), start=1):
         outgoing = direction == "->"
         arrow = "client ──▶ server" if outgoing else "client ◀── server"
         text, colour = _summary(direction, msg)
         pretty = json.dumps(msg, indent=2, ensure_ascii=False) if not isinstance(msg, str) else msg
+        # a long message scrolls inside its box: tabindex lets the keyboard reach and scroll it
+        where = "client to server" if outgoing else "server to client"
+        name = _e(f"message {number}, {where}: {text}").replace("'", "&#x27;")
         rows.append(
-            f"<div style='margin:4px 0;padding:4px 10px;border-left:5px solid {colour};"
+            f"<div style='margin:4px 0;padding:4px 10px;border-left:5px solid {MARK_OF[colour]};"
             f"background:#f7f7f7;{'margin-left:40px;' if not outgoing else ''}font-size:14px'>"
             f"<span style='font-family:monospace;color:{colour};font-weight:bold'>{arrow}</span> "
-            f"{_e(text)}<pre style='margin:2px 0;font-size:12.5px;max-height:260px;overflow:auto'>"
+            f"{_e(text)}<pre tabindex='0' role='region' aria-label='{name}' "
+            f"style='margin:2px 0;font-size:12.5px;max-height:260px;overflow:auto'>"
             f"{_e(pretty)}</pre></div>")
     head = f"<div style='font-size:15px;font-weight:bold'>{_e(title)}</div>" if title else ""
     if not rows:
-        rows.append("<div style='color:#666'>(no messages yet)</div>")
-    return f"<div class='toolkit-wire'>{head}{''.join(rows)}</div>"
+        rows.append(f"<div style='color:{INK_MUTED}'>(no messages yet)</div>")
+    return f"<div class='toolkit-wire' style='{BOX}'>{head}{''.join(rows)}</div>"
 
 
 def wire_text(log: Iterable) -> str:
+    """The same messages as plain text, one line each. Notebook 06 prints it."""
     lines = []
     for direction, msg in _entries(log):
         text, _ = _summary(direction, msg)
@@ -250,31 +282,24 @@ def wire_text(log: Iterable) -> str:
     return "\n".join(lines)
 
 
-class Wire:
-    """An MCP session's messages; displays itself in a notebook."""
+class Wire(_Shown):
+    """An MCP session's messages; displays itself in a notebook. Notebook 06 shows one."""
 
     def __init__(self, log, title: str | None = None) -> None:
         self.log = list(log)
         _entries(self.log)
         self.title = title
 
-    @property
-    def html(self) -> str:
+    def _html(self) -> str:
         return wire_html(self.log, self.title)
 
-    @property
-    def text(self) -> str:
+    def _text(self) -> str:
         return wire_text(self.log)
-
-    def _repr_html_(self) -> str:
-        return self.html
-
-    def __repr__(self) -> str:
-        return self.text
 
 
 def wire(log, title: str | None = None) -> Wire:
-    """Show a transport's ``log`` (``[("->" | "<-", message), ...]``) as arrows with JSON."""
+    """Show a transport's ``log`` (``[("->" | "<-", message), ...]``) as arrows with JSON.
+    Notebook 06 uses it."""
     if hasattr(log, "log"):  # a transport was passed instead of its log
         log = log.log
     return Wire(log, title)
