@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the registry imports this module; the type is only for annotations
+    from .registry import Tool
 
 __all__ = ["PermissionGate", "wrap_untrusted", "looks_like_injection", "carries_outside_text",
            "REASON_ALLOWLIST", "REASON_CHANGES_STATE", "REASON_TAINTED", "REASON_DECLINED"]
@@ -53,7 +57,7 @@ class PermissionGate:
         self.tainted = False
         self.log: list[tuple[str, str, str]] = []
 
-    def _decide(self, call: dict, tool) -> tuple[bool, str]:
+    def _decide(self, call: dict, tool: Tool | None) -> tuple[bool, str]:
         if tool is None:
             return True, ""
         name = tool.name
@@ -67,20 +71,20 @@ class PermissionGate:
             return (True, "") if self.confirm(call) else (False, REASON_DECLINED)
         return False, REASON_TAINTED if name in self.pre_approved else REASON_CHANGES_STATE
 
-    def check(self, call: dict, tool) -> tuple[bool, str]:
+    def check(self, call: dict, tool: Tool | None) -> tuple[bool, str]:
         """``(ok, reason)`` for one call; ``tool`` is the registry's :class:`Tool` or None."""
         ok, reason = self._decide(call, tool)
         name = tool.name if tool is not None else str(call.get("name"))
         self.log.append(("allow" if ok else "deny", name, reason))
         return ok, reason
 
-    def note_result(self, tool) -> None:
+    def note_result(self, tool: Tool | None) -> None:
         """Tell the gate a tool ran; a tool that carries outside text taints the rest of the run."""
         if tool is not None and carries_outside_text(tool):
             self.tainted = True
 
 
-def carries_outside_text(tool) -> bool:
+def carries_outside_text(tool: object) -> bool:
     """Whether ``tool``'s results may hold text written outside the system: it is open world,
     or it declares ``outside_text=True``. Works for any object with those attributes."""
     return bool(getattr(tool, "open_world", False)) or getattr(tool, "outside_text", None) is True

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .gate import PermissionGate, wrap_untrusted
 from .registry import ToolRegistry, ToolResult
@@ -22,6 +22,13 @@ from .schema import clip, short_repr
 __all__ = ["ScriptedModel", "call", "run_agent", "AgentResult", "BACKOFF_START"]
 
 BACKOFF_START = 0.1  # seconds before the first retry; doubles for each further one
+
+
+class ChatModel(Protocol):
+    """What run_agent talks to: an object whose ``respond(messages, tools)`` returns the
+    model's reply (a plain function of the same two arguments works too)."""
+
+    def respond(self, messages: list, tools: list) -> Any: ...
 
 
 def call(id: str, name: str, **arguments: Any) -> dict:
@@ -168,9 +175,9 @@ def _reply_calls(reply: Any, step: int) -> list[dict]:
     return out
 
 
-def run_agent(model, registry: ToolRegistry, user: str, *, system: str | None = None,
-              max_steps: int = 8, call_timeout: float | None = 2.0, max_retries: int = 2,
-              parallel: bool = True, gate: PermissionGate | None = None,
+def run_agent(model: ChatModel | Callable[[list, list], Any], registry: ToolRegistry, user: str, *,
+              system: str | None = None, max_steps: int = 8, call_timeout: float | None = 2.0,
+              max_retries: int = 2, parallel: bool = True, gate: PermissionGate | None = None,
               sleep: Callable[[float], Any] = time.sleep, wrap_outputs: bool = False,
               max_result_chars: int | None = None) -> AgentResult:
     """Run the tool-call loop until the model answers in text or ``max_steps`` turns pass.

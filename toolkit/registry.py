@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,7 +185,7 @@ class ToolRegistry:
         self.register(tool)
         return tool
 
-    def tool(self, **options) -> Callable[[Callable], Callable]:
+    def tool(self, **options: Any) -> Callable[[Callable], Callable]:
         """Decorator form of :meth:`add`; the function itself is returned unchanged."""
         def decorate(fn: Callable) -> Callable:
             self.add(fn, **options)
@@ -216,7 +216,7 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._tools)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools.values())
 
     def unknown_tool_message(self, name: Any) -> str:
@@ -229,7 +229,7 @@ class ToolRegistry:
                 text += f" Did you mean {close[0]!r}?"
         return text + f" Available tools: {', '.join(names) if names else '(none)'}."
 
-    def prepare(self, name: str, args: Any, repair: bool = True) -> tuple[Any, list[str], ToolResult | None]:
+    def prepare(self, name: Any, args: Any, repair: bool = True) -> tuple[Any, list[str], ToolResult | None]:
         """Everything :meth:`run` does before the tool's code runs: find the tool, repair the
         arguments (when ``repair`` and they form a dict; ``None`` means ``{}``), validate them.
 
@@ -270,6 +270,7 @@ class ToolRegistry:
         if failed is not None:
             return failed
         tool = self.get(name)
+        assert tool is not None  # prepare() answered an unknown name above
         try:
             value = tool.fn(**args)
         except TransientToolError as exc:

@@ -8,7 +8,7 @@ an integer (never null, never reused); responses carry the same id and exactly o
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 # The pack pins 2025-06-18; the revisions the toolkit speaks, and what differs between them,
 # live in revisions.py.
@@ -71,7 +71,7 @@ def result_response(id_: Any, result: dict) -> dict:
     return {"jsonrpc": "2.0", "id": id_, "result": result}
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 

@@ -31,6 +31,8 @@ client that speaks only the new era fails at once with a reason instead of hangi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = [
     "PROTOCOL_VERSION", "HANDSHAKE_VERSIONS", "SUPPORTED_VERSIONS", "STATELESS_VERSIONS", "KNOWN_VERSIONS",
     "META_VERSION_KEY", "at_least", "negotiate", "accepts_batches",
@@ -73,7 +75,7 @@ def at_least(version: str | None, minimum: str) -> bool:
     return KNOWN_VERSIONS.index(version) >= KNOWN_VERSIONS.index(minimum)
 
 
-def negotiate(asked: str, supported=SUPPORTED_VERSIONS) -> str:
+def negotiate(asked: str, supported: Sequence[str] = SUPPORTED_VERSIONS) -> str:
     """The server's side of version negotiation (2025-06-18 lifecycle, "Version Negotiation").
 
     If the server speaks the version the client asked for, it MUST answer with that one;
