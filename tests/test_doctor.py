@@ -87,10 +87,9 @@ def test_the_kernel_check_really_runs_the_kernels_python():
 
 
 def test_missing_data_folder_is_a_fix(monkeypatch, tmp_path):
-    from toolkit import data
-    monkeypatch.setattr(data, "DATA_DIR", tmp_path / "gone")
+    monkeypatch.setenv("TOOLKIT_DATA", str(tmp_path / "gone"))
     assert doctor.check_toolkit().status == "FIX"
-    monkeypatch.setattr(data, "DATA_DIR", tmp_path)
+    monkeypatch.setenv("TOOLKIT_DATA", str(tmp_path))
     (tmp_path / "broken.json").write_text("{not json")
     f = doctor.check_toolkit()
     assert f.status == "FIX" and "broken.json" in f.message

@@ -25,23 +25,10 @@ Every model the lessons use is a mock, written to behave in one known way. ``end
 a real model take a mock's place, optionally; nothing in the lessons needs one.
 """
 
+import importlib
+
 from .data import load_json
 from .gate import PermissionGate, looks_like_injection, wrap_untrusted
-from .lessons.catalog import CATALOG_QUERIES, make_catalog
-from .lessons.endpoints import ChatCompletionsModel, EndpointError, MessagesModel
-from .lessons.exfiltration import exfiltration_demo
-from .lessons.injection import ATTACKER_PAGE, SENT_EMAILS, InjectableModel, injection_demo, make_injection_registry
-from .lessons.model_eval import real_model_from_env
-from .lessons.retail import (
-    POLICY,
-    RETAIL_TASKS,
-    RETAIL_TASKS_EXTENDED,
-    PolicyAgentModel,
-    RetailEnv,
-    retail_outcomes,
-    run_retail_trial,
-    run_retail_trials,
-)
 from .loop import AgentResult, ScriptedModel, call, run_agent
 from .mcp import (
     INTERNAL_ERROR,
@@ -64,9 +51,6 @@ from .registry import Tool, ToolError, ToolRegistry, ToolResult, TransientToolEr
 from .reliability import load_taubench, pass_at_k, pass_hat_k
 from .schema import parse_docstring, repair_args, schema_from_function, validate_args
 from .scoring import (
-    BFCL_CASES,
-    BFCL_OUTPUTS,
-    FUNCS,
     call_matches,
     calls_match,
     classify,
@@ -80,6 +64,34 @@ from .scoring import (
 from .selection import ToolIndex, plain_bm25_search, schema_size_estimate, selection_recall, tokenize
 
 __version__ = "0.1.0"
+
+# The lessons' worlds read their data files when they are imported, so the facade imports them
+# on first use (PEP 562), and the pack's seven cases load the same way: `import toolkit` works
+# even where the data folder is missing, and `python -m toolkit doctor` can say so.
+_ON_FIRST_USE = {
+    "lessons.catalog": ("CATALOG_QUERIES", "make_catalog"),
+    "lessons.endpoints": ("ChatCompletionsModel", "EndpointError", "MessagesModel"),
+    "lessons.exfiltration": ("exfiltration_demo",),
+    "lessons.injection": ("ATTACKER_PAGE", "SENT_EMAILS", "InjectableModel", "injection_demo",
+                          "make_injection_registry"),
+    "lessons.model_eval": ("real_model_from_env",),
+    "lessons.retail": ("POLICY", "RETAIL_TASKS", "RETAIL_TASKS_EXTENDED", "PolicyAgentModel",
+                       "RetailEnv", "retail_outcomes", "run_retail_trial", "run_retail_trials"),
+    "scoring": ("FUNCS", "BFCL_CASES", "BFCL_OUTPUTS"),
+}
+_HOME = {name: module for module, names in _ON_FIRST_USE.items() for name in names}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))
+
 
 __all__ = [
     # 1. tools from type hints

@@ -563,10 +563,17 @@ def evaluate_calls(cases: Iterable[Mapping], outputs: Any, known_functions: Any 
 # --------------------------------------------------------------------------------------------
 # the pack's seven cases (data/bfcl_pack.json)
 
-def _load_pack_cases():
+FUNCS: dict
+BFCL_CASES: list[dict]
+BFCL_OUTPUTS: list
+_PACK_KEYS = {"FUNCS": "functions", "BFCL_CASES": "cases", "BFCL_OUTPUTS": "outputs"}
+
+
+def __getattr__(name: str) -> Any:
+    """``FUNCS``, ``BFCL_CASES`` and ``BFCL_OUTPUTS`` are read on first use (PEP 562), so that
+    importing the toolkit works even where the data folder is missing."""
+    if name not in _PACK_KEYS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from .data import load_json
-    pack = load_json("bfcl_pack.json")
-    return pack["functions"], pack["cases"], pack["outputs"]
-
-
-FUNCS, BFCL_CASES, BFCL_OUTPUTS = _load_pack_cases()
+    value = globals()[name] = load_json("bfcl_pack.json")[_PACK_KEYS[name]]
+    return value

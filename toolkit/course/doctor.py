@@ -131,7 +131,7 @@ def check_python(version=sys.version_info) -> Finding:
 
 def check_toolkit() -> Finding:
     from .. import data
-    folder = data.DATA_DIR
+    folder = data.data_dir()
     if not folder.is_dir():
         return Finding("FIX", "course data", f"the folder {folder} is missing. Install the "
                        "toolkit from a clone of the course (`pip install -e .`) or set TOOLKIT_DATA "
