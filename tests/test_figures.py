@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.figures import FIGURES, FIGURES_DIR, figure_path
+from toolkit.figures import DESCRIPTIONS, FIGURES, FIGURES_DIR, describe, figure_path
 
 matplotlib = pytest.importorskip("matplotlib")
 
@@ -253,9 +253,14 @@ def test_importing_the_toolkit_does_not_load_matplotlib():
     assert done.stdout.strip() == "False", done.stderr
 
 
+IMG = re.compile(r"<img src='data:image/png;base64,([A-Za-z0-9+/=]+)' alt='([^']*)'")
+
+
 def test_notebooks_show_the_current_figures():
-    """A notebook keeps the figure it showed when it last ran; after a redraw it must run again."""
+    """A notebook keeps the figure it showed when it last ran; after a redraw it must run again.
+    It shows it with its description as alt text (an HTML <figure>), not as a bare image."""
     import base64
+    import html
     import json
 
     current = {n: figure_path(n, "png").read_bytes() for n in FIGURES}
@@ -266,13 +271,73 @@ def test_notebooks_show_the_current_figures():
             m = re.search(r"show_figure\((\d)\)", source) if cell["cell_type"] == "code" else None
             if not m:
                 continue
-            shown = [o["data"]["image/png"] for o in cell.get("outputs", [])
-                     if "image/png" in o.get("data", {})]
-            shown = ["".join(s) if isinstance(s, list) else s for s in shown]
-            if not shown or base64.b64decode(shown[0]) != current[int(m.group(1))]:
-                stale.append(f"{nb.name} does not show the current Figure {m.group(1)}: run "
-                             f"`make notebooks NB={nb.name[:2]}`")
+            n = int(m.group(1))
+            pages = ["".join(o["data"]["text/html"]) for o in cell.get("outputs", [])
+                     if "text/html" in o.get("data", {})]
+            shown = [IMG.search(page) for page in pages]
+            shown = [s for s in shown if s]
+            if not shown or base64.b64decode(shown[0].group(1)) != current[n] \
+                    or html.unescape(shown[0].group(2)) != DESCRIPTIONS[n]:
+                stale.append(f"{nb.name} does not show the current Figure {n} with its "
+                             f"description: run `make notebooks NB={nb.name[:2]}`")
     assert not stale, "\n".join(stale)
+
+
+def shown_by(monkeypatch, call):
+    """The outputs ``call()`` displays through IPython, as (data, raw) pairs."""
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False, **kw: shown.append((obj, raw)))
+    call()
+    return shown
+
+
+def test_show_gives_the_figure_a_text_alternative_and_a_caption(monkeypatch):
+    """A screen reader reaches an <img> with the description and the caption (issue 15); the
+    plain-text form holds both for front ends without HTML."""
+    import base64
+    import html
+
+    from toolkit.figures import show
+
+    [(data, raw)] = shown_by(monkeypatch, lambda: show(3))
+    assert raw and set(data) == {"text/html", "text/plain"}
+    page = data["text/html"]
+    assert page.startswith("<figure") and "<figcaption" in page and FIGURES[3][1] in page
+    src, alt = IMG.search(page).groups()
+    assert base64.b64decode(src) == figure_path(3, "png").read_bytes()
+    assert html.unescape(alt) == DESCRIPTIONS[3] and "35.3" in alt and "63.8" in alt
+    assert DESCRIPTIONS[3] in data["text/plain"] and FIGURES[3][1] in data["text/plain"]
+
+
+def test_every_figure_has_a_description_with_its_key_numbers():
+    assert sorted(DESCRIPTIONS) == sorted(FIGURES)
+    for n, text in DESCRIPTIONS.items():
+        assert 300 < len(text) < 1200, f"Figure {n}: a description says what the figure shows"
+    for n, numbers in {2: ("3,680", "994", "138", "6.7"), 3: ("35.3", "63.8"), 6: ("0.59", "0.43"),
+                       5: ("2025-06-18",), 9: ("48-tool",)}.items():
+        assert all(x in DESCRIPTIONS[n] for x in numbers), f"Figure {n} description lacks {numbers}"
+
+
+def test_a_described_plot_is_shown_as_a_figure_with_alt_text():
+    """describe(): what a notebook shows for a plot is <img alt=...>, not a bare image/png."""
+    import base64
+    import html
+
+    import matplotlib.pyplot as plt
+    from IPython.core.formatters import DisplayFormatter
+
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.bar([1, 2], [3, 4])
+    assert describe(fig, "Two bars: 3 and 4 <tall>", "A test plot") is fig
+    data, _ = DisplayFormatter().format(fig)
+    plt.close(fig)
+    src, alt = IMG.search(data["text/html"]).groups()
+    assert html.unescape(alt) == "Two bars: 3 and 4 <tall>"
+    assert base64.b64decode(src)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "<figcaption" in data["text/html"] and "A test plot" in data["text/html"]
+    assert data["text/plain"] == "A test plot: Two bars: 3 and 4 <tall>"
 
 
 # --- contrast (issue 15): every label readable against what is drawn behind it ---------------
@@ -365,3 +430,25 @@ def test_the_contrast_check_sees_the_fill_behind_a_label():
     assert len(found) == 2, found
     assert found[0].startswith("'7': #ffffff on #ffffff is 1.00:1"), found
     assert found[1].startswith("'on a tint': #e69f00 on #fcefcf"), found
+
+
+def test_notebook_01s_accuracy_chart_says_its_numbers_to_a_screen_reader():
+    """plot_accuracy's chart (notebook 01) carries every bar's value in its alt text."""
+    import html
+
+    import matplotlib.pyplot as plt
+    from IPython.core.formatters import DisplayFormatter
+
+    from toolkit.lessons.calculator import DigitRow, plot_accuracy
+
+    def rows(correct):
+        return [DigitRow(d, 100, c, 0, 0.0) for d, c in zip((1, 2, 3), correct)]
+
+    fig = plot_accuracy({"pattern (mock)": rows([100, 55, 3]), "calculator (mock)": rows([100] * 3)},
+                        "Exact answers")
+    data, _ = DisplayFormatter().format(fig)
+    plt.close(fig)
+    alt = html.unescape(IMG.search(data["text/html"]).group(2))
+    assert alt.startswith("Exact answers. Bar chart"), alt
+    assert "pattern (mock): 100% at 1 digit, 55% at 2 digits, 3% at 3 digits" in alt, alt
+    assert "calculator (mock): 100% at 1 digit, 100% at 2 digits, 100% at 3 digits" in alt, alt

@@ -386,9 +386,12 @@ def plot_accuracy(named_rows: dict[str, list[DigitRow]], title: str = ""):
     """Bar chart of accuracy by digit count, one bar colour per model (needs matplotlib).
 
     The legend sits under the chart, outside the axes, so no bar can hide behind it however
-    tall the bars are (tests/test_arithmetic.py checks this with toolkit.figures.layout).
+    tall the bars are (tests/test_arithmetic.py checks this with toolkit.figures.layout). In a
+    notebook the chart is shown with a text alternative that lists every bar's value.
     """
     import matplotlib.pyplot as plt  # lazy: the toolkit core stays standard library only
+
+    from ..figures import describe
 
     names = list(named_rows)
     sizes = [row.digits for row in named_rows[names[0]]]
@@ -407,4 +410,8 @@ def plot_accuracy(named_rows: dict[str, list[DigitRow]], title: str = ""):
     if title:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
-    return fig
+    bars = "; ".join(f"{name}: " + ", ".join(f"{r.accuracy:.0%} at {r.digits} digit{'s' * (r.digits > 1)}"
+                                             for r in named_rows[name]) for name in names)
+    heading = f"{title}. " if title else ""
+    return describe(fig, f"{heading}Bar chart of exact answers by the number of digits in each "
+                         f"number. {bars}.")
