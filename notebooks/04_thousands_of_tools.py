@@ -22,8 +22,9 @@ from IPython.display import display
 import toolkit as T
 from toolkit.checks import ex08
 from toolkit.figures import show as show_figure
-from toolkit.selection import tool_text
+from toolkit.selection import bm25_term_weight, tool_text
 from toolkit.widgets import recall_explorer
+from toolkit.widgets.source import show_source
 
 SEED = 0  # nothing here draws random numbers (BM25 and the catalog are deterministic)
 random.seed(SEED)
@@ -166,6 +167,23 @@ recipes_search = next(t for t in catalog if t.name == "recipes_search")
 print("indexed words of recipes_search:", T.tokenize(tool_text(recipes_search)))
 print("words of the query:             ", T.tokenize("Find cooking recipes that match leek soup"))
 print("\ntop 3:", index.search("Find cooking recipes that match leek soup", k=3))
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Read the search
+#
+# Here is the code that printed that top 3, as it stands in its file. Read it in three steps:
+# the query words that no tool contains are dropped, each candidate tool gets its score from
+# `tool_score`, and the best `k` come out highest first, ties in catalog order. Each word's
+# weight was worked out once, when the index was built, by `bm25_term_weight` (the last one
+# shown); `tool_score` only adds up the stored weights.
+# The call to `maxscore_candidates` is only a speed-up: it skips tools that can no longer reach
+# the top `k`, and with every tool as a candidate the answer would be the same (the tests check
+# this against the plain loop, `PlainBM25Index`).
+
+# %%
+show_source(T.ToolIndex.search)
+show_source(T.ToolIndex.tool_score)
+show_source(bm25_term_weight)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 4. The miss: right domain, wrong action
