@@ -10,6 +10,7 @@ live with the lessons (``toolkit.lessons.sdk_sessions``).
 """
 
 import importlib
+from typing import Any
 
 from .client import MCPClient, mcp_to_registry, result_text
 from .protocol import (
@@ -36,7 +37,7 @@ _LAZY = {"StreamableHTTPServer": "http.server", "serve_http": "http.server",
          "HTTPTransport": "http.transport"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module 'toolkit.mcp' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)

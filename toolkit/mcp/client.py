@@ -10,7 +10,8 @@ for a server the host marks trusted (pack §2.10).
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from ..registry import Tool, ToolError, ToolRegistry
 from ..schema import short_repr
@@ -18,6 +19,15 @@ from .protocol import INVALID_REQUEST, PROTOCOL_VERSION, MCPError
 from .revisions import HANDSHAKE_VERSIONS
 
 __all__ = ["MCPClient", "mcp_to_registry"]
+
+
+class Transport(Protocol):
+    """What the client needs from a transport (in memory, stdio or HTTP): send one message and
+    get the reply back (None for a notification), and close."""
+
+    def send(self, msg: dict) -> dict | None: ...
+
+    def close(self) -> None: ...
 
 
 class MCPClient:
@@ -30,7 +40,7 @@ class MCPClient:
 
     SUPPORTED = HANDSHAKE_VERSIONS
 
-    def __init__(self, transport, name: str = "toy-client", version: str = "0.1.0") -> None:
+    def __init__(self, transport: Transport, name: str = "toy-client", version: str = "0.1.0") -> None:
         self.transport = transport
         self.name = name
         self.version = version
@@ -202,7 +212,7 @@ def _brief(value: Any) -> str:
     return f"{text} ({kind})"
 
 
-def _forwarder(client: MCPClient, name: str):
+def _forwarder(client: MCPClient, name: str) -> Callable[..., Any]:
     def forward(**arguments: Any) -> Any:
         try:
             result = client.call_tool(name, arguments)

@@ -125,6 +125,7 @@ class MCPServer:
             return error_response(None, INVALID_REQUEST, "Invalid Request: an empty batch")
         replies = []
         for item in batch:
+            reply: dict | None
             if isinstance(item, list):
                 reply = error_response(None, INVALID_REQUEST, "Invalid Request: a batch cannot hold a batch")
             elif isinstance(item, dict) and item.get("method") == "initialize" and "id" in item:
@@ -341,9 +342,10 @@ def serve_lines(server: MCPServer, lines: Iterable[str | bytes | LineTooLong], w
         if not isinstance(line, LineTooLong):
             if not line.strip():
                 continue
-            size = _line_size(line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n"), max_line)
+            size = _line_size(line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n"), max_line)
             if size > max_line:
                 line = LineTooLong(size, max_line)
+        text: str | None
         if isinstance(line, LineTooLong):
             if trace is not None:
                 trace("->", f"<a line of {line.size:,} bytes, over the {line.limit:,}-byte limit: discarded>")

@@ -13,7 +13,7 @@ import queue
 import subprocess
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .protocol import (
     CONNECTION_CLOSED,
@@ -26,6 +26,9 @@ from .protocol import (
     result_response,
 )
 
+if TYPE_CHECKING:  # for the annotation only: a client that talks stdio never loads the server
+    from .server import MCPServer
+
 __all__ = ["InMemoryTransport", "StdioTransport"]
 
 
@@ -36,7 +39,7 @@ class InMemoryTransport:
     the wire (a tuple, a set, a float key) fails here too.
     """
 
-    def __init__(self, server) -> None:
+    def __init__(self, server: MCPServer) -> None:
         self.server = server
         self.log: list[tuple[str, Any]] = []
         self.closed = False
@@ -73,6 +76,8 @@ class StdioTransport:
         self.stderr_lines: list[str] = []
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # all three are pipes
+        self._stdin, self._stdout, self._stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
         self._lines: queue.Queue = queue.Queue()
         self._heard = threading.Event()  # set when the child has written its first line
         self._write_lock = threading.Lock()
@@ -80,14 +85,14 @@ class StdioTransport:
         threading.Thread(target=self._pump_stderr, daemon=True).start()
 
     def _pump_stdout(self) -> None:
-        for line in self.proc.stdout:
+        for line in self._stdout:
             self._heard.set()
             self._lines.put(line)
         self._heard.set()
         self._lines.put(None)  # end of stream
 
     def _pump_stderr(self) -> None:
-        for line in self.proc.stderr:
+        for line in self._stderr:
             self.stderr_lines.append(line.decode("utf-8", "replace").rstrip("\n"))
 
     def _write(self, msg: dict) -> None:
@@ -96,8 +101,8 @@ class StdioTransport:
     def _write_bytes(self, data: bytes) -> None:
         with self._write_lock:
             try:
-                self.proc.stdin.write(data)
-                self.proc.stdin.flush()
+                self._stdin.write(data)
+                self._stdin.flush()
             except (BrokenPipeError, ValueError, OSError):
                 raise MCPError(CONNECTION_CLOSED, "Connection closed: the server is not running"
                                + self._exit_note()) from None
@@ -173,7 +178,7 @@ class StdioTransport:
         """Close the child's stdin, wait for it to exit, and stop it if it does not."""
         if self.proc.poll() is None:
             try:
-                self.proc.stdin.close()
+                self._stdin.close()
             except OSError:
                 pass
             try:
@@ -185,16 +190,16 @@ class StdioTransport:
                 except subprocess.TimeoutExpired:
                     self.proc.kill()
                     self.proc.wait()
-        for stream in (self.proc.stdout, self.proc.stderr):
+        for stream in (self._stdout, self._stderr):
             try:
                 stream.close()
             except OSError:
                 pass
 
-    def __enter__(self):
+    def __enter__(self) -> StdioTransport:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

@@ -60,7 +60,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..protocol import (
@@ -74,6 +74,9 @@ from ..protocol import (
     valid_id,
 )
 from ..server import MCPServer
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 __all__ = ["StreamableHTTPServer", "serve_http", "LOOPBACK_NAMES", "LISTEN_BACKLOG"]
 
@@ -162,7 +165,7 @@ class StreamableHTTPServer:
     def __enter__(self) -> StreamableHTTPServer:
         return self.start() if self._thread is None else self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- checks shared by every method (the order is the module docstring's) --------------------
@@ -212,6 +215,7 @@ class StreamableHTTPServer:
         """``header`` is ``Bearer <our token>`` (RFC 6750; the scheme name is case-insensitive).
         hmac.compare_digest takes as long wherever the first wrong character is, so the
         answer's timing does not give the token away character by character."""
+        assert self.token is not None  # asked only when the server has a token
         scheme, _, given = (header or "").strip().partition(" ")
         return scheme.lower() == "bearer" and hmac.compare_digest(
             given.strip().encode("utf-8", "surrogateescape"), self.token.encode("ascii"))
@@ -303,7 +307,7 @@ class StreamableHTTPServer:
         if reply is None:  # initialize sent as a notification: nothing to answer
             return handler.reply(202, None)
         if not server.initialized:
-            return handler.reply(200 if valid_id(reply.get("id")) else 400, reply)
+            return handler.reply(200 if isinstance(reply, dict) and valid_id(reply.get("id")) else 400, reply)
         sid = secrets.token_hex(16)
         with self._sessions_lock:
             self.sessions[sid] = _Session(server)
@@ -386,7 +390,7 @@ class _Listener(ThreadingHTTPServer):
     allow_reuse_address = True
     app: StreamableHTTPServer
 
-    def handle_error(self, request, client_address) -> None:
+    def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hangs up (reset, broken pipe, timeout) is normal, not a fault to
         print a traceback for; anything else gets one line on standard error."""
         exc = sys.exc_info()[1]
@@ -415,7 +419,7 @@ class _DeadlineReader(io.RawIOBase):
     def next_request(self) -> None:
         self.deadline = None  # the clock starts again with the next request's first byte
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer: WriteableBuffer) -> int:
         timeout = self.idle
         if self.deadline is not None:
             timeout = min(timeout, self.deadline - time.monotonic())
@@ -440,7 +444,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         app = self.server.app
-        self.timeout = app.read_timeout  # a client that stalls is cut off
+        # a client that stalls is cut off (typeshed calls timeout a ClassVar, but setup() below
+        # reads it from the instance: a per-server value belongs there)
+        self.timeout = app.read_timeout  # type: ignore[misc]
         super().setup()
         self.rfile.close()  # reads go through the deadline reader instead
         self._reader = _DeadlineReader(self.connection, app.read_timeout, app.request_deadline)

@@ -121,7 +121,7 @@ class HTTPTransport:
     def __enter__(self) -> HTTPTransport:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
