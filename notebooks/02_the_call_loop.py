@@ -19,6 +19,7 @@ import toolkit as T
 from toolkit.lessons.toy_tools import make_weather_registry
 from toolkit.figures import show as show_figure
 from toolkit.widgets import transcript
+from toolkit.widgets.source import show_source
 
 # Nothing below is random. The timing demos use sleeps several times longer than their time
 # limits, so their outcomes do not depend on how busy the machine is.
@@ -280,6 +281,28 @@ evidence = [
 ]
 for job, caught in evidence:
     print(f"{job:<18} failure provoked and caught: {caught}")
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Read the code that did it
+#
+# None of this is hidden. `show_source` prints a function as it stands in its file now, with
+# the path and line numbers, so you can open the same lines in an editor. First the registry's
+# `run`, which holds job 1 and the rule that a broken tool never crashes the loop: `prepare`
+# checks (and carefully repairs) the arguments, the tool runs inside `try`, and each way of
+# failing becomes a result with its own `kind` and a sentence the model can act on.
+
+# %%
+show_source(T.ToolRegistry.run)
+
+# %% [markdown]
+# Jobs 3 and 4 live in the loop module's `_execute`: each try runs under the time limit, and
+# only a `transient` error, or a timeout of a read-only tool, earns another try, after a wait
+# that doubles. `run_agent`, in the same file, calls it once per allowed call, after
+# `_prepare` (job 1) and the gate (job 2), and then caps each result (job 5) inside a loop of at
+# most `max_steps` turns (job 6).
+
+# %%
+show_source(T.loop._execute)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. Check your understanding

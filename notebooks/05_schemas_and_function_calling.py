@@ -26,6 +26,7 @@ from IPython.display import HTML
 import toolkit as T
 from toolkit.checks import ex01, ex02
 from toolkit.figures import show as show_figure
+from toolkit.widgets.source import show_source
 
 SEED = 0  # nothing here draws random numbers; seeded anyway, so that stays true
 random.seed(SEED)
@@ -158,6 +159,18 @@ try:
 except TypeError as err:
     print("\nTypeError:", err)
 
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Read the converter
+#
+# `schema_from_function` is short enough to read whole. Look for the loop over the
+# signature's parameters: a missing hint stops it with the error you just saw, each hint goes
+# through `_schema_for_hint` (the mapping printed above), the docstring's `Args:` lines become
+# descriptions, and a parameter without a default joins `required`. The last lines write the
+# `"additionalProperties": false` that makes an invented field an error.
+
+# %%
+show_source(T.schema_from_function)
+
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 4. Checking a call, and repairing with care
 #
@@ -187,6 +200,14 @@ for args in bad_calls:
     still = T.validate_args(fixed, schema)
     print(f"{json.dumps(args)}\n   problems: {T.validate_args(args, schema)}\n"
           f"   repaired: {json.dumps(fixed)}  notes: {notes}\n   after repair: {still or 'valid'}\n")
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# The check behind those `problems` lines is `validate_args`. It answers a call that is not an
+# object at once, and otherwise hands the walk to `_check_object`, which adds one sentence per
+# problem to a list (so you see every problem, not just the first); an empty list means valid.
+
+# %%
+show_source(T.validate_args)
 
 # %% [markdown]
 # Two calls stay broken after repair, and that is the point. `{"town": "Paris"}` loses its
