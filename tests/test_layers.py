@@ -18,6 +18,7 @@ Each failure names the file, the line and the import, so it says where to look.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ class Import:
     path: Path
     line: int
     target: str  # "toolkit.lessons.retail", "json", "toolkit.widgets.transcript_view.transcript_text"
+    type_only: bool = False  # under `if TYPE_CHECKING:`: read by type checkers, never run
 
     def where(self) -> str:
         return f"{self.path.relative_to(ROOT)}:{self.line} imports {self.target}"
@@ -59,10 +61,13 @@ def imports_of(path: Path) -> list[Import]:
     given to ``importlib.import_module`` or ``__import__`` counts too."""
     name, is_package = module_name(path)
     package = name if is_package else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    type_only = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.If) and _is_type_checking(node.test)
+                 for stmt in node.body for inner in ast.walk(stmt)}
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [Import(path, node.lineno, alias.name) for alias in node.names]
+            found += [Import(path, node.lineno, alias.name, id(node) in type_only) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -70,7 +75,8 @@ def imports_of(path: Path) -> list[Import]:
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
-            found += [Import(path, node.lineno, f"{module}.{alias.name}") for alias in node.names]
+            found += [Import(path, node.lineno, f"{module}.{alias.name}", id(node) in type_only)
+                      for alias in node.names]
         elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
             func = node.func
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -82,6 +88,11 @@ def imports_of(path: Path) -> list[Import]:
                     target = ".".join(base[:len(base) - (level - 1)] + [target.lstrip(".")])
                 found.append(Import(path, node.lineno, target))
     return found
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def in_layer(target: str, layer: str) -> bool:
@@ -101,8 +112,9 @@ def layer_files(layer: str) -> list[Path]:
     return python_files(TOOLKIT / layer)
 
 
-def violations(files: list[Path], forbidden) -> list[str]:
-    return [imp.where() for path in files for imp in imports_of(path) if forbidden(imp.target)]
+def violations(files: list[Path], forbidden, at_run_time_only: bool = False) -> list[str]:
+    return [imp.where() for path in files for imp in imports_of(path)
+            if forbidden(imp.target) and not (at_run_time_only and imp.type_only)]
 
 
 # --- (a) the top level ---------------------------------------------------------------------------
@@ -137,7 +149,7 @@ def test_core_never_imports_an_outer_layer():
 
 def test_core_imports_only_the_standard_library():
     allowed = set(sys.stdlib_module_names) | {"toolkit", "__future__"}
-    found = violations(core_files(), lambda t: t.split(".")[0] not in allowed)
+    found = violations(core_files(), lambda t: t.split(".")[0] not in allowed, at_run_time_only=True)
     assert not found, "core must run on the standard library alone (README, set-up):\n" + "\n".join(found)
 
 
@@ -179,6 +191,9 @@ def test_the_resolver_sees_relative_nested_and_dynamic_imports(tmp_path, monkeyp
     planted = nested / "planted.py"
     planted.write_text(
         "import json\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from _typeshed import WriteableBuffer\n"
         "from ... import widgets\n"
         "def later():\n"
         "    from ...widgets.transcript_view import transcript_text\n"
@@ -187,5 +202,38 @@ def test_the_resolver_sees_relative_nested_and_dynamic_imports(tmp_path, monkeyp
         encoding="utf-8")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", fake_root)
     targets = [imp.target for imp in imports_of(planted)]
-    assert targets == ["json", "toolkit.widgets", "toolkit.widgets.transcript_view.transcript_text",
-                       "importlib", "toolkit.lessons.retail"]
+    assert targets == ["json", "typing.TYPE_CHECKING", "toolkit.widgets", "_typeshed.WriteableBuffer",
+                       "toolkit.widgets.transcript_view.transcript_text", "importlib", "toolkit.lessons.retail"]
+    assert [imp.target for imp in imports_of(planted) if imp.type_only] == ["_typeshed.WriteableBuffer"]
+
+
+# --- docs/DESIGN.md's tree names every module ---------------------------------------------------
+
+def design_tree_modules(text: str) -> set[str]:
+    """Paths under toolkit/ that the tree block of docs/DESIGN.md lists, one line per module.
+    Depth is two spaces; ``ex01.py … ex12.py`` stands for the whole range."""
+    block = text.split("## The tree", 1)[1].split("```")[1]
+    stack: list[str] = []
+    found = set()
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        depth = (len(line) - len(line.lstrip())) // 2
+        name = line.split()[0]
+        stack[depth:] = [name.rstrip("/")]
+        if name.endswith("/") or stack[0] != "toolkit":
+            continue
+        folder = "/".join(stack[1:-1])
+        span = re.match(r"ex(\d\d)\.py … ex(\d\d)\.py", line.strip())
+        names = [f"ex{n:02d}.py" for n in range(int(span[1]), int(span[2]) + 1)] if span else [name]
+        found |= {f"{folder}/{n}".lstrip("/") for n in names}
+    return found
+
+
+def test_design_tree_has_one_line_for_every_module():
+    listed = design_tree_modules((ROOT / "docs" / "DESIGN.md").read_text(encoding="utf-8"))
+    actual = {p.relative_to(TOOLKIT).as_posix() for p in python_files(TOOLKIT)}
+    actual -= {p for p in actual if p.endswith("__init__.py") and p.count("/") > 1}  # mcp/http/__init__
+    missing, stale = sorted(actual - listed), sorted(listed - actual)
+    assert not missing and not stale, (
+        f"docs/DESIGN.md, 'The tree': add a line for {missing}; remove the line for {stale}")
