@@ -224,8 +224,8 @@ def short_repr(value: Any, limit: int = 80) -> str:
     return clip(text, limit)
 
 
-def _check_value(value: Any, schema: dict, path: str, errors: list[str]) -> None:
-    if not isinstance(schema, dict):
+def _check_value(value: Any, schema: object, path: str, errors: list[str]) -> None:
+    if not isinstance(schema, dict):  # a schema from outside may hold `true` or junk here
         return
     kind = schema.get("type")
     if kind is not None:
@@ -288,7 +288,7 @@ _INT_TEXT = re.compile(r"^\s*[+-]?\d+\s*$")
 _NUMBER_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
 
 
-def _fix_value(value: Any, schema: dict) -> tuple[Any, str | None]:
+def _fix_value(value: Any, schema: object) -> tuple[Any, str | None]:
     """One safe fix for one value, or ``(value, None)`` when there is none to make."""
     if not isinstance(schema, dict):
         return value, None
