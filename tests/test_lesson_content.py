@@ -293,7 +293,7 @@ def test_jargon_is_defined_where_it_is_first_used(term):
 # ------------------------------------------------- only public toolkit names in the notebooks
 
 # Issue 12, point 11: a notebook shows students how to use the toolkit, so it calls only what
-# the toolkit promises (../shared/API.md, `toolkit.__all__`, `toolkit.mcp.__all__`, a module's
+# the toolkit promises (docs/API.md, `toolkit.__all__`, `toolkit.mcp.__all__`, a module's
 # `__all__`); a name with a leading underscore is the toolkit's business and may change.
 
 def private_uses(source):
