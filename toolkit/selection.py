@@ -26,7 +26,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from itertools import repeat
 from operator import add
 from typing import Any
@@ -186,7 +186,7 @@ class ToolIndex:
             if not acc:
                 acc = dict(posting)
             else:
-                docs = posting.keys()
+                docs: Collection[int] = posting.keys()
                 acc.update(zip(docs, map(add, map(acc.get, docs, repeat(0.0)), posting.values())))
             i += 1
         # phase 2: the remaining terms only add to documents already in play
