@@ -210,7 +210,7 @@ class PassKExplorer(LiveView):
                               self.summary, self.table])
         self.accessible({"p_skip_check": "p_skip_check: how often the mock agent skips the order check",
                          "p_typo": "p_typo: how often the mock agent mistypes an argument",
-                         "trials per task": "trials per task (n)",
+                         "trials per task": "trials per task: how many times each task is run",
                          "data": "data shown: the mock agent or τ-bench's real results"})
         self._mock_controls = (self.p_skip_check, self.p_typo, self.trials, self.seed, self.policy_in_tool)
         self._build_figure()

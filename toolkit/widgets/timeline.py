@@ -21,7 +21,9 @@ In a notebook::
 
 from __future__ import annotations
 
+import base64
 import functools
+import html
 import io
 import threading
 import time
@@ -29,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Span", "CallClock", "TimelinePicture", "plot_timeline", "WAIT_LANE", "total_time"]
+__all__ = ["Span", "CallClock", "TimelinePicture", "plot_timeline", "WAIT_LANE", "total_time", "describe"]
 
 WAIT_LANE = "harness waits"
 
@@ -111,14 +113,33 @@ class CallClock:
 
 
 class TimelinePicture:
-    """A drawn timeline: shown as a PNG in a notebook, as its title in plain text."""
+    """A drawn timeline: shown as a PNG in a notebook, as its title in plain text. Notebook 08
+    draws three.
 
-    def __init__(self, png: bytes, title: str) -> None:
+    ``alt`` describes it (panels, calls per kind, whether the calls overlap) without measured
+    times, so stored outputs stay the same: nbconvert's HTML puts it in the image's ``alt``,
+    and in a notebook a caption with the same text follows the picture (JupyterLab shows no
+    alt of an image output)."""
+
+    def __init__(self, png: bytes, title: str, alt: str = "") -> None:
         self.png = png
         self.title = title
+        self.alt = alt or title
 
-    def _repr_png_(self) -> bytes:
-        return self.png
+    def _repr_png_(self) -> tuple[bytes, dict]:
+        return self.png, {"alt": self.alt}
+
+    def caption_html(self) -> str:
+        """The description as a short caption, shown right after the picture."""
+        return (f"<p class='toolkit-caption' style='font-size:13px;margin:2px 0 8px'>"
+                f"{html.escape(self.alt, quote=False)}</p>")
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import HTML, display
+
+        display({"image/png": base64.b64encode(self.png).decode("ascii"), "text/plain": repr(self)},
+                metadata={"image/png": {"alt": self.alt}}, raw=True)
+        display(HTML(self.caption_html()))
 
     def __repr__(self) -> str:
         return f"<timeline: {self.title}>"
@@ -194,4 +215,29 @@ def plot_timeline(panels: Mapping[str, Iterable[Span]], title: str = "When each 
     fig.tight_layout(rect=(0, bottom, 1, 1))
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
-    return TimelinePicture(buf.getvalue(), title)
+    return TimelinePicture(buf.getvalue(), title, describe(panels, title))
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def describe(panels: Mapping[str, Iterable[Span]], title: str = "") -> str:
+    """A timeline in words, for its text alternative: per panel, the calls that returned or
+    raised, the harness's waits, and whether the calls overlapped in time. Measured times are
+    left out (they change on every run); the panel titles of the picture give them."""
+    parts = []
+    for name, spans in _check_panels(panels).items():
+        calls = sorted((s for s in spans if s.kind != "wait"), key=lambda s: s.start)
+        kinds = [s.kind for s in spans]
+        counts = (f"{_count(kinds.count('ok'), 'call', 'calls')} returned, {kinds.count('fail')} raised, "
+                  f"{_count(kinds.count('wait'), 'harness wait', 'harness waits')}")
+        if len(calls) < 2:
+            order = ""
+        elif any(b.start < max(a.end for a in calls[:i]) for i, b in enumerate(calls[1:], start=1)):
+            order = "; calls overlap in time"
+        else:
+            order = "; calls run one after another"
+        parts.append(f"{name}: {counts}{order}")
+    head = f"{title}. " if title else ""
+    return f"{head}Timeline, one row per tool, seconds across: " + "; ".join(parts) + "."
