@@ -26,6 +26,7 @@ from toolkit.figures import show as show_figure
 from toolkit.lessons import sdk_sessions
 from toolkit.lessons.output_schemas import OutputSchemaServer
 from toolkit.widgets import wire
+from toolkit.widgets.source import show_source
 
 SEED = 0  # nothing here draws random numbers; seeded anyway, so that stays true
 random.seed(SEED)
@@ -213,6 +214,25 @@ try:  # a method this server does not offer, sent now that the session is open
 except T.MCPError as err:
     print("resources/list after the handshake ->", err)
 wire(link.log[mark:], title="Step 3: tools/call, then a method the server does not have")
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Read both ends
+#
+# Every request above went through two short functions. On the client, `_request` numbers the
+# message, sends it, and refuses a reply that does not fit: the wrong id, or both or neither of
+# `result` and `error`. An `error` becomes an `MCPError`, the exception you just caught.
+
+# %%
+show_source(T.MCPClient._request)
+
+# %% [markdown]
+# On the server, `_request` picks the handler by method name. Before the handshake only `ping`
+# and `initialize` get through; an unknown method is `METHOD_NOT_FOUND`, the error above. The
+# JSON-RPC checks (a valid id, `jsonrpc: "2.0"`, params as an object) happen one step earlier,
+# in `_message`.
+
+# %%
+show_source(T.MCPServer._request)
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # **Quiz.** Under revision 2025-06-18, how does a session start [3]?

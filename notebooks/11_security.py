@@ -25,6 +25,7 @@ from toolkit.figures import show as show_figure
 from toolkit.lessons.injection import ATTACKS
 from toolkit.widgets import gate_playground, gate_run, transcript
 from toolkit.widgets.gate_view import EMAIL
+from toolkit.widgets.source import show_source
 
 SEED = 0  # nothing below draws random numbers (the mocks are scripted); seeded anyway
 random.seed(SEED)
@@ -164,6 +165,24 @@ for label, kwargs in settings:
 # and 629 security test cases, so attacks and defences can be measured against each other
 # [19]. Its authors report that state-of-the-art models already fail many tasks with no attack
 # at all, and that existing attacks break some of the security properties they test [19].
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Read the gate
+#
+# The whole policy is one short method. `check` asks `_decide` and writes the verdict to the
+# log you printed above. Read `_decide` from the top: the first rule that applies wins, and
+# notice that it never looks at the text of a page or an e-mail, only at which tool is called
+# and whether the run is `tainted`.
+
+# %%
+show_source(T.PermissionGate.check)
+show_source(T.PermissionGate._decide)
+
+# %% [markdown]
+# The taint itself is set in one place, after each call has run:
+
+# %%
+show_source(T.PermissionGate.note_result)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. Outside text from an inside tool
