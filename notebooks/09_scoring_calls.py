@@ -25,6 +25,7 @@ from toolkit.figures import show as show_figure
 from toolkit.scoring import case_category, load_bfcl
 from toolkit.widgets import scoring_panel
 from toolkit.widgets.scoring import scoring_state
+from toolkit.widgets.source import show_source
 
 SEED = 0  # every mock caller's slips are drawn from this seed
 SLIP = 0.3  # the mock callers' slip rate in the printed tables (our choice, not a measurement)
@@ -128,6 +129,26 @@ for label, reply in variants:
 
 # %%
 print(T.classify(parallel_case, "[add(a=1.0, b=2), add(a=3, b=4)]", T.FUNCS))
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Read the scorer
+#
+# Two functions do the work. `parse_calls` turns the reply into syntax trees with Python's own
+# `ast` module and reads only literals out of them, so nothing the model wrote is ever run;
+# `_unwrap` is where the fence and the missing brackets are handled.
+
+# %%
+show_source(T.parse_calls)
+
+# %% [markdown]
+# `call_matches` is the rule for one call against one gold call: the same name, every argument
+# given is acceptable (`_argument_ok` checks the declared type first, then the value), and
+# every gold parameter left out lists `""`. For several calls in any order, `calls_match` tries
+# the gold order first and otherwise leaves the pairing to `pairs_one_to_one`, the speed-up that
+# avoids trying every order.
+
+# %%
+show_source(T.call_matches)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 4. The pack's seven cases
