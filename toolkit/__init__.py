@@ -1,7 +1,8 @@
 """The Week 3 lab as a package: tool use and function calling, standard library only.
 
-``import toolkit as T`` gives every name of the course's public interface. Each module holds
-one idea and says which section of the pack teaches it:
+``import toolkit as T`` gives every name of the course's public interface (docs/API.md). The
+top level holds the lab's six parts, one idea per module, each naming the pack section it
+teaches; everything else sits in its own layer (docs/DESIGN.md):
 
 ====================  =======================================================  ========
 module                idea                                                     pack §
@@ -12,17 +13,17 @@ module                idea                                                     p
 ``gate``              permission gate, taint, untrusted output                  2.10
 ``mcp``               JSON-RPC 2.0, MCP server, client and transports           2.6
 ``selection``         BM25 over tool descriptions, recall@k, token cost         2.4
-``catalog``           the 48-tool practice catalog                              2.4
 ``scoring``           BFCL-style call parsing, AST matching, failure types      2.9
 ``reliability``       pass^k and pass@k                                         2.9
-``retail``            a τ-bench-style world and a mock agent that slips         2.9, 2.11
-``injection``         indirect prompt injection and the defended run            2.10
-``endpoints``         optional real models: OpenAI- and Anthropic-style APIs    2.5, 2.8
-``model_eval``        a real model on the BFCL cases and the retail pass^k      2.9
+``data``              the course's JSON data files                              –
 ====================  =======================================================  ========
 
-Every model the lessons use is a mock, written to behave in one known way. ``endpoints`` lets
-a real model take a mock's place, optionally; nothing in the lessons needs one.
+``lessons`` holds the worlds, mocks and experiments the notebooks run (the practice catalog,
+the retail world, the injection pages, optional real-model adapters, ...); ``widgets`` the live
+views; ``checks`` the exercise checks; ``figures`` the pack's figures; ``course`` the doctor,
+the demo and deployment links. This file re-exports the public names of core and lessons, so a
+notebook needs only ``import toolkit as T``. Every model the lessons use is a mock, written to
+behave in one known way; ``lessons.endpoints`` lets a real model take a mock's place.
 """
 
 import importlib
