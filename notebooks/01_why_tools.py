@@ -14,9 +14,16 @@
 
 # %%
 import toolkit as T
-from toolkit.lessons.calculator import (CalculatorCallingModel, PatternMatchingModel, accuracy_by_digits,
-                                format_accuracy_table, make_calculator_registry, make_problems,
-                                plot_accuracy, question)
+from toolkit.lessons.calculator import (
+    CalculatorCallingModel,
+    PatternMatchingModel,
+    accuracy_by_digits,
+    format_accuracy_table,
+    make_calculator_registry,
+    make_problems,
+    plot_accuracy,
+    question,
+)
 from toolkit.widgets import transcript
 
 SEED = 0  # the mock's "training" draw; the test problems use their own seed (1)

@@ -18,9 +18,16 @@
 import json
 
 import toolkit as T
-from toolkit.lessons.tool_design import (ORDERS, LiteralReader, SideBySide, better_registry, concise_view,
-                                 list_orders_tool, order_book, search_orders_tool, token_estimate,
-                                 weak_registry)
+from toolkit.lessons.tool_design import (
+    LiteralReader,
+    SideBySide,
+    better_registry,
+    list_orders_tool,
+    order_book,
+    search_orders_tool,
+    token_estimate,
+    weak_registry,
+)
 from toolkit.widgets import transcript
 
 SEED = 0  # the made-up order book below is drawn with this seed

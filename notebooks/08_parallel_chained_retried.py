@@ -19,8 +19,8 @@ import time
 
 import toolkit as T
 from toolkit.checks import ex03, ex04, ex05
-from toolkit.lessons.repair_rules import repair_with
 from toolkit.lessons.order_shop import order_registry
+from toolkit.lessons.repair_rules import repair_with
 from toolkit.lessons.toy_tools import sample_args
 from toolkit.widgets import transcript
 from toolkit.widgets.timeline import CallClock, plot_timeline, total_time
