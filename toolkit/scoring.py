@@ -123,7 +123,7 @@ def _unwrap(text: str) -> str:
     return source
 
 
-def _call_nodes(text: Any) -> list[ast.AST]:
+def _call_nodes(text: Any) -> list[ast.expr]:
     """The reply's top-level items as syntax trees (not yet checked to be calls)."""
     if not isinstance(text, str):
         raise ValueError(f"expected the reply as a string, got {type(text).__name__}")
@@ -170,7 +170,7 @@ def _written_as_calls(text: Any) -> bool:
         return False
 
 
-def _as_calls(output: Any) -> list[tuple[str, dict]]:
+def _as_calls(output: Any) -> list[tuple[Any, dict]]:
     """A reply as calls: text is parsed; a list of ``(name, kwargs)`` or call dicts is taken as is."""
     if isinstance(output, str):
         return parse_calls(output)
@@ -179,7 +179,7 @@ def _as_calls(output: Any) -> list[tuple[str, dict]]:
     raise ValueError(f"expected the reply as text or a list of calls, got {type(output).__name__}")
 
 
-def _as_call(c: Any) -> tuple[str, dict]:
+def _as_call(c: Any) -> tuple[Any, dict]:  # a dict's name is whatever the model sent
     if isinstance(c, Mapping):
         args = c.get("arguments", c.get("args", c.get("kwargs", {})))
         return c.get("name"), dict(args or {})
@@ -256,9 +256,11 @@ def _type_ok(value: Any, options: list, prop: Mapping, declared: str) -> bool:
     if type(value) is not expected:
         return type(value) is _gold_type(options)
     items = prop.get("items") if expected is list else None
-    item_type = _PY_TYPES.get(_declared_type(items)) if items else None
+    items_declared = _declared_type(items) if items else None
+    item_type = _PY_TYPES[items_declared] if items_declared else None
     if item_type is None:
         return True
+    assert isinstance(value, list)  # items are checked for arrays only
     for option in options:  # some acceptable list whose items have the types of the value's
         if not isinstance(option, list):
             return True  # BFCL: the "" marker (or any non-list) lets the items through
@@ -357,7 +359,7 @@ def calls_match(preds: Iterable, golds: Iterable[Mapping], schemas: Mapping | No
     if len(preds) != len(golds):
         return False
 
-    def fit(p, g):
+    def fit(p: tuple[Any, dict], g: Mapping) -> bool:
         return call_matches(p, g, schemas.get(g.get("name")))
 
     if all(fit(p, g) for p, g in zip(preds, golds)):
@@ -411,7 +413,7 @@ def load_bfcl(category: str | None = None) -> list[dict]:
 
     from .data import data_path
     names = [category] if category else ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"]
-    cases = []
+    cases: list[dict] = []
     for name in names:
         with open(data_path(f"bfcl/{name}.jsonl"), encoding="utf-8") as fh:
             cases.extend(json.loads(line) for line in fh if line.strip())
