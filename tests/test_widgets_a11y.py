@@ -21,8 +21,7 @@ import pytest
 
 import toolkit as T
 from toolkit.widgets import palette
-from toolkit.widgets.palette import (DARK_BACKGROUNDS, LIGHT_BACKGROUNDS, TEXT, TEXT_ON_DARK,
-                                     contrast_ratio)
+from toolkit.widgets.palette import DARK_BACKGROUNDS, LIGHT_BACKGROUNDS, TEXT, TEXT_ON_DARK, contrast_ratio
 
 W = pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
@@ -254,7 +253,9 @@ def test_toolformer_alt_gives_the_threshold_and_the_counts():
     assert "τ_f = 2.0" in view.image.alt and f"{view.state.texts_kept} texts" in view.image.alt
 
 
-def test_the_timeline_carries_its_description_to_exports_and_as_a_caption():
+def test_the_timeline_carries_its_description_to_exports_and_as_a_caption(monkeypatch):
+    import IPython.display
+
     from toolkit.widgets.timeline import WAIT_LANE, Span, plot_timeline
 
     spans = [Span("a", 0.0, 0.3), Span("b", 0.05, 0.2, "fail"), Span(WAIT_LANE, 0.3, 0.4, "wait")]
@@ -263,9 +264,12 @@ def test_the_timeline_carries_its_description_to_exports_and_as_a_caption():
     alt = picture.alt
     assert "demo" in alt and "together: 1 call returned, 1 raised, 1 harness wait" in alt
     assert "overlap" in alt and "one after another" in alt
-    data, meta = picture._repr_png_()
-    assert data.startswith(b"\x89PNG") and meta == {"alt": alt}  # nbconvert's <img alt=...>
-    assert alt in picture.caption_html()
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: shown.append((a, k)))
+    picture._ipython_display_()
+    (image, image_kw), (caption, _) = shown
+    assert image[0]["image/png"] and image_kw["metadata"] == {"image/png": {"alt": alt}}  # nbconvert's alt
+    assert alt in caption[0].data and alt in picture.caption_html()  # what JupyterLab shows
 
 
 # ------------------------------------------------------------------------------ controls

@@ -35,16 +35,18 @@ LINE_WIDTH = 2.5
 
 
 class InputError(ValueError):
-    """Something a student typed cannot be used; the message says what to change."""
+    """Something a student typed cannot be used; the message says what to change.
+    The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
 
 
 def esc(value: Any) -> str:
-    """Text made safe to put inside HTML."""
+    """Text made safe to put inside HTML. The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
     return html.escape(str(value), quote=True)
 
 
 def need_widgets():
-    """Import ipywidgets, or say plainly how to get it."""
+    """Import ipywidgets, or say plainly how to get it.
+    The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
     try:
         import ipywidgets
     except ImportError:  # pragma: no cover - depends on the environment
@@ -64,6 +66,7 @@ class LiveFigure:
     ``render(key)`` keeps one such background per ``key``: pass a key that names everything
     static (a title, the axis categories), and switching back to a key seen before costs no
     full draw. :meth:`invalidate` forgets them all.
+    The live views of notebooks 03, 04, 09, 10, 11 and 12 use it.
     """
 
     MAX_BACKGROUNDS = 8
@@ -130,7 +133,8 @@ class LiveFigure:
 
 
 def img_html(png: bytes, alt: str, style: str = "max-width:100%;height:auto") -> str:
-    """A PNG as an ``<img>`` with its text alternative, for an HTML output or widget."""
+    """A PNG as an ``<img>`` with its text alternative, for an HTML output or widget.
+    The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
     data = base64.b64encode(png).decode("ascii")
     return f"<img src='data:image/png;base64,{data}' alt='{esc(alt)}' style='{style}'>"
 
@@ -200,6 +204,7 @@ class LiveView:
     """
 
     name = "view"
+    widget: Any  # the box a notebook shows, built by the subclass
 
     def __init__(self) -> None:
         W = need_widgets()
@@ -283,7 +288,7 @@ _GREY = THEME_INK_MUTED  # a disabled control's setting, on the notebook's own b
 def static_png(png: bytes) -> bytes:
     """A smaller copy of a rendered picture, to save in a notebook: 256 colours (a plot has few;
     the copy looks the same at about a third of the size) and the best compression. The same
-    picture always gives the same bytes."""
+    picture always gives the same bytes. The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
     from PIL import Image  # a dependency of matplotlib
 
     image = Image.open(io.BytesIO(png)).convert("RGB")
@@ -294,7 +299,8 @@ def static_png(png: bytes) -> bytes:
 
 def static_bundle(widget, name: str) -> dict:
     """``text/html`` (and ``image/png`` when the view holds a picture) showing ``widget`` as it
-    is now: its pictures, its HTML and each control's setting, without any script."""
+    is now: its pictures, its HTML and each control's setting, without any script.
+    The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
     walk = _StaticWalk(need_widgets())
     body = walk.html(widget)
     page = (f"<div class='toolkit-static-view' style='border:1px solid #ccc;border-radius:4px;"

@@ -44,7 +44,8 @@ CONFIRM_ANSWERS = {"nobody to ask": None, "person says yes": True, "person says 
 
 
 class NoTaintGate(PermissionGate):
-    """The same gate with taint tracking switched off: reading outside content changes nothing."""
+    """The same gate with taint tracking switched off: reading outside content changes nothing.
+    Notebook 11 uses it."""
 
     def note_result(self, tool) -> None:
         return None
@@ -52,6 +53,8 @@ class NoTaintGate(PermissionGate):
 
 @dataclass
 class GateState:
+    """One run of the gate playground: the scenario, the run, the gate and what left. Notebook 11 uses it."""
+
     scenario: str
     result: AgentResult
     gate: PermissionGate | None
@@ -79,7 +82,7 @@ class GateState:
 def gate_run(scenario: str = EMAIL, use_gate: bool = True, allowlist: bool = True,
              allowed=None, pre_approve: bool = True, confirm: str = "nobody to ask",
              taint: bool = True, wrap: bool = True) -> GateState:
-    """Run one scenario with the given gate settings; the same settings give the same run."""
+    """Run one scenario with the given gate settings; the same settings give the same run. Notebook 11 uses it."""
     if scenario not in SCENARIOS:
         raise InputError(f"unknown scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}.")
     if confirm not in CONFIRM_ANSWERS:
@@ -142,7 +145,7 @@ def report_html(state: GateState) -> str:
 
 
 class GatePlayground(LiveView):
-    """Toggles for the gate; the run, its verdict and its logs follow."""
+    """Toggles for the gate; the run, its verdict and its logs follow. Notebook 11 uses it."""
 
     name = "gate playground"
 
@@ -212,5 +215,5 @@ class GatePlayground(LiveView):
 
 
 def gate_playground(**settings) -> GatePlayground:
-    """The gate playground, ready to show: ``gate_playground()`` as a cell's last line."""
+    """The gate playground, ready to show: ``gate_playground()`` as a cell's last line. Notebook 11 uses it."""
     return GatePlayground(**settings)

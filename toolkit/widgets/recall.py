@@ -41,7 +41,7 @@ def _tool_names() -> tuple:
 
 
 def default_query_text() -> str:
-    """The pack's eight demo queries, one ``query => gold tool`` per line."""
+    """The pack's eight demo queries, one ``query => gold tool`` per line. Notebook 04 uses it."""
     return "\n".join(f"{q} {ARROW} {g}" for q, g in CATALOG_QUERIES)
 
 
@@ -62,7 +62,8 @@ def _unknown_tool(name: str, where: str) -> InputError:
 
 
 def parse_query_lines(text: str) -> list[tuple[str, str]]:
-    """``query => gold_tool`` lines to pairs. Raises :class:`InputError` naming the first bad line."""
+    """``query => gold_tool`` lines to pairs. Raises :class:`InputError` naming the first bad line.
+    Notebook 04 uses it."""
     names = set(_tool_names())
     pairs = []
     for number, line in _lines(text):
@@ -85,7 +86,7 @@ def parse_query_lines(text: str) -> list[tuple[str, str]]:
 
 
 def parse_synonyms(text: str) -> dict[str, str]:
-    """``phrase => extra words`` lines to a dict (phrase in lower case)."""
+    """``phrase => extra words`` lines to a dict (phrase in lower case). Notebook 04 uses it."""
     table = {}
     for number, line in _lines(text):
         if ARROW not in line:
@@ -100,7 +101,7 @@ def parse_synonyms(text: str) -> dict[str, str]:
 
 
 def parse_descriptions(text: str) -> dict[str, str]:
-    """``tool_name: new description`` lines to a dict."""
+    """``tool_name: new description`` lines to a dict. Notebook 04 uses it."""
     names = set(_tool_names())
     out = {}
     for number, line in _lines(text):
@@ -129,6 +130,8 @@ class QueryRow:
 
 @dataclass
 class RecallState:
+    """What the recall explorer shows: recall@k, each query's top tools, the token cost. Notebook 04 uses it."""
+
     ks: list
     recall: list  # recall@k for k = 1 … K_MAX with the current settings
     baseline: list  # the same queries on the unchanged catalog, k1=1.5, b=0.75, no synonyms
@@ -170,6 +173,7 @@ def recall_state(queries=None, k: int = 5, k1: float = 1.5, b: float = 0.75,
 
     ``queries`` is text (``query => tool`` lines) or a list of pairs; ``synonyms`` and
     ``descriptions`` are text in the explorer's formats, or dicts.
+    Notebook 04 uses it.
     """
     pairs = parse_query_lines(queries) if isinstance(queries, str) else list(queries or CATALOG_QUERIES)
     table = parse_synonyms(synonyms) if isinstance(synonyms, str) else dict(synonyms)
@@ -247,7 +251,7 @@ def summary_line(state: RecallState) -> str:
 
 
 class RecallExplorer(LiveView):
-    """Editable queries, synonyms and descriptions; k1, b and k sliders; recall@k and tokens."""
+    """Editable queries, synonyms and descriptions; k1, b and k sliders; recall@k and tokens. Notebook 04 uses it."""
 
     name = "recall@k explorer"
 
@@ -385,5 +389,5 @@ class RecallExplorer(LiveView):
 
 
 def recall_explorer(**settings) -> RecallExplorer:
-    """The recall@k explorer, ready to show: ``recall_explorer()`` as a cell's last line."""
+    """The recall@k explorer, ready to show: ``recall_explorer()`` as a cell's last line. Notebook 04 uses it."""
     return RecallExplorer(**settings)

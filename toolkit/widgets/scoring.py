@@ -33,6 +33,8 @@ COLOURS = [OKABE_ITO["blue"], OKABE_ITO["orange"], OKABE_ITO["green"]]
 
 @dataclass
 class CallerScore:
+    """One mock caller's replies, verdicts and accuracy. Notebook 09 uses it."""
+
     name: str
     habit: str
     slip: float
@@ -55,6 +57,8 @@ class CallerScore:
 
 @dataclass
 class ScoringState:
+    """What the scoring panel shows: every mock caller scored on one case set. Notebook 09 uses it."""
+
     case_set: str
     cases: list
     categories: list
@@ -102,6 +106,7 @@ def scoring_state(slips=(0.3, 0.3, 0.3), seed: int = 0, case_set: str = "all") -
     """Score each mock caller on a case set; deterministic for the same slips and seed.
 
     The per-caller numbers equal :func:`toolkit.evaluate_calls` on the same replies.
+    Notebook 09 uses it.
     """
     slips = list(slips)
     if len(slips) != len(CALLER_TYPES):
@@ -192,7 +197,7 @@ def agreement_html(state: ScoringState, examples: int = 3) -> str:
 # -------------------------------------------------------------------------------------- widget
 
 class ScoringPanel(LiveView):
-    """One slip slider per mock caller, a seed and a case set; bars and tables follow."""
+    """One slip slider per mock caller, a seed and a case set; bars and tables follow. Notebook 09 uses it."""
 
     name = "scoring panel"
 
@@ -298,5 +303,5 @@ def _categories_of(cases) -> tuple:
 
 
 def scoring_panel(**settings) -> ScoringPanel:
-    """The scoring panel, ready to show: ``scoring_panel()`` as a cell's last line."""
+    """The scoring panel, ready to show: ``scoring_panel()`` as a cell's last line. Notebook 09 uses it."""
     return ScoringPanel(**settings)

@@ -39,7 +39,7 @@ WAIT_LANE = "harness waits"
 @dataclass(frozen=True)
 class Span:
     """One bar of a timeline: ``lane`` (a tool name, or the waits), seconds from the clock's
-    start, and ``kind``: ``ok``, ``fail`` (the tool raised) or ``wait`` (a back-off pause)."""
+    start, and ``kind``: ``ok``, ``fail`` (the tool raised) or ``wait`` (a back-off pause). Notebook 08 uses it."""
 
     lane: str
     start: float
@@ -52,13 +52,13 @@ class Span:
 
 
 def total_time(spans: Iterable[Span]) -> float:
-    """From the first start to the last end, in seconds (0.0 for no spans)."""
+    """From the first start to the last end, in seconds (0.0 for no spans). Notebook 08 uses it."""
     spans = list(spans)
     return max(s.end for s in spans) - min(s.start for s in spans) if spans else 0.0
 
 
 class CallClock:
-    """Records :class:`Span` objects for tool calls and harness waits, thread-safely."""
+    """Records :class:`Span` objects for tool calls and harness waits, thread-safely. Notebook 08 uses it."""
 
     def __init__(self, now: Callable[[], float] = time.perf_counter,
                  wait: Callable[[float], Any] = time.sleep) -> None:
@@ -126,8 +126,8 @@ class TimelinePicture:
         self.title = title
         self.alt = alt or title
 
-    def _repr_png_(self) -> tuple[bytes, dict]:
-        return self.png, {"alt": self.alt}
+    def _repr_png_(self) -> bytes:
+        return self.png
 
     def caption_html(self) -> str:
         """The description as a short caption, shown right after the picture."""
@@ -168,6 +168,7 @@ def plot_timeline(panels: Mapping[str, Iterable[Span]], title: str = "When each 
     ``panels`` maps a panel title to the spans of one run. Bars: green for a call that
     returned, vermillion for one that raised, grey for a harness wait. Each panel is labelled
     with its measured total, to one decimal.
+    Notebook 08 uses it.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -225,7 +226,7 @@ def _count(n: int, one: str, many: str) -> str:
 def describe(panels: Mapping[str, Iterable[Span]], title: str = "") -> str:
     """A timeline in words, for its text alternative: per panel, the calls that returned or
     raised, the harness's waits, and whether the calls overlapped in time. Measured times are
-    left out (they change on every run); the panel titles of the picture give them."""
+    left out (they change on every run); the panel titles of the picture give them. Notebook 08 uses it."""
     parts = []
     for name, spans in _check_panels(panels).items():
         calls = sorted((s for s in spans if s.kind != "wait"), key=lambda s: s.start)

@@ -46,7 +46,7 @@ def _e(value: Any) -> str:
 
 
 def format_call(c: dict) -> str:
-    """A call as one line of Python-like text: ``get_weather(city='Paris')``."""
+    """A call as one line of Python-like text: ``get_weather(city='Paris')``. Notebook 02 uses it first."""
     args = c.get("arguments")
     if isinstance(args, str):
         try:
@@ -104,7 +104,7 @@ def _events(result) -> list[tuple[str, str]]:
 
 def transcript_html(result, title: str | None = None, events: bool = True) -> str:
     """The conversation of a run as HTML: one block per message, problems marked.
-    ``events=False`` leaves out the harness's event list (when it is shown elsewhere)."""
+    ``events=False`` leaves out the harness's event list (when it is shown elsewhere). Notebook 02 uses it first."""
     by_id = _results_by_id(result)
     retried = _retries(result)
     blocks = []
@@ -151,7 +151,7 @@ def transcript_html(result, title: str | None = None, events: bool = True) -> st
 
 
 def transcript_text(result) -> str:
-    """The same conversation as plain text, for terminals and stored outputs."""
+    """The same conversation as plain text, for terminals and stored outputs. Notebook 02 uses it first."""
     by_id = _results_by_id(result)
     retried = _retries(result)
     lines = []
@@ -174,23 +174,20 @@ def transcript_text(result) -> str:
 
 class _Shown:
     """What a transcript and a wire view share: HTML in a notebook, plain text elsewhere.
-    A subclass says how to render itself in ``_html`` and ``_text``."""
+    A subclass names the attribute it shows (``_field``) and its two renderers."""
 
     title: str | None = None
-
-    def _html(self) -> str:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _text(self) -> str:  # pragma: no cover - abstract
-        raise NotImplementedError
+    _field = ""
+    _render_html: Any = None
+    _render_text: Any = None
 
     @property
     def html(self) -> str:
-        return self._html()
+        return self._render_html(getattr(self, self._field), self.title)
 
     @property
     def text(self) -> str:
-        return self._text()
+        return self._render_text(getattr(self, self._field))
 
     def _repr_html_(self) -> str:
         return self.html
@@ -203,15 +200,10 @@ class Transcript(_Shown):
     """A run shown as a conversation; displays itself in a notebook. Notebooks 01, 02, 07, 08,
     10, 11 and 12 show one."""
 
+    _field, _render_html, _render_text = "result", staticmethod(transcript_html), staticmethod(transcript_text)
+
     def __init__(self, result, title: str | None = None) -> None:
-        self.result = result
-        self.title = title
-
-    def _html(self) -> str:
-        return transcript_html(self.result, self.title)
-
-    def _text(self) -> str:
-        return transcript_text(self.result)
+        self.result, self.title = result, title
 
 
 def transcript(result, title: str | None = None) -> Transcript:
@@ -249,7 +241,8 @@ def _entries(log: Iterable) -> list[tuple[str, Any]]:
 
 
 def wire_html(log: Iterable, title: str | None = None) -> str:
-    """A transport's log as arrows: client → server requests and server → client replies."""
+    """A transport's log as arrows: client → server requests and server → client replies.
+    Notebook 02 uses it first."""
     rows = []
     for number, (direction, msg) in enumerate(_entries(log), start=1):
         outgoing = direction == "->"
@@ -285,16 +278,11 @@ def wire_text(log: Iterable) -> str:
 class Wire(_Shown):
     """An MCP session's messages; displays itself in a notebook. Notebook 06 shows one."""
 
+    _field, _render_html, _render_text = "log", staticmethod(wire_html), staticmethod(wire_text)
+
     def __init__(self, log, title: str | None = None) -> None:
-        self.log = list(log)
-        _entries(self.log)
-        self.title = title
-
-    def _html(self) -> str:
-        return wire_html(self.log, self.title)
-
-    def _text(self) -> str:
-        return wire_text(self.log)
+        self.log, self.title = list(log), title
+        _entries(self.log)  # a malformed log fails here, not when it is shown
 
 
 def wire(log, title: str | None = None) -> Wire:
