@@ -15,7 +15,6 @@ from toolkit.lessons.mock_callers import (
     gold_text,
     invent_name,
     make_callers,
-    render_calls,
     scoring_cases,
 )
 
@@ -55,12 +54,12 @@ def test_the_gold_text_is_accepted_by_the_scorer_and_by_exact_match():
         assert T.exact_string_match(text, gold_text(case))
 
 
-def test_render_calls_round_trips_through_parse_calls():
+def test_the_callers_text_round_trips_through_parse_calls():
     calls = [("create_event", {"title": "Lunch", "when": {"date": "2026-11-28", "time": "12:00"}}),
              ("book_table", {"restaurant": "Luigi's", "people": 4})]
-    assert T.parse_calls(render_calls(calls)) == calls
-    assert T.parse_calls(render_calls(calls[:1])) == calls[:1]
-    assert render_calls([]) == ""
+    assert T.parse_calls(T.format_calls(calls)) == calls
+    assert T.parse_calls(T.format_calls(calls[:1])) == calls[:1]
+    assert T.format_calls([]) == ""
 
 
 @pytest.mark.parametrize("cls", CALLER_TYPES)

@@ -304,3 +304,20 @@ def test_on_an_irrelevance_case_a_call_the_parser_refuses_is_still_a_call():
             T.parse_calls(reply)
         assert T.classify(irrelevant, reply) == "should_abstain", reply
     assert T.classify(irrelevant, "[1, 2]") == "pass"  # not calls: nothing was called
+
+
+def test_one_call_formatter_writes_calls_as_a_model_would():
+    """format_calls is the toolkit's one call formatter (issue 13, point 2): the mock callers,
+    the failure gallery and the run-as-text helpers all write calls through it."""
+    from toolkit.scoring import is_nested_form
+    calls = [("get_weather", {"city": "Paris"}), ("add", {"a": 2, "b": 3})]
+    assert format_calls(calls[:1]) == "get_weather(city='Paris')"
+    assert format_calls(calls) == "[get_weather(city='Paris'), add(a=2, b=3)]"
+    assert format_calls([]) == ""  # a model that calls nothing writes nothing
+    assert T.parse_calls(format_calls(calls)) == calls
+    # a call as the loop records it: arguments a dict, None, JSON text, or text that is not JSON
+    assert format_calls([{"name": "f", "arguments": None}]) == "f()"
+    assert format_calls([{"name": "f", "arguments": '{"a": 1}'}]) == "f(a=1)"
+    assert format_calls([{"name": "f", "arguments": '{"a": 1'}]) == 'f({"a": 1)'
+    assert is_nested_form({"date": ["2026-12-03"]}) and not is_nested_form({})
+    assert not is_nested_form({"date": "2026-12-03"}) and not is_nested_form(["x"])

@@ -55,6 +55,7 @@ Where this scorer differs from BFCL on purpose (MORE LENIENT unless it says stri
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -63,6 +64,7 @@ from typing import Any
 __all__ = [
     "parse_calls", "values_equal", "call_matches", "calls_match", "classify",
     "evaluate_calls", "exact_string_match", "format_calls", "load_bfcl", "gold_calls", "function_schemas", "case_category", "known_names",
+    "is_nested_form",
     "FAILURE_TYPES", "FUNCS", "BFCL_CASES", "BFCL_OUTPUTS",
 ]
 
@@ -281,8 +283,13 @@ def _matches_omitted(value: Any, declared: str | None) -> bool:
     return declared in ("array", "tuple") and isinstance(value, (list, tuple)) and not value
 
 
-def _is_nested_form(option: Any) -> bool:
-    return isinstance(option, dict) and all(isinstance(v, list) for v in option.values())
+def is_nested_form(option: Any) -> bool:
+    """Is a gold value written in BFCL's nested form, ``{key: [acceptable values]}``? (An empty
+    dict is a plain value: it has no keys to list values for.)
+
+    Used by: toolkit/checks/ex09.py.
+    """
+    return isinstance(option, dict) and bool(option) and all(isinstance(v, list) for v in option.values())
 
 
 def _nested_ok(value: dict, gold: dict) -> bool:
@@ -305,10 +312,10 @@ def _value_ok(value: Any, acceptable: Any, declared: str | None = None) -> bool:
             continue
         if values_equal(value, option):
             return True
-        if isinstance(value, dict) and _is_nested_form(option) and _nested_ok(value, option):
+        if isinstance(value, dict) and is_nested_form(option) and _nested_ok(value, option):
             return True
         if (isinstance(value, list) and isinstance(option, list) and option
-                and all(_is_nested_form(o) for o in option) and len(value) == len(option)
+                and all(is_nested_form(o) for o in option) and len(value) == len(option)
                 and all(isinstance(v, dict) and _nested_ok(v, o) for v, o in zip(value, option))):
             return True
     return False
@@ -392,17 +399,33 @@ def pairs_one_to_one(fits: list[list[int]]) -> bool:
 
 
 def format_calls(calls: Iterable) -> str:
-    """Calls as the text a model would write: ``add(a=2, b=3)`` or a list for several.
+    """Calls as the text a model would write: ``add(a=2, b=3)`` for one, ``[f(a=1), g(b=2)]``
+    for several, ``""`` for none. The toolkit's one call formatter.
 
-    The inverse of :func:`parse_calls` for literal arguments, handy for mock callers.
+    The inverse of :func:`parse_calls` for literal arguments, handy for mock callers. A call is
+    ``(name, kwargs)`` or a dict as the loop records it; arguments a model sent as text are
+    decoded as JSON, or written as sent when they are not JSON.
+
+    Used by: toolkit/lessons/mock_callers.py.
     """
-    parts = []
-    for call_ in calls:
-        name, kwargs = _as_call(call_)
-        parts.append(f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")")
+    parts = [_call_text(c) for c in calls]
     if len(parts) == 1:
         return parts[0]
-    return "[" + ", ".join(parts) + "]"
+    return "[" + ", ".join(parts) + "]" if parts else ""
+
+
+def _call_text(c: Any) -> str:
+    if isinstance(c, Mapping) and isinstance(c.get("arguments"), str):
+        raw = c["arguments"]
+        try:
+            decoded = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            decoded = None
+        if not isinstance(decoded, dict):
+            return f"{c.get('name')}({raw})"
+        c = {"name": c.get("name"), "arguments": decoded}
+    name, kwargs = _as_call(c)
+    return f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")"
 
 
 def load_bfcl(category: str | None = None) -> list[dict]:

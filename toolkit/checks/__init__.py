@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Checker", "CheckResult", "NotDone", "StudentError", "StudentTimeout", "not_done", "probe_parts",
+__all__ = ["Checker", "CheckResult", "NotDone", "StudentError", "StudentTimeout", "not_done", "first_answer", "probe_parts",
            "restore_course_data", "PASS", "FAIL", "STUDENT_TIME_LIMIT", "RUN_TIME_LIMIT",
            "hard_stop_available", "last_cell_problem"]
 
@@ -539,6 +539,21 @@ def restore_course_data(c: Checker, *names: str) -> None:
         else:
             setattr(module, attr, pristine)
         c.note(f"{name} had been changed in this kernel; the check put the course's own data back.")
+
+
+def first_answer(c: Checker, fn: Callable, label: str) -> tuple[Any, CheckResult | None]:
+    """Call the student's ``fn()`` once: ``(its answer, None)``, or ``(None, the report)`` when
+    it is still the stub (not done yet) or raises (``label`` failed, with the error's sentence).
+
+    Used by: toolkit/checks/ex02.py.
+    """
+    try:
+        return c.call(fn), None
+    except NotDone:
+        return None, not_done(c.title)
+    except StudentError as exc:
+        c.expect(False, label, str(exc))
+        return None, c.done()
 
 
 def not_done(title: str) -> CheckResult:

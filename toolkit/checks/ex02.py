@@ -16,7 +16,7 @@ from typing import Literal
 from ..lessons.toy_tools import make_weather_registry
 from ..schema import schema_from_function, validate_args
 from ..scoring import values_equal
-from . import Checker, CheckResult, NotDone, not_done
+from . import Checker, CheckResult, first_answer
 
 __all__ = ["check", "REQUEST", "INTENDED", "intended", "weather_schema", "with_defaults"]
 
@@ -58,13 +58,9 @@ def with_defaults(args: dict, input_schema: dict) -> dict:
 def check(valid_but_wrong: Callable[[], dict]) -> CheckResult:
     """``valid_but_wrong()`` returns the arguments of a schema-valid, wrong call."""
     c = Checker(TITLE)
-    try:
-        args = c.call(valid_but_wrong)
-    except NotDone:
-        return not_done(TITLE)
-    except Exception as exc:  # StudentError: one sentence, no traceback
-        c.expect(False, "valid_but_wrong() returns the arguments of one call", str(exc))
-        return c.done()
+    args, report = first_answer(c, valid_but_wrong, "valid_but_wrong() returns the arguments of one call")
+    if report is not None:
+        return report
     schema = weather_schema()["inputSchema"]
     if not c.expect(isinstance(args, dict), "valid_but_wrong() returns the arguments as a dict",
                     f"it returned {type(args).__name__}; return something like {{\"city\": ...}}"):

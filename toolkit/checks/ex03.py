@@ -42,14 +42,8 @@ def cases() -> tuple[list, list]:
     free = {"type": "string", "description": "a city name"}
     level = {"type": "integer", "enum": [1, 2, 3]}
 
-    fires = [
-        (" celsius", unit, "celsius"),
-        ("fahrenheit\n", unit, "fahrenheit"),
-        ("  Celsius\t", unit, "celsius"),
-        (" Business ", cabin, "business"),
-        (" off ", switch, "off"),
-        (" on", switch, "on"),
-    ]
+    fires = [(" celsius", unit, "celsius"), ("fahrenheit\n", unit, "fahrenheit"), ("  Celsius\t", unit, "celsius"),
+             (" Business ", cabin, "business"), (" off ", switch, "off"), (" on", switch, "on")]
 
     quiet = [
         ("maybe", unit, "'maybe' is not an allowed value in any spelling"),

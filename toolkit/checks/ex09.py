@@ -27,8 +27,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..lessons.mock_callers import CALLER_TYPES, concrete_value, gold_text, render_calls, scoring_cases, written_call
-from ..scoring import classify, evaluate_calls, values_equal
+from ..lessons.mock_callers import CALLER_TYPES, concrete_value, gold_text, scoring_cases, written_call
+from ..scoring import classify, evaluate_calls, format_calls, is_nested_form, values_equal
 from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
 __all__ = ["check", "FUNCTIONS", "EXAMPLE", "EXISTING_IDS", "CATEGORIES", "unseen_lenient_pairs", "HARMLESS",
@@ -113,7 +113,7 @@ def _absent_from_question(options: list, q: tuple) -> str | None:
         return ""  # optional: the user need not have said it
     missing_key = None
     for option in options:
-        if _is_nested(option):
+        if is_nested_form(option):
             bad = [k for k, opts in option.items() if _absent_from_question(opts, q) != ""]
             if not bad:
                 return ""
@@ -143,30 +143,21 @@ def _category_problem(cat: str, funcs: list, gold: list) -> str | None:
     return None
 
 
-def _is_nested(option: Any) -> bool:
-    return isinstance(option, dict) and bool(option) and all(isinstance(v, list) for v in option.values())
+def _gold_args_where(cases: list, wanted: Callable[[list], bool]) -> list[tuple[int, int, str]]:
+    """``(case index, gold index, parameter)`` for each gold argument whose list of acceptable
+    values is ``wanted``."""
+    return [(i, j, param) for i, case in enumerate(cases) for j, g in enumerate(case.get("gold") or [])
+            for param, options in (g.get("args") or {}).items() if isinstance(options, list) and wanted(options)]
 
 
 def nested_cases(cases: list) -> list[tuple[int, int, str]]:
     """``(case index, gold index, parameter)`` for each gold argument written in BFCL's nested form."""
-    out = []
-    for i, case in enumerate(cases):
-        for j, g in enumerate(case.get("gold") or []):
-            for param, options in (g.get("args") or {}).items():
-                if isinstance(options, list) and any(_is_nested(o) for o in options):
-                    out.append((i, j, param))
-    return out
+    return _gold_args_where(cases, lambda options: any(is_nested_form(o) for o in options))
 
 
 def optional_params(cases: list) -> list[tuple[int, int, str]]:
     """``(case index, gold index, parameter)`` for each gold argument that lists ``""`` and a value."""
-    out = []
-    for i, case in enumerate(cases):
-        for j, g in enumerate(case.get("gold") or []):
-            for param, options in (g.get("args") or {}).items():
-                if isinstance(options, list) and "" in options and any(o != "" for o in options):
-                    out.append((i, j, param))
-    return out
+    return _gold_args_where(cases, lambda options: "" in options and any(o != "" for o in options))
 
 
 def _object_problem(spec: dict, options: list, where: str) -> str | None:
@@ -181,7 +172,7 @@ def _object_problem(spec: dict, options: list, where: str) -> str | None:
         unknown = [k for k in option if k not in keys]
         if unknown:
             return f"{where} has no key {unknown[0]!r} (it has {', '.join(keys)})"
-        if _is_nested(option):
+        if is_nested_form(option):
             missing = [k for k in spec.get("required") or [] if k not in option]
             if missing:
                 return f"{where} needs the key {missing[0]!r}; list its acceptable values"
@@ -245,7 +236,7 @@ def _problems(case: Any, seen: set, functions: dict, existing_ids: set) -> list[
             if problem:
                 return [problem]
             kind = props[param].get("type")
-            if kind != "object" and any(_is_nested(o) for o in options):
+            if kind != "object" and any(is_nested_form(o) for o in options):
                 return [f"{where}: {name}.{param} is not an object (its type is {kind}), so it takes a plain "
                         "value, not the nested form {key: [values]}"]
         missing = [p for p in schema.get("required") or [] if p not in g["args"]]
@@ -279,11 +270,11 @@ def _with_nested_value_changed(case: dict, j: int, param: str) -> str:
         key = sorted(value)[0]
         value[key] = "not-a-gold-value-0"
     else:
-        nested = next(o for o in case["gold"][j]["args"][param] if _is_nested(o))
+        nested = next(o for o in case["gold"][j]["args"][param] if is_nested_form(o))
         key = sorted(nested)[0]
         kwargs[param] = {key: "not-a-gold-value-0"}
     calls[j] = (name, kwargs)
-    return render_calls(calls)
+    return format_calls(calls)
 
 
 def _optional_both_ways(case: dict, j: int, param: str) -> tuple[str, str]:
@@ -296,7 +287,7 @@ def _optional_both_ways(case: dict, j: int, param: str) -> tuple[str, str]:
     without = {k: v for k, v in kwargs.items() if k != param}
     a, b = list(calls), list(calls)
     a[j], b[j] = (name, with_it), (name, without)
-    return render_calls(a), render_calls(b)
+    return format_calls(a), format_calls(b)
 
 
 def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callable) -> CheckResult:
@@ -322,29 +313,32 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
         state["cases"] = copy.deepcopy(cases)
         return True
 
-    def has_nested():
+    def found_in_cases(finder: Callable, first: str, missing: str) -> list[tuple[dict, int, str]]:
+        """``(case, gold index, parameter)`` for each place ``finder`` finds in the valid cases."""
         cases = state.get("cases")
-        assert cases, "fix the cases first (the line above)"
-        found = nested_cases(cases)
-        assert found, ("no gold argument uses the nested form; give an object parameter, such as "
-                       "create_event's 'when', as [{'date': ['2026-12-03'], 'time': ['10:00']}]")
-        for i, j, param in found:
-            bad = _with_nested_value_changed(cases[i], j, param)
-            assert classify(cases[i], bad, functions) != "pass", (
-                f"case {cases[i]['id']!r}: the reply {bad} passes, so the nested value is not really checked")
+        assert cases, first
+        found = finder(cases)
+        assert found, missing
+        return [(cases[i], j, param) for i, j, param in found]
+
+    def has_nested():
+        for case, j, param in found_in_cases(
+                nested_cases, "fix the cases first (the line above)",
+                "no gold argument uses the nested form; give an object parameter, such as "
+                "create_event's 'when', as [{'date': ['2026-12-03'], 'time': ['10:00']}]"):
+            bad = _with_nested_value_changed(case, j, param)
+            assert classify(case, bad, functions) != "pass", (
+                f"case {case['id']!r}: the reply {bad} passes, so the nested value is not really checked")
         return True
 
     def has_optional():
-        cases = state.get("cases")
-        assert cases, "fix the cases first"
-        found = optional_params(cases)
-        assert found, ("no gold argument is optional; list \"\" next to a value, as in "
-                       "'unit': ['', 'celsius'], for a parameter the user did not insist on")
-        for i, j, param in found:
-            with_it, without = _optional_both_ways(cases[i], j, param)
-            for reply in (with_it, without):
-                label = classify(cases[i], reply, functions)
-                assert label == "pass", f"case {cases[i]['id']!r}: the reply {reply} should pass, but scores {label}"
+        for case, j, param in found_in_cases(
+                optional_params, "fix the cases first",
+                "no gold argument is optional; list \"\" next to a value, as in "
+                "'unit': ['', 'celsius'], for a parameter the user did not insist on"):
+            for reply in _optional_both_ways(case, j, param):
+                label = classify(case, reply, functions)
+                assert label == "pass", f"case {case['id']!r}: the reply {reply} should pass, but scores {label}"
         return True
 
     def gold_passes():

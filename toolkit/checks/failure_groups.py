@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..lessons.failure_runs import GROUPS, failed_runs, group_guide, normalise_group
-from . import Checker, CheckResult, NotDone, StudentError, not_done
+from . import Checker, CheckResult, first_answer
 
 __all__ = ["check", "TITLE"]
 
@@ -57,13 +57,9 @@ def _run_key(key) -> str:
 def check(sort_failures: Callable[[], dict]) -> CheckResult:
     """``sort_failures()`` returns ``{run id: group name}`` for every run shown."""
     c = Checker(TITLE)
-    try:
-        answer = c.call(sort_failures)
-    except NotDone:
-        return not_done(TITLE)
-    except StudentError as exc:
-        c.expect(False, "sort_failures() returns your groups", str(exc))
-        return c.done()
+    answer, report = first_answer(c, sort_failures, "sort_failures() returns your groups")
+    if report is not None:
+        return report
     runs = failed_runs()
     ids = [r.id for r in runs]
     answer, problem = _as_mapping(answer, ids)

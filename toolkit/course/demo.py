@@ -7,12 +7,11 @@ nothing printed here is typed in by hand.
 from __future__ import annotations
 
 import json
-from typing import Literal
 
 from ..lessons.catalog import CATALOG_QUERIES, make_catalog
 from ..lessons.injection import injection_demo
 from ..lessons.retail import RETAIL_TASKS, run_retail_trials
-from ..lessons.toy_tools import make_weather_registry
+from ..lessons.toy_tools import get_weather, make_weather_registry
 from ..loop import ScriptedModel, call, run_agent
 from ..mcp import InMemoryTransport, MCPClient, MCPError, MCPServer
 from ..reliability import pass_at_k, pass_hat_k
@@ -20,17 +19,7 @@ from ..schema import repair_args, schema_from_function, validate_args
 from ..scoring import BFCL_CASES, BFCL_OUTPUTS, FUNCS, calls_match, evaluate_calls, exact_string_match, parse_calls
 from ..selection import ToolIndex, schema_size_estimate, selection_recall
 
-__all__ = ["main", "get_weather"]
-
-
-def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> dict:
-    """Get the current weather for a city.
-
-    Args:
-        city: city name, such as Paris
-        unit: temperature unit
-    """
-    return {"city": city, "unit": unit}
+__all__ = ["main"]
 
 
 def _banner(text: str) -> None:

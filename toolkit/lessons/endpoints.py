@@ -192,6 +192,11 @@ def _arguments(raw: Any) -> Any:
     return raw
 
 
+def _call_back(call_id: str, name: Any, raw_arguments: Any, original: dict[str, str]) -> dict:
+    """A call from the wire in the mocks' shape, its name mapped back to the tool's own."""
+    return {"id": call_id, "name": original.get(name, name), "arguments": _arguments(raw_arguments)}
+
+
 def _arguments_text(args: Any) -> str:
     """Arguments as the JSON string Chat Completions carries (a string the model sent as is)."""
     return args if isinstance(args, str) else json.dumps(args if args is not None else {})
@@ -287,16 +292,27 @@ class _Endpoint:
         key = "set" if self._api_key else "none"
         return f"{type(self).__name__}(base_url={self.base_url!r}, model={self.model!r}, api_key=<{key}>)"
 
-    # subclasses: url, headers, body, parse ---------------------------------------------------
+    # subclasses: url, own headers, body, parse ----------------------------------------------
     def _url(self) -> str:
         raise NotImplementedError
 
-    def _headers(self) -> dict:
+    def _own_headers(self) -> dict:
         raise NotImplementedError
+
+    def _body(self, messages: list, specs: list[dict], names: dict[str, str]) -> dict:
+        raise NotImplementedError
+
+    def _headers(self) -> dict:
+        return {"Content-Type": "application/json", "Accept": "application/json",
+                "User-Agent": USER_AGENT, **self._own_headers()}
 
     def request_body(self, messages: list, tools: list | None) -> dict:
         """The JSON body this model sends for ``respond(messages, tools)``."""
-        raise NotImplementedError
+        body = self._body(messages, *wire_tools(tools))
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        body.update(self.extra_body)
+        return body
 
     def _parse(self, data: dict, names: dict[str, str]) -> dict:
         raise NotImplementedError
@@ -398,10 +414,14 @@ class _Endpoint:
             raise self._fail(f"the answer from {self._url()} is not a JSON object")
         return data
 
-    def _count(self, prompt: Any, completion: Any) -> None:
-        for key, value in (("input_tokens", prompt), ("output_tokens", completion)):
+    def _count(self, data: dict, sent: str, received: str) -> dict:
+        """Add an answer's token counts (``sent``, ``received``: its API's names for them) to
+        :attr:`usage`; returns the answer's own usage."""
+        usage = data.get("usage") or {}
+        for key, value in (("input_tokens", usage.get(sent)), ("output_tokens", usage.get(received))):
             if isinstance(value, int) and not isinstance(value, bool):
                 self.usage[key] += value
+        return usage
 
 
 def _refused(text: str | None, refusal: str | None) -> str | None:
@@ -430,21 +450,13 @@ class ChatCompletionsModel(_Endpoint):
     def _url(self) -> str:
         return self.base_url + "/chat/completions"
 
-    def _headers(self) -> dict:
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "User-Agent": USER_AGENT}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        return headers
+    def _own_headers(self) -> dict:
+        return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
-    def request_body(self, messages: list, tools: list | None) -> dict:
-        specs, names = wire_tools(tools)
+    def _body(self, messages: list, specs: list[dict], names: dict[str, str]) -> dict:
         body: dict = {"model": self.model, "messages": _openai_messages(messages, names)}
         if specs:
             body["tools"] = [{"type": "function", "function": s} for s in specs]
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        body.update(self.extra_body)
         return body
 
     def _parse(self, data: dict, original: dict[str, str]) -> dict:
@@ -457,11 +469,8 @@ class ChatCompletionsModel(_Endpoint):
         calls = []
         for i, tc in enumerate(message.get("tool_calls") or []):
             fn = tc.get("function") or {}
-            name = fn.get("name")
-            calls.append({"id": tc.get("id") or f"call_{i}", "name": original.get(name, name),
-                          "arguments": _arguments(fn.get("arguments"))})
-        usage = data.get("usage") or {}
-        self._count(usage.get("prompt_tokens"), usage.get("completion_tokens"))
+            calls.append(_call_back(tc.get("id") or f"call_{i}", fn.get("name"), fn.get("arguments"), original))
+        usage = self._count(data, "prompt_tokens", "completion_tokens")
         refusal = message.get("refusal")
         stop = choice.get("finish_reason")
         if stop == "content_filter" and not refusal:
@@ -519,15 +528,11 @@ class MessagesModel(_Endpoint):
         base = self.base_url[:-3] if self.base_url.endswith("/v1") else self.base_url
         return base + "/v1/messages"
 
-    def _headers(self) -> dict:
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "User-Agent": USER_AGENT, "anthropic-version": self.anthropic_version}
-        if self._api_key:
-            headers["x-api-key"] = self._api_key
-        return headers
+    def _own_headers(self) -> dict:
+        key = {"x-api-key": self._api_key} if self._api_key else {}
+        return {"anthropic-version": self.anthropic_version, **key}
 
-    def request_body(self, messages: list, tools: list | None) -> dict:
-        specs, names = wire_tools(tools)
+    def _body(self, messages: list, specs: list[dict], names: dict[str, str]) -> dict:
         system, turns = _anthropic_messages(messages, names)
         body: dict = {"model": self.model, "max_tokens": self.max_tokens, "messages": turns}
         if system:
@@ -535,9 +540,6 @@ class MessagesModel(_Endpoint):
         if specs:
             body["tools"] = [{"name": s["name"], "description": s["description"],
                               "input_schema": s["parameters"]} for s in specs]
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        body.update(self.extra_body)
         return body
 
     def _parse(self, data: dict, original: dict[str, str]) -> dict:
@@ -552,11 +554,8 @@ class MessagesModel(_Endpoint):
             if b.get("type") == "text":
                 texts.append(str(b.get("text", "")))
             elif b.get("type") == "tool_use":
-                name = b.get("name")
-                calls.append({"id": b.get("id") or f"toolu_{i}", "name": original.get(name, name),
-                              "arguments": _arguments(b.get("input"))})
-        usage = data.get("usage") or {}
-        self._count(usage.get("input_tokens"), usage.get("output_tokens"))
+                calls.append(_call_back(b.get("id") or f"toolu_{i}", b.get("name"), b.get("input"), original))
+        usage = self._count(data, "input_tokens", "output_tokens")
         stop = data.get("stop_reason")
         text = "".join(texts) if texts else None
         refusal = None

@@ -20,18 +20,17 @@ discussion question 12: "we have a schema, so tool calls are safe").
 from __future__ import annotations
 
 import json
-import random
 from dataclasses import dataclass, field
 
 from ..data import load_json
 from ..loop import AgentResult, call, run_agent
 from ..schema import validate_args
-from ..scoring import classify, parse_calls
+from ..scoring import classify, format_calls, parse_calls
 from .injection import injection_demo, make_injection_registry
 from .mock_callers import CALLER_TYPES, scoring_cases
-from .retail import RETAIL_TASKS_EXTENDED, RetailEnv, make_retail_agent
+from .retail import RETAIL_TASKS_EXTENDED, RetailEnv, retail_trial_run
 
-__all__ = ["GROUPS", "FailedRun", "failed_runs", "group_guide", "normalise_group", "schema_problems"]
+__all__ = ["GROUPS", "FailedRun", "failed_runs", "run_lines", "group_guide", "normalise_group", "schema_problems"]
 
 GROUPS = ("single call", "many steps", "conversation")
 
@@ -80,19 +79,17 @@ def _short(text, limit: int = 110) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _call_text(c: dict) -> str:
-    args = ", ".join(f"{k}={v!r}" for k, v in (c.get("arguments") or {}).items())
-    return f"{c.get('name')}({args})"
+def run_lines(result: AgentResult) -> list[str]:
+    """The run as a few lines: the request, each call with its result, the final answer.
 
-
-def _agent_lines(result: AgentResult) -> list[str]:
-    """The run as a few lines: the request, each call with its result, the final answer."""
+    Used by: toolkit/lessons/model_eval.py.
+    """
     lines = []
     for m in result.messages:
         if m["role"] == "user":
             lines.append(f"user: {_short(m['content'])}")
         elif m["role"] == "assistant" and m.get("tool_calls"):
-            lines.append("agent calls: " + "; ".join(_call_text(c) for c in m["tool_calls"]))
+            lines.append("agent calls: " + "; ".join(format_calls([c]) for c in m["tool_calls"]))
         elif m["role"] == "tool":
             mark = "error" if m.get("is_error") else "ok"
             lines.append(f"  → {m['name']} {mark}: {_short(m['content'], 90)}")
@@ -114,13 +111,10 @@ def _schemas(registry) -> dict:
 
 def _retail(spec: dict) -> tuple:
     task = next(t for t in RETAIL_TASKS_EXTENDED if t["id"] == spec["task"])
-    env = RetailEnv(extended=bool(task.get("steps")))
-    model = make_retail_agent(task, random.Random(spec.get("seed", 0)),
-                              spec.get("p_skip_check", 0.0), spec.get("p_typo", 0.0))
-    result = run_agent(model, env.registry, task["instruction"], system=env.POLICY,
-                       call_timeout=None, parallel=False)
+    env, result = retail_trial_run(task, spec.get("seed", 0), spec.get("p_skip_check", 0.0),
+                                   spec.get("p_typo", 0.0))
     wrong = {k: (v, task["goal"][k]) for k, v in env.db.items() if v != task["goal"][k]}
-    lines = [f"policy in the prompt: {env.POLICY}"] + _agent_lines(result)
+    lines = [f"policy in the prompt: {env.POLICY}"] + run_lines(result)
     lines.append("database at the end vs the goal: "
                  + "; ".join(f"{k} is {got}, goal {goal}" for k, (got, goal) in sorted(wrong.items())))
     return f"mock retail agent, task {task['id']}", lines, result, _schemas(env.registry)
@@ -152,7 +146,7 @@ def _params(function_spec) -> list[str]:
 def _injection(spec: dict) -> tuple:
     offered = _schemas(make_injection_registry())
     result, sent, _ = injection_demo(defended=bool(spec.get("defended", False)))
-    lines = _agent_lines(result)
+    lines = run_lines(result)
     lines.append("e-mails sent: " + (", ".join(f"to {to}: {body!r}" for to, body in sent) or "none"))
     return "injection demo, undefended", lines, result, offered
 
@@ -166,7 +160,7 @@ def _loop(spec: dict) -> tuple:
 
     result = run_agent(stubborn, env.registry, spec["user"], system=env.POLICY,
                        max_steps=spec.get("max_steps", 4), call_timeout=None, parallel=False)
-    return "scripted agent that retries", _agent_lines(result), result, _schemas(env.registry)
+    return "scripted agent that retries", run_lines(result), result, _schemas(env.registry)
 
 
 _MAKERS = {"retail": _retail, "caller": _caller, "injection": _injection, "loop": _loop}

@@ -33,10 +33,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..data import load_json
-from ..scoring import BFCL_CASES, FUNCS, gold_calls
+from ..scoring import BFCL_CASES, FUNCS, format_calls, gold_calls, is_nested_form
 
 __all__ = ["MockCaller", "NameInventor", "ValueDropper", "OverEagerCaller", "CALLER_TYPES",
-           "make_callers", "gold_text", "render_calls", "course_cases", "scoring_cases",
+           "make_callers", "gold_text", "course_cases", "scoring_cases",
            "invent_name", "written_call", "concrete_value"]
 
 _COURSE = load_json("course_cases.json")
@@ -74,36 +74,23 @@ def scoring_cases(which: str = "all") -> tuple[dict, list[dict]]:
 
 
 # --------------------------------------------------------------------------------------------
-# writing calls as text
-
-def render_calls(calls: Sequence[tuple[str, Mapping]]) -> str:
-    """Calls as a model writes them: ``f(a=1)`` for one, ``[f(a=1), g(b=2)]`` for several,
-    ``""`` for none. Values are Python literals, so :func:`toolkit.parse_calls` reads them back."""
-    parts = [f"{name}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" for name, kwargs in calls]
-    if not parts:
-        return ""
-    return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
-
+# gold calls as a caller writes them (the text itself: toolkit.scoring.format_calls)
 
 def _options(acceptable: Any) -> list:
     opts = acceptable if isinstance(acceptable, list) else [acceptable]
     return [o for o in opts if o != ""]
 
 
-def _is_nested(option: Any) -> bool:
-    return isinstance(option, dict) and all(isinstance(v, list) for v in option.values())
-
-
 def concrete_value(option: Any, pick) -> Any:
     """A real value from a gold option; BFCL's nested form ``{key: [acceptable]}`` becomes a dict."""
-    if _is_nested(option):
+    if is_nested_form(option):
         out = {}
         for key, opts in option.items():
             choices = _options(opts)
             if choices and opts[0] != "":  # optional keys are left out, as in the gold text
                 out[key] = concrete_value(pick(choices), pick)
         return out
-    if isinstance(option, list) and option and all(_is_nested(o) for o in option):
+    if isinstance(option, list) and option and all(is_nested_form(o) for o in option):
         return [concrete_value(o, pick) for o in option]
     return option
 
@@ -132,7 +119,7 @@ def gold_text(case: Mapping) -> str:
     first acceptable value of each parameter (optional ones only when that first value is not
     ``""``), in the gold's order. ``""`` when the right move is to make no call."""
     first = lambda choices: choices[0]  # noqa: E731
-    return render_calls([written_call(g, first) for g in gold_calls(case)])
+    return format_calls([written_call(g, first) for g in gold_calls(case)])
 
 
 # --------------------------------------------------------------------------------------------
@@ -193,7 +180,7 @@ class MockCaller:
                 return reply
         if not golds:
             return case.get("ask", "") if case.get("category") == "missing_parameter" else ""
-        return render_calls(calls)
+        return format_calls(calls)
 
     def answers(self, cases: Iterable[Mapping]) -> list[str]:
         return [self.answer(c) for c in cases]
@@ -218,7 +205,7 @@ class NameInventor(MockCaller):
         known = case.get("functions") or []
         calls = list(calls)
         calls[i] = (invent_name(calls[i][0], known, rng), calls[i][1])
-        return render_calls(calls)
+        return format_calls(calls)
 
 
 class ValueDropper(MockCaller):
@@ -235,7 +222,7 @@ class ValueDropper(MockCaller):
         i, key = rng.choice(droppable)
         calls = [(n, dict(kw)) for n, kw in calls]
         del calls[i][1][key]
-        return render_calls(calls)
+        return format_calls(calls)
 
 
 class OverEagerCaller(MockCaller):
@@ -256,7 +243,7 @@ def _any_call(case: Mapping, rng: random.Random) -> str:
     """A made-up call to one of the case's functions, for cases with no ``tempting`` entry."""
     funcs = case.get("functions") or []
     name = rng.choice(funcs) if funcs else "search"
-    return render_calls([(name, {})])
+    return format_calls([(name, {})])
 
 
 CALLER_TYPES = (NameInventor, ValueDropper, OverEagerCaller)

@@ -322,7 +322,7 @@ def notebook_loop(user: str = "Is it warmer in Paris or Oslo?", environ: Mapping
     """Notebook 02: the happy-path question through the same loop and weather tools, with
     the configured model in place of the script. Prints the transcript; returns the result."""
     from ..loop import run_agent
-    from ..widgets.transcript_view import transcript_text
+    from .failure_runs import run_lines
     from .toy_tools import make_weather_registry
     model = _configured(environ)
     if model is None:
@@ -331,7 +331,7 @@ def notebook_loop(user: str = "Is it warmer in Paris or Oslo?", environ: Mapping
 
     def go():
         result = run_agent(model, make_weather_registry(), user)
-        print(transcript_text(result))
+        print("\n".join(run_lines(result)))
         print(f"{_label(model)} {result.steps} model turns, {result.calls} tool calls, stop: "
               f"{result.stop_reason}. {_usage_line(model)}")
         return result

@@ -24,12 +24,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..data import load_json
-from ..loop import call, run_agent
+from ..loop import AgentResult, call, run_agent
 from ..registry import Tool, ToolError, ToolRegistry
 from ..schema import schema_from_function
 
 __all__ = ["RetailEnv", "RETAIL_TASKS", "RETAIL_TASKS_EXTENDED", "POLICY", "POLICY_EXTENDED",
-           "PolicyAgentModel", "OrderedTaskAgent", "make_retail_agent", "run_retail_trial",
+           "PolicyAgentModel", "OrderedTaskAgent", "make_retail_agent", "run_retail_trial", "retail_trial_run",
            "run_retail_trials", "retail_outcomes", "mangle_id"]
 
 _WORLD = load_json("retail.json")
@@ -85,7 +85,12 @@ class RetailEnv:
                 raise ToolError(f"No order {order_id!r}. Order ids look like "
                                 f"{', '.join(sorted(db)[:2])}; check the id with the user.")
 
-        def _set(order_id: str, status: str) -> dict:
+        def _move(order_id: str, status: str, needs: str | None = None, refusal: str = "") -> dict:
+            """Set an order's status; with ``needs``, only from that status, else the tool error
+            ``refusal`` (with ``{id}`` and ``{status}`` filled in)."""
+            _known(order_id)
+            if needs is not None and db[order_id] != needs:
+                raise ToolError(refusal.format(id=order_id, status=db[order_id]))
             db[order_id] = status
             return {"order_id": order_id, "status": status}
 
@@ -105,11 +110,9 @@ class RetailEnv:
             Args:
                 order_id: the order's id, such as A1
             """
-            _known(order_id)
-            if self.policy_in_tool and db[order_id] != "pending":
-                raise ToolError(f"Order {order_id} is {db[order_id]}; only pending orders can be "
-                                "canceled. Tell the user it cannot be canceled.")
-            return _set(order_id, "canceled")
+            return _move(order_id, "canceled", "pending" if self.policy_in_tool else None,
+                         "Order {id} is {status}; only pending orders can be canceled. "
+                         "Tell the user it cannot be canceled.")
 
         def return_order(order_id: str) -> dict:
             """Record that a delivered order came back. Do this before refund_order.
@@ -117,11 +120,8 @@ class RetailEnv:
             Args:
                 order_id: the order's id, such as C1
             """
-            _known(order_id)
-            if db[order_id] != "delivered":
-                raise ToolError(f"Order {order_id} is {db[order_id]}, so there is nothing to "
-                                "return yet; only delivered orders can be returned.")
-            return _set(order_id, "returned")
+            return _move(order_id, "returned", "delivered", "Order {id} is {status}, so there is "
+                         "nothing to return yet; only delivered orders can be returned.")
 
         def refund_order(order_id: str) -> dict:
             """Pay back a returned order. Works only after return_order has recorded the return.
@@ -129,11 +129,8 @@ class RetailEnv:
             Args:
                 order_id: the order's id, such as C1
             """
-            _known(order_id)
-            if db[order_id] != "returned":
-                raise ToolError(f"Order {order_id} has no recorded return (status: "
-                                f"{db[order_id]}). Call return_order first, then refund.")
-            return _set(order_id, "refunded")
+            return _move(order_id, "refunded", "returned", "Order {id} has no recorded return "
+                         "(status: {status}). Call return_order first, then refund.")
 
         _add(self.registry, get_order, read_only=True)
         _add(self.registry, cancel_order, read_only=False, destructive=True)
@@ -268,15 +265,28 @@ def run_retail_trial(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: f
     ``env.POLICY``, the prompt). ``agent(task, rng, p_skip_check, p_typo)``, if given, builds
     the mock agent in place of :func:`make_retail_agent` (pack §2.9, assignment Part C).
     """
+    env, _ = retail_trial_run(task, seed, p_skip_check, p_typo, policy_in_tool, prepare, agent)
+    return env.db == task["goal"]
+
+
+def retail_trial_run(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: float = 0.05,
+                     policy_in_tool: bool = False,
+                     prepare: Callable[[RetailEnv], object] | None = None,
+                     agent: AgentFactory | None = None) -> tuple[RetailEnv, AgentResult]:
+    """The trial :func:`run_retail_trial` scores, returned whole: the world as the run left it
+    and the run itself (the failure gallery of notebook 12 shows both).
+
+    Used by: toolkit/lessons/failure_runs.py.
+    """
     _check_agent(agent)
     env = RetailEnv(policy_in_tool=policy_in_tool, extended=bool(task.get("steps")))
     if prepare is not None:
         prepare(env)
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     model = (agent or make_retail_agent)(task, rng, p_skip_check, p_typo)
-    run_agent(model, env.registry, task["instruction"], system=env.POLICY,
-              call_timeout=None, parallel=False)
-    return env.db == task["goal"]
+    result = run_agent(model, env.registry, task["instruction"], system=env.POLICY,
+                       call_timeout=None, parallel=False)
+    return env, result
 
 
 def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,

@@ -77,28 +77,24 @@ def is_number(token: str) -> bool:
 _NAMES = ["ana", "ben", "chen", "dara", "eli", "farah", "gus", "hana", "ivo", "june", "kofi", "lena"]
 
 
+# Sentences whose numbers a calculator call would help predict: a's range, b's range (which
+# may depend on a), and the sentence, with a + b, a - b or a * b written out.
+_SUMS = [
+    ((2, 40), lambda a: (2, 40), "{name} packed {a} boxes with {b} cups in each , so {name} packed {product} cups ."),
+    ((3, 400), lambda a: (3, 400), "the walk was {a} km before lunch and {b} km after it , {sum} km in all ."),
+    ((20, 900), lambda a: (2, a - 2), "of the {a} seats , {b} were sold and {difference} are still free ."),
+    ((2, 12), lambda a: (2, 12), "{product} cakes for {a} guests gives each guest {b} cakes ."),
+    ((3, 99), lambda a: (2, 12), "each ticket is {a} dollars , so {b} tickets cost {product} dollars ."),
+    ((30, 999), lambda a: (2, a - 5), "the tank held {a} litres ; after {b} litres leaked it held {difference} litres ."),
+]
+
+
 def _sum_sentence(rng: random.Random) -> str:
     name = rng.choice(_NAMES)
-    kind = rng.randrange(6)
-    if kind == 0:
-        a, b = rng.randint(2, 40), rng.randint(2, 40)
-        return f"{name} packed {a} boxes with {b} cups in each , so {name} packed {a * b} cups ."
-    if kind == 1:
-        a, b = rng.randint(3, 400), rng.randint(3, 400)
-        return f"the walk was {a} km before lunch and {b} km after it , {a + b} km in all ."
-    if kind == 2:
-        a = rng.randint(20, 900)
-        b = rng.randint(2, a - 2)
-        return f"of the {a} seats , {b} were sold and {a - b} are still free ."
-    if kind == 3:
-        b, k = rng.randint(2, 12), rng.randint(2, 12)
-        return f"{b * k} cakes for {b} guests gives each guest {k} cakes ."
-    if kind == 4:
-        a, b = rng.randint(3, 99), rng.randint(2, 12)
-        return f"each ticket is {a} dollars , so {b} tickets cost {a * b} dollars ."
-    a = rng.randint(30, 999)
-    b = rng.randint(2, a - 5)
-    return f"the tank held {a} litres ; after {b} litres leaked it held {a - b} litres ."
+    a_range, b_range, sentence = _SUMS[rng.randrange(len(_SUMS))]
+    a = rng.randint(*a_range)
+    b = rng.randint(*b_range(a))
+    return sentence.format(name=name, a=a, b=b, sum=a + b, difference=a - b, product=a * b)
 
 
 def _repeat_sentence(rng: random.Random) -> str:

@@ -16,24 +16,25 @@ from ..registry import ToolError, ToolRegistry, TransientToolError
 __all__ = ["make_weather_registry", "make_server_registry", "sample_args"]
 
 
-def make_weather_registry(slow_seconds: float = 0.5) -> ToolRegistry:
+def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> dict:
+    """Get the current weather for a city.
+
+    Args:
+        city: city name, such as Paris
+        unit: temperature unit
+    """
     temps = load_json("weather.json")["celsius"]
+    match = next((c for c in temps if c.lower() == city.strip().lower()), None)
+    if match is None:
+        raise ToolError(f"No weather for {city!r}. Cities with data: {', '.join(temps)}.")
+    celsius = temps[match]
+    temp = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32)
+    return {"city": match, "temp": temp, "unit": unit}
+
+
+def make_weather_registry(slow_seconds: float = 0.5) -> ToolRegistry:
     registry = ToolRegistry()
     flaky_calls = {"n": 0}
-
-    def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> dict:
-        """Get the current weather for a city.
-
-        Args:
-            city: city name, such as Paris
-            unit: temperature unit
-        """
-        match = next((c for c in temps if c.lower() == city.strip().lower()), None)
-        if match is None:
-            raise ToolError(f"No weather for {city!r}. Cities with data: {', '.join(temps)}.")
-        celsius = temps[match]
-        temp = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32)
-        return {"city": match, "temp": temp, "unit": unit}
 
     def flaky_rate(currency: str) -> str:
         """Exchange rate of a currency against the US dollar. Busy on its first call.
