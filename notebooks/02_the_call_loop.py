@@ -16,8 +16,8 @@ import json
 import time
 
 import toolkit as T
-from toolkit.lessons.toy_tools import make_weather_registry
 from toolkit.figures import show as show_figure
+from toolkit.lessons.toy_tools import make_weather_registry
 from toolkit.widgets import transcript
 from toolkit.widgets.source import show_source
 

@@ -19,7 +19,7 @@ import copy
 import html
 import json
 import random
-from typing import Literal, Optional
+from typing import Literal
 
 from IPython.display import HTML
 
@@ -141,7 +141,7 @@ print(json.dumps(weather_tool, indent=1))
 
 # %%
 def mapping_tour(count: int, ratio: float, label: str, dry_run: bool, tags: list[str],
-                 extra: dict, level: Literal[1, 2, 3], note: Optional[str] = None) -> None:
+                 extra: dict, level: Literal[1, 2, 3], note: str | None = None) -> None:
     """Show how each Python type hint becomes JSON Schema."""
 
 

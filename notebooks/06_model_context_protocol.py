@@ -21,10 +21,10 @@ import random
 
 import toolkit as T
 from toolkit.checks import ex06, ex07
-from toolkit.lessons.toy_tools import make_weather_registry
 from toolkit.figures import show as show_figure
 from toolkit.lessons import sdk_sessions
 from toolkit.lessons.output_schemas import OutputSchemaServer
+from toolkit.lessons.toy_tools import make_weather_registry
 from toolkit.widgets import wire
 from toolkit.widgets.source import show_source
 

@@ -19,9 +19,9 @@ import json
 from collections import Counter
 
 import toolkit as T
-from toolkit.lessons.mock_callers import MockCaller, gold_text, make_callers
 from toolkit.checks import ex09
 from toolkit.figures import show as show_figure
+from toolkit.lessons.mock_callers import MockCaller, gold_text, make_callers
 from toolkit.scoring import case_category, load_bfcl
 from toolkit.widgets import scoring_panel
 from toolkit.widgets.scoring import scoring_state

@@ -19,9 +19,9 @@
 import random
 
 import toolkit as T
-from toolkit.lessons import exfiltration, injection
 from toolkit.checks import ex12
 from toolkit.figures import show as show_figure
+from toolkit.lessons import exfiltration, injection
 from toolkit.lessons.injection import ATTACKS
 from toolkit.widgets import gate_playground, gate_run, transcript
 from toolkit.widgets.gate_view import EMAIL
