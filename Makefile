@@ -2,6 +2,7 @@
 #   make lab    set up .venv if needed, then open JupyterLab on notebooks/
 #   make test   set up .venv if needed, then run every check
 # Works on a fresh clone with Python 3.10+, make and git (apt is used only if venv is missing).
+# Everything is installed from the hashed lock in requirements/ (see `make lock` below).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -9,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8888
 
-.PHONY: lab test demo serve venv clean help notebooks student test-browser bench
+.PHONY: lab test demo serve venv clean help notebooks student test-browser bench lock
 
 help:
 	@echo "make lab    open the course in JupyterLab (sets up .venv on first run)"
@@ -19,18 +20,49 @@ help:
 	@echo "make student [FORCE=1]             write the student edition to build/student/"
 	@echo "make test-browser   every notebook in JupyterLab in headless Chromium; screenshots in build/screenshots/"
 	@echo "make bench   side-by-side speed measurements (benchmarks/; several minutes)"
+	@echo "make lock [UPGRADE=1]   re-resolve requirements/*.txt from pyproject.toml (maintainers)"
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+# pip and setuptools first (requirements/build.txt), then every package at the version CI
+# tested (requirements/dev.txt, hash-checked), then the course itself, editable, with no
+# dependencies and built by the locked setuptools (no unpinned build environment).
+# Editing a lock file or pyproject.toml re-installs on the next make.
+PIP_LOCKED := $(BIN)/python -m pip install --quiet --require-hashes -r
+PIP_COURSE := $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+
+$(STAMP): pyproject.toml requirements/build.txt requirements/dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "This course needs Python 3.10 or newer; found " + sys.version.split()[0] + ". Set PYTHON=python3.x to choose another.")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { \
 	  echo "python -m venv failed; trying to install the venv module with apt"; \
 	  rm -rf $(VENV); \
 	  apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV); }
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(PIP_LOCKED) requirements/build.txt
+	$(PIP_LOCKED) requirements/dev.txt
+	$(PIP_COURSE)
 	@touch $(STAMP)
+
+# The lock: requirements/*.txt, compiled by a pinned uv from pyproject.toml's extras (dev =
+# lab + test; browser and bench add to it, held to dev's versions), for every platform and
+# Python 3.10+ at once, with hashes. pins.txt is dev.txt without hashes, for environment.yml.
+# Run after editing a version in pyproject.toml, then commit requirements/; UPGRADE=1 also
+# moves the transitive packages to their newest releases. requirements/constraints.in holds
+# back the few whose newest release lacks a wheel for a platform; tests/test_lock.py checks
+# the lock against pyproject.toml and the installed .venv.
+UV_VERSION := 0.13.9
+UV_VENV    := build/uv-$(UV_VERSION)
+UV_COMPILE := $(UV_VENV)/bin/uv pip compile --quiet --no-config --universal --python-version 3.10 \
+  --custom-compile-command 'make lock' $(if $(filter 1 yes true,$(UPGRADE)),--upgrade,)
+UV_HASHED  := $(UV_COMPILE) --generate-hashes
+
+lock:
+	@test -x $(UV_VENV)/bin/uv || { $(PYTHON) -m venv $(UV_VENV) && \
+	  $(UV_VENV)/bin/python -m pip install --quiet uv==$(UV_VERSION); }
+	$(UV_HASHED) requirements/build.in -o requirements/build.txt
+	$(UV_HASHED) pyproject.toml --extra dev -c requirements/constraints.in -o requirements/dev.txt
+	$(UV_HASHED) pyproject.toml --extra browser -c requirements/dev.txt -o requirements/browser.txt
+	$(UV_HASHED) pyproject.toml --extra bench -c requirements/dev.txt -o requirements/bench.txt
+	$(UV_COMPILE) pyproject.toml --extra dev -c requirements/dev.txt --no-annotate -o requirements/pins.txt
 
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
@@ -54,27 +86,38 @@ test: $(STAMP)
 # Every notebook run in a throw-away JupyterLab, driven by Playwright in Debian's chromium
 # (installed with apt when missing; Playwright downloads no browser). Bounded: SIGINT after
 # BROWSER_TIMEOUT seconds lets pytest shut the server down; a kill follows 30 s later.
+# The npm packages (axe-core for the accessibility audit, the MCP clients of
+# tests/browser/test_mcp_npm.py) are pinned in tests/browser/npm/package-lock.json and installed
+# with `npm ci`; Debian's nodejs and npm come from apt when npm is missing.
 CHROMIUM ?= /usr/bin/chromium
-BROWSER_TIMEOUT ?= 840
+BROWSER_TIMEOUT ?= 1200
 BROWSER_STAMP := $(VENV)/.browser-installed
+NPM_DIR := tests/browser/npm
+NPM_STAMP := $(NPM_DIR)/node_modules/.installed
 
-$(BROWSER_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[browser]'
+$(NPM_STAMP): $(NPM_DIR)/package-lock.json
+	@command -v npm >/dev/null || { echo "npm not found: installing Debian's nodejs and npm with apt (needs root)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
+	cd $(NPM_DIR) && npm ci --ignore-scripts --no-audit --no-fund
+	@touch $(NPM_STAMP)
+
+$(BROWSER_STAMP): $(STAMP) requirements/browser.txt
+	$(PIP_LOCKED) requirements/browser.txt
 	@touch $(BROWSER_STAMP)
 
-test-browser: $(BROWSER_STAMP)
+test-browser: $(BROWSER_STAMP) $(NPM_STAMP)
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) not found: installing Debian's chromium with apt (needs root)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
-	CHROMIUM=$(CHROMIUM) TOOLKIT_BROWSER_TESTS=1 timeout -s INT -k 30 $(BROWSER_TIMEOUT) \
-	  $(BIN)/python -m pytest tests/browser -p no:cacheprovider -rs
+	CHROMIUM=$(CHROMIUM) TOOLKIT_BROWSER_TESTS=1 TOOLKIT_NPM_CLIENTS=$(CURDIR)/$(NPM_DIR) \
+	  timeout -s INT -k 30 $(BROWSER_TIMEOUT) $(BIN)/python -m pytest tests/browser -p no:cacheprovider -rs
 
 # Side-by-side speed measurements (benchmarks/, README "Performance"); not part of `make test`.
 # Every script runs even when one misses its target; make fails at the end if any did.
 BENCH_STAMP := $(VENV)/.bench-installed
 BENCHES := bench_retrieval bench_scoring bench_mcp bench_course
 
-$(BENCH_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[bench]'
+$(BENCH_STAMP): $(STAMP) requirements/bench.txt
+	$(PIP_LOCKED) requirements/bench.txt
 	@touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)
