@@ -1,11 +1,10 @@
-"""Published MCP clients from npm against the toolkit's server (pack §2.6). Optional.
+"""Published MCP clients from npm against the toolkit's server (pack §2.6).
 
-``make test`` must not download anything, so these tests run only when you point them at a
-folder where the clients are already installed, and skip (saying why) otherwise:
-
-    mkdir /tmp/mcp-npm && cd /tmp/mcp-npm && npm init -y
-    npm install @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/inspector@2.12.0
-    TOOLKIT_NPM_CLIENTS=/tmp/mcp-npm make test
+Part of ``make test-browser`` (``make test`` downloads nothing and does not collect this
+folder): the clients are pinned with axe-core in ``tests/browser/npm/package-lock.json``
+(@modelcontextprotocol/sdk 1.32.2, @modelcontextprotocol/inspector 2.12.0), installed there by
+the Makefile with ``npm ci``, which also points ``TOOLKIT_NPM_CLIENTS`` at that folder. To use
+other copies, set ``TOOLKIT_NPM_CLIENTS`` to a folder where they are installed.
 
 They drive ``python -m toolkit serve`` (stdio) and ``serve --http`` (with the bearer token it
 prints) with the TypeScript SDK's ``Client``, against the lesson server and ``--latest``, and
@@ -23,17 +22,21 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-FOLDER = os.environ.get("TOOLKIT_NPM_CLIENTS", "")
+ROOT = Path(__file__).resolve().parents[2]
+FOLDER = os.environ.get("TOOLKIT_NPM_CLIENTS") or str(Path(__file__).resolve().parent / "npm")
 NODE = shutil.which("node")
 SDK = Path(FOLDER, "node_modules", "@modelcontextprotocol", "sdk")
 INSPECTOR = Path(FOLDER, "node_modules", ".bin", "mcp-inspector")
 LIMIT = 90
 
-pytestmark = pytest.mark.skipif(
-    not (FOLDER and NODE and SDK.is_dir()),
-    reason="optional: set TOOLKIT_NPM_CLIENTS to a folder with @modelcontextprotocol/sdk installed "
-           "(see this file's docstring); node is needed too")
+
+
+@pytest.fixture(autouse=True)
+def clients_installed():
+    """Not a skip: in the browser suite the clients are part of what is tested."""
+    if not (NODE and SDK.is_dir() and INSPECTOR.exists()):
+        pytest.fail(f"node and the MCP npm clients are needed: run `npm ci` in {FOLDER} "
+                    "(make test-browser does), or set TOOLKIT_NPM_CLIENTS to a folder holding them")
 
 CLIENT_SCRIPT = r"""
 import { createRequire } from "node:module";
@@ -124,7 +127,6 @@ def test_typescript_sdk_client_over_http(tmp_path, options, version, bad):
         proc.stderr.close()
 
 
-@pytest.mark.skipif(not INSPECTOR.exists(), reason="optional: @modelcontextprotocol/inspector not installed there")
 def test_mcp_inspector_cli_lists_and_calls():
     base = [str(INSPECTOR), "--cli", sys.executable, "-m", "toolkit", "serve"]
     listed = subprocess.run(base + ["--method", "tools/list"], capture_output=True, text=True, timeout=LIMIT, cwd=ROOT)
