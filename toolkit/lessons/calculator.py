@@ -28,7 +28,9 @@ import operator
 import random
 import re
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..loop import call, run_agent
 from ..registry import ToolError, ToolRegistry
@@ -45,7 +47,7 @@ __all__ = [
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
            ast.Pow: operator.pow}
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+_UNARY: dict[type, Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 _MAX_EXPONENT = 1000
 _MAX_BITS = 10_000          # results up to about 3,000 digits
 _MAX_LENGTH = 500
@@ -54,7 +56,10 @@ _HOW = "Write numbers with + - * / // % ** and brackets, such as 12 * (3 + 4)."
 
 def format_number(value: float | int) -> str:
     """A result as a model should read it: whole numbers without ``.0``, others to 10
-    significant digits (``1.714285714``)."""
+    significant digits (``1.714285714``).
+
+    Notebook 01, through accuracy_by_digits.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ToolError(f"The result is not a real number ({type(value).__name__}); a negative "
                         "number to a fractional power has no real value.")
@@ -104,6 +109,8 @@ def calculate(expression: str) -> str:
     (``×`` and ``÷`` are accepted too) and evaluates only numbers and arithmetic operators;
     it never runs code. Anything else raises :class:`~toolkit.ToolError` with a sentence
     that says how to write the expression instead.
+
+    Notebook 01, through accuracy_by_digits.
     """
     if not isinstance(expression, str):
         raise ToolError(f"The expression must be text, got {type(expression).__name__}. {_HOW}")
@@ -122,7 +129,10 @@ def calculate(expression: str) -> str:
 
 
 def make_calculator_registry() -> ToolRegistry:
-    """A registry with one tool, ``calculator(expression)`` (pack §2.1, §2.2)."""
+    """A registry with one tool, ``calculator(expression)`` (pack §2.1, §2.2).
+
+    Notebook 01.
+    """
     registry = ToolRegistry()
 
     def calculator(expression: str) -> str:
@@ -152,6 +162,8 @@ def make_problems(digits: int, n: int, seed: int = 1) -> list[tuple[int, int]]:
     """``n`` multiplication problems whose two numbers both have exactly ``digits`` digits.
 
     The same ``seed`` always gives the same problems.
+
+    Notebook 01.
     """
     _check_digits(digits)
     if not isinstance(n, int) or n < 0:
@@ -162,12 +174,18 @@ def make_problems(digits: int, n: int, seed: int = 1) -> list[tuple[int, int]]:
 
 
 def question(a: int, b: int) -> str:
-    """The question a user asks: ``What is 123 × 456?``"""
+    """The question a user asks: ``What is 123 × 456?``
+
+    Notebook 01.
+    """
     return f"What is {a} × {b}?"
 
 
 def parse_question(text: str) -> tuple[int, int]:
-    """The two numbers of a question made by :func:`question`; ``ValueError`` otherwise."""
+    """The two numbers of a question made by :func:`question`; ``ValueError`` otherwise.
+
+    Notebook 01, through CalculatorCallingModel.
+    """
     match = _QUESTION.search(text or "")
     if not match:
         raise ValueError(f"no multiplication found in {text!r}; ask like 'What is 12 × 34?'")
@@ -203,6 +221,8 @@ class PatternMatchingModel:
     copies that answer, and swaps in the last digit that the units digits of ``a``
     and ``b`` predict. The answer looks right and is close in size, which is why this kind
     of error is easy to miss. It never calls a tool. Pack §2.1 [15].
+
+    Notebook 01.
     """
 
     _WINDOW = 100  # how many remembered neighbours on each side it compares
@@ -257,12 +277,13 @@ class PatternMatchingModel:
         first numbers on each side of ``a``, the pair with the smallest relative distance."""
         keys, memory = self._keys[size], self._memory[size]
         i = bisect.bisect_left(keys, a)
-        best = None
+        best: tuple[float, int, int] | None = None
         for near_a in keys[max(0, i - self._WINDOW):i + self._WINDOW]:
             near_b = self._nearest(memory[near_a], b)
             distance = (abs(near_a - a) / a + abs(near_b - b) / b, near_a, near_b)
             if best is None or distance < best:
                 best = distance
+        assert best is not None  # every size remembers at least one problem
         return best[1], best[2]
 
     def multiply(self, a: int, b: int) -> int:
@@ -298,6 +319,8 @@ class CalculatorCallingModel:
 
     Turn 1: it reads the question and writes one call, ``calculator(expression="a * b")``.
     Turn 2: it repeats what the tool returned (or says the tool failed). Pack §2.1–2.2.
+
+    Notebook 01.
     """
 
     def respond(self, messages: list, tools: list) -> dict:
@@ -319,7 +342,10 @@ class CalculatorCallingModel:
 
 @dataclass
 class DigitRow:
-    """One row of the accuracy table: problems of one size, asked of one model."""
+    """One row of the accuracy table: problems of one size, asked of one model.
+
+    Notebook 01, through accuracy_by_digits.
+    """
 
     digits: int
     n: int
@@ -339,6 +365,8 @@ def accuracy_by_digits(model, digits=(1, 2, 3, 4, 5), n: int = 100, seed: int = 
 
     The model gets the calculator registry (or ``registry``); whether it uses it is up to the
     model. An answer counts only if it is exactly the right whole number.
+
+    Notebook 01.
     """
     registry = registry or make_calculator_registry()
     rows = []
@@ -363,7 +391,10 @@ def accuracy_by_digits(model, digits=(1, 2, 3, 4, 5), n: int = 100, seed: int = 
 
 def format_accuracy_table(named_rows: dict[str, list[DigitRow]]) -> str:
     """A plain-text table: one line per digit count, one column per model, each cell
-    "right/asked = accuracy, tool calls"."""
+    "right/asked = accuracy, tool calls".
+
+    Notebook 01.
+    """
     names = list(named_rows)
     if not names:
         raise ValueError("give at least one model's rows, as {name: rows}")
@@ -388,6 +419,8 @@ def plot_accuracy(named_rows: dict[str, list[DigitRow]], title: str = ""):
     The legend sits under the chart, outside the axes, so no bar can hide behind it however
     tall the bars are (tests/test_arithmetic.py checks this with toolkit.figures.layout). In a
     notebook the chart is shown with a text alternative that lists every bar's value.
+
+    Notebook 01.
     """
     import matplotlib.pyplot as plt  # lazy: the toolkit core stays standard library only
 

@@ -52,6 +52,8 @@ def make_catalog(domains: Iterable | Mapping | None = None,
     ``domains`` picks a subset by name (or gives custom domains as dicts with ``name``,
     ``words`` and ``param``). ``descriptions`` replaces the description of named tools, which
     is how exercise 8 tries better wording.
+
+    Notebooks 04, 07.
     """
     tools = []
     for dom in _domains(domains):
@@ -73,7 +75,10 @@ def make_catalog(domains: Iterable | Mapping | None = None,
 
 
 def expand_query(query: str, synonyms: dict[str, str]) -> str:
-    """The query plus the words of every synonym phrase it contains (whole words, any case)."""
+    """The query plus the words of every synonym phrase it contains (whole words, any case).
+
+    Used by: toolkit/checks/ex08.py.
+    """
     extra = [words for phrase, words in synonyms.items()
              if re.search(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?![a-z0-9])", query.lower())]
     return " ".join([query] + extra)

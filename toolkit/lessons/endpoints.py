@@ -71,6 +71,8 @@ class EndpointError(RuntimeError):
     ``status`` is the HTTP status (None when no answer came); ``kind`` is ``"http"``,
     ``"timeout"``, ``"connection"`` (no server reached) or ``"protocol"`` (an answer that is
     not the API's).
+
+    Used by: README: Using a real model.
     """
 
     def __init__(self, message: str, status: int | None = None, kind: str = "http") -> None:
@@ -119,6 +121,8 @@ def wire_schema(parameters: Any) -> dict:
     through ``properties``, ``items``, ``anyOf`` and the like: BFCL's ``dict`` → ``object``,
     ``float`` → ``number``, ``tuple`` → ``array``, ``any`` → ``string`` (as BFCL's handlers
     send it). Unknown type names become ``string``, as BFCL does.
+
+    Used by: README: Using a real model.
     """
     schema = _convert(parameters) if isinstance(parameters, Mapping) else {}
     schema["type"] = "object"
@@ -133,6 +137,8 @@ def legal_names(names: Iterable[str]) -> dict[str, str]:
     Legal names keep themselves (and are reserved first, so an alias never takes one). Others
     get each illegal character replaced by ``_``, cut to 64 characters, and ``_2``, ``_3`` …
     when that alias is taken: ``math.hypot`` → ``math_hypot``.
+
+    Used by: README: Using a real model.
     """
     names = list(dict.fromkeys(str(n) for n in names))
     out = {n: n for n in names if LEGAL_NAME.match(n)}
@@ -160,7 +166,10 @@ def _legal(name: Any) -> str:
 def wire_tools(tools: Iterable[Mapping] | None) -> tuple[list[dict], dict[str, str]]:
     """Tool definitions (registry schemas with ``inputSchema``, or BFCL's functions with
     ``parameters``) as ``[{"name", "description", "parameters"}]`` with legal names and JSON
-    Schema types, plus ``{original name: wire name}``. Pack §2.5."""
+    Schema types, plus ``{original name: wire name}``. Pack §2.5.
+
+    Used by: README: Using a real model.
+    """
     tools = [t for t in (tools or []) if isinstance(t, Mapping)]
     names = legal_names(t.get("name", "") for t in tools)
     specs = []
@@ -442,6 +451,8 @@ class ChatCompletionsModel(_Endpoint):
     ``http://localhost:11434/v1``). ``temperature=None`` leaves the setting out, for models
     that accept only their default; ``extra_body`` is merged into every request.
     ``respond(messages, tools)`` works like a mock's (see the module docstring).
+
+    Used by: README: Using a real model.
     """
 
     api_name = "OpenAI-compatible"
@@ -481,7 +492,7 @@ class ChatCompletionsModel(_Endpoint):
 
 def _openai_messages(messages: list, names: dict[str, str]) -> list[dict]:
     """run_agent's conversation in the Chat Completions wire format."""
-    out = []
+    out: list[dict] = []
     for m in messages:
         role = m.get("role")
         if role == "tool":
@@ -510,6 +521,8 @@ class MessagesModel(_Endpoint):
     left out unless given: the current ``anthropic`` SDK no longer offers it. The conversation is
     converted: system text goes to ``system``, tool answers become ``tool_result`` blocks in a
     user turn, and consecutive turns of one role are merged, as the API requires.
+
+    Used by: README: Using a real model.
     """
 
     api_name = "Anthropic"
@@ -560,7 +573,9 @@ class MessagesModel(_Endpoint):
         text = "".join(texts) if texts else None
         refusal = None
         if stop == "refusal":
-            details = data.get("stop_details") if isinstance(data.get("stop_details"), dict) else {}
+            details = data.get("stop_details")
+            if not isinstance(details, dict):
+                details = {}
             refusal = text or details.get("explanation") or "the model declined (stop_reason: refusal)"
             text = None
         return {"content": _refused(text, refusal), "tool_calls": calls, "stop_reason": stop,
@@ -589,8 +604,8 @@ def _anthropic_messages(messages: list, names: dict[str, str]) -> tuple[str | No
         if role == "system":
             system.append(str(m.get("content") or ""))
         elif role == "tool":
-            block = {"type": "tool_result", "tool_use_id": str(m.get("tool_call_id")),
-                     "content": str(m.get("content", ""))}
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": str(m.get("tool_call_id")),
+                                     "content": str(m.get("content", ""))}
             if m.get("is_error"):
                 block["is_error"] = True
             add("user", [block])

@@ -46,7 +46,10 @@ _SPELLINGS = {
 
 
 def normalise_group(name) -> str | None:
-    """The group a student meant (``"Single-call"`` → ``"single call"``), or None."""
+    """The group a student meant (``"Single-call"`` → ``"single call"``), or None.
+
+    Used by: toolkit/checks/failure_groups.py.
+    """
     if not isinstance(name, str):
         return None
     key = " ".join(name.strip().lower().replace("_", " ").split())
@@ -55,7 +58,10 @@ def normalise_group(name) -> str | None:
 
 @dataclass
 class FailedRun:
-    """One run that went wrong: what happened (``evidence``), and where we file it."""
+    """One run that went wrong: what happened (``evidence``), and where we file it.
+
+    Notebook 12, through failed_runs.
+    """
 
     id: str
     title: str
@@ -167,7 +173,10 @@ _MAKERS = {"retail": _retail, "caller": _caller, "injection": _injection, "loop"
 
 
 def failed_runs() -> list[FailedRun]:
-    """The activity's runs, made afresh, in the order of ``data/failure_runs.json``."""
+    """The activity's runs, made afresh, in the order of ``data/failure_runs.json``.
+
+    Notebook 12.
+    """
     runs = []
     for entry in load_json("failure_runs.json")["runs"]:
         spec = entry["source"]
@@ -183,6 +192,8 @@ def schema_problems(run: FailedRun) -> list[str]:
 
     An empty list means every call named an offered tool and fitted its schema: a schema check
     would have let the whole run through (pack discussion question 12).
+
+    Used by: tests/test_failures.py.
     """
     problems = []
     for name, args in run.calls:
@@ -194,7 +205,10 @@ def schema_problems(run: FailedRun) -> list[str]:
 
 
 def group_guide() -> dict:
-    """For each group: what to look for, and what helps (from the data file)."""
+    """For each group: what to look for, and what helps (from the data file).
+
+    Used by: toolkit/checks/failure_groups.py.
+    """
     return load_json("failure_runs.json")["groups"]
 
 

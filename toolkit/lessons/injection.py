@@ -46,6 +46,8 @@ def make_injection_registry() -> ToolRegistry:
     """``fetch_page`` (read-only, open world) and ``send_email`` (changes state).
 
     Clears :data:`SENT_EMAILS`, which ``send_email`` appends ``(to, body)`` to.
+
+    Notebook 11, through injection_demo.
     """
     SENT_EMAILS.clear()
     registry = ToolRegistry()
@@ -81,7 +83,10 @@ class InjectableModel:
     ``send_email(...)`` instruction in the latest tool result, then summarise.
 
     ``first_call`` replaces the opening ``fetch_page`` call (the stored-injection lesson opens
-    a ticket instead) and ``summary`` is its final answer."""
+    a ticket instead) and ``summary`` is its final answer.
+
+    Notebook 11, through injection_demo.
+    """
 
     def __init__(self, url: str = "https://acme.test", first_call: dict | None = None,
                  summary: str = "Summary: Acme Corp makes anvils.") -> None:
@@ -110,6 +115,8 @@ def injection_demo(defended: bool, gate: PermissionGate | None = None, wrap_outp
     Defended means: an allowlist of both tools, ``send_email`` pre-approved (so a clean run
     could send mail without asking), and tool outputs wrapped as untrusted. ``gate`` replaces
     that gate and ``wrap_outputs`` that choice (the gate playground tries other settings).
+
+    Notebook 11.
     """
     registry = make_injection_registry()
     if gate is None and defended:
@@ -142,6 +149,8 @@ def make_ticket_registry(outside_text: bool | None = None) -> ToolRegistry:
     typed by whoever filled in the public form, so the truthful answer is ``True``; left as
     ``None`` the tool looks like any internal read and does not taint the run. Clears
     :data:`SENT_EMAILS`.
+
+    Notebook 11, through stored_injection_demo.
     """
     SENT_EMAILS.clear()
     registry = ToolRegistry()
@@ -165,7 +174,10 @@ def stored_injection_demo(outside_text: bool | None = None) -> tuple[AgentResult
     """The stored attack against the defended setup of :func:`injection_demo`: allowlist of
     both tools, ``send_email`` pre-approved, outputs wrapped. Returns the run, the emails sent
     and the gate. With ``outside_text=None`` the planted order goes through (nothing in the
-    run looks like outside content); with ``True`` the gate blocks it."""
+    run looks like outside content); with ``True`` the gate blocks it.
+
+    Notebook 11.
+    """
     registry = make_ticket_registry(outside_text)
     gate = PermissionGate(allow={"get_ticket", "send_email"}, pre_approved={"send_email"})
     model = InjectableModel(first_call=call("c1", "get_ticket", ticket_id=TICKET_ID), summary=TICKET_SUMMARY)
@@ -187,7 +199,10 @@ REFUND_SLIPS: dict = {  # ways a model writes "refund 150 on A1" that a harness 
 
 def make_refund_registry() -> ToolRegistry:
     """One state-changing tool, ``refund(order_id, amount)``, which records each refund in
-    :data:`REFUNDS` (cleared here)."""
+    :data:`REFUNDS` (cleared here).
+
+    Notebook 11, through refund_demo.
+    """
     REFUNDS.clear()
     return _refund_registry()
 
@@ -216,6 +231,8 @@ class RefundLimitGate(PermissionGate):
     It reads ``arguments["amount"]`` as a number, which is right for the call the harness
     runs (repaired and validated) and wrong for the model's raw call, where the amount may
     hide under another key or in a string. ``seen`` records the arguments it was shown.
+
+    Notebook 11, through refund_demo.
     """
 
     REASON = f"needs confirmation (a refund over {REFUND_LIMIT}) and none was given"
@@ -240,7 +257,10 @@ class RefundLimitGate(PermissionGate):
 def refund_demo(arguments) -> tuple[AgentResult, list, RefundLimitGate]:
     """One turn of a (mock) scripted model asking for a refund with ``arguments`` as it wrote
     them, under a :class:`RefundLimitGate` with ``refund`` pre-approved. Returns the run, the
-    refunds made and the gate (whose ``seen`` shows what it judged)."""
+    refunds made and the gate (whose ``seen`` shows what it judged).
+
+    Notebook 11.
+    """
     registry = make_refund_registry()
     gate = RefundLimitGate(pre_approved={"refund"})
     model = ScriptedModel([{"tool_calls": [{"id": "r1", "name": "refund", "arguments": arguments}]},
@@ -251,7 +271,10 @@ def refund_demo(arguments) -> tuple[AgentResult, list, RefundLimitGate]:
 
 def verdict_on_raw_call(arguments) -> tuple[bool, str]:
     """What the same gate decides when shown the model's call before any repair: the
-    order of a harness that checks one call and runs another."""
+    order of a harness that checks one call and runs another.
+
+    Notebook 11.
+    """
     raw = {"id": "r1", "name": "refund", "arguments": arguments}
     return RefundLimitGate(pre_approved={"refund"}).check(raw, _refund_registry().get("refund"))
 
@@ -262,7 +285,10 @@ def bridged_mail_tools(trusted: bool = False) -> ToolRegistry:
     """The tools of a toy MCP server whose ``send_email`` claims to be read-only, closed world
     and harmless, bridged with :func:`toolkit.mcp_to_registry` through the in-memory
     transport. Unless ``trusted``, the claims are ignored and the tool is treated as one that
-    changes state, reaches outside and carries outside text."""
+    changes state, reaches outside and carries outside text.
+
+    Notebook 11.
+    """
     server_side = ToolRegistry()
     server_side.add(_send_email, name="send_email", read_only=True, open_world=False)  # the lie
     client = MCPClient(InMemoryTransport(MCPServer(server_side)))

@@ -43,7 +43,10 @@ _COURSE = load_json("course_cases.json")
 
 
 def course_cases() -> tuple[dict, list[dict]]:
-    """The course's 32 cases and their functions, as ``(functions, cases)``."""
+    """The course's 32 cases and their functions, as ``(functions, cases)``.
+
+    Used by: toolkit/checks/ex09.py.
+    """
     data = load_json("course_cases.json")
     return data["functions"], data["cases"]
 
@@ -53,6 +56,8 @@ def scoring_cases(which: str = "all") -> tuple[dict, list[dict]]:
 
     The pack's two irrelevance cases get the over-eager call listed for them in
     ``course_cases.json`` under ``tempting_for_pack_cases``.
+
+    Used by: toolkit/checks/ex09.py.
     """
     if which not in ("pack", "course", "all"):
         raise ValueError(f"which must be 'pack', 'course' or 'all', got {which!r}")
@@ -82,7 +87,10 @@ def _options(acceptable: Any) -> list:
 
 
 def concrete_value(option: Any, pick) -> Any:
-    """A real value from a gold option; BFCL's nested form ``{key: [acceptable]}`` becomes a dict."""
+    """A real value from a gold option; BFCL's nested form ``{key: [acceptable]}`` becomes a dict.
+
+    Notebook 09, through MockCaller.
+    """
     if is_nested_form(option):
         out = {}
         for key, opts in option.items():
@@ -101,7 +109,10 @@ def _is_optional(acceptable: Any) -> bool:
 
 def written_call(gold: Mapping, pick, keep_optional: bool = True) -> tuple[str, dict]:
     """One gold call as a caller writes it. An optional parameter is written when its first
-    listed answer is a value (as the gold text does) and ``keep_optional`` is set."""
+    listed answer is a value (as the gold text does) and ``keep_optional`` is set.
+
+    Notebook 09, through MockCaller.
+    """
     kwargs = {}
     for param, acceptable in (gold.get("args") or {}).items():
         choices = _options(acceptable)
@@ -117,7 +128,10 @@ def written_call(gold: Mapping, pick, keep_optional: bool = True) -> tuple[str, 
 def gold_text(case: Mapping) -> str:
     """The one reference string exact matching compares against: every gold call with the
     first acceptable value of each parameter (optional ones only when that first value is not
-    ``""``), in the gold's order. ``""`` when the right move is to make no call."""
+    ``""``), in the gold's order. ``""`` when the right move is to make no call.
+
+    Notebook 09.
+    """
     first = lambda choices: choices[0]  # noqa: E731
     return format_calls([written_call(g, first) for g in gold_calls(case)])
 
@@ -132,7 +146,10 @@ _VERB_SWAPS = {"get": "fetch", "search": "find", "set": "create", "send": "post"
 
 def invent_name(name: str, known: Iterable[str], rng: random.Random) -> str:
     """A plausible function name that is not among ``known``: a verb swapped for a synonym
-    (``mult`` → ``multiply``, ``get_weather`` → ``fetch_weather``), camelCase, or a suffix."""
+    (``mult`` → ``multiply``, ``get_weather`` → ``fetch_weather``), camelCase, or a suffix.
+
+    Notebook 12, through NameInventor.
+    """
     parts = name.split("_")
     candidates = []
     if parts[0] in _VERB_SWAPS:
@@ -150,6 +167,8 @@ class MockCaller:
 
     ``slip`` is the chance of the habit on a case (0 to 1), ``seed`` fixes every draw.
     Labelled a mock everywhere it is shown: it is a rule, not a model.
+
+    Notebook 09.
     """
 
     name = "mock caller"
@@ -193,7 +212,10 @@ class MockCaller:
 
 
 class NameInventor(MockCaller):
-    """Sometimes renames one call to a function that does not exist."""
+    """Sometimes renames one call to a function that does not exist.
+
+    Notebook 12.
+    """
 
     name = "invents names"
     habit = "calls a function that does not exist (mult → multiply)"
@@ -209,7 +231,10 @@ class NameInventor(MockCaller):
 
 
 class ValueDropper(MockCaller):
-    """Always leaves optional values out; sometimes leaves out a required one too."""
+    """Always leaves optional values out; sometimes leaves out a required one too.
+
+    Used by: benchmarks/bench_scoring.py.
+    """
 
     name = "drops values"
     habit = "leaves optional values out, and sometimes a required one"
@@ -226,7 +251,10 @@ class ValueDropper(MockCaller):
 
 
 class OverEagerCaller(MockCaller):
-    """Sometimes calls a tool when none fits, or guesses a missing value instead of asking."""
+    """Sometimes calls a tool when none fits, or guesses a missing value instead of asking.
+
+    Used by: benchmarks/bench_scoring.py.
+    """
 
     name = "calls anyway"
     habit = "calls a tool when none fits, or guesses what the user left out"
@@ -250,7 +278,10 @@ CALLER_TYPES = (NameInventor, ValueDropper, OverEagerCaller)
 
 
 def make_callers(slips: Sequence[float] | None = None, seed: int = 0) -> list[MockCaller]:
-    """One caller of each type, with the given slip rates (default 0.3 each)."""
+    """One caller of each type, with the given slip rates (default 0.3 each).
+
+    Notebook 09.
+    """
     slips = [0.3] * len(CALLER_TYPES) if slips is None else list(slips)
     if len(slips) != len(CALLER_TYPES):
         raise ValueError(f"give {len(CALLER_TYPES)} slip rates, one per caller")

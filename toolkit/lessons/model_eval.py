@@ -56,7 +56,10 @@ NOT_CONFIGURED = ("No real model configured (optional): set TOOLKIT_MODEL_API=op
 def make_model(api: str, base_url: str, model: str, api_key_env: str | None = None,
                environ: Mapping[str, str] | None = None, **options: Any):
     """An endpoint model whose key is read from the variable ``api_key_env`` (default
-    ``OPENAI_API_KEY`` or ``ANTHROPIC_API_KEY``). A missing key is fine: local servers need none."""
+    ``OPENAI_API_KEY`` or ``ANTHROPIC_API_KEY``). A missing key is fine: local servers need none.
+
+    Notebook 09, through notebook_bfcl.
+    """
     if api not in APIS:
         raise ValueError(f"api must be one of {', '.join(APIS)}, got {api!r}")
     environ = os.environ if environ is None else environ
@@ -67,7 +70,10 @@ def make_model(api: str, base_url: str, model: str, api_key_env: str | None = No
 def real_model_from_env(environ: Mapping[str, str] | None = None):
     """The model named by ``TOOLKIT_MODEL_API``, ``TOOLKIT_MODEL_BASE_URL`` and ``TOOLKIT_MODEL``
     (key in ``TOOLKIT_MODEL_KEY_ENV``'s variable, else the API's usual one); ``None`` when none
-    of them is set. Raises ``ValueError`` naming what is missing when only some are set."""
+    of them is set. Raises ``ValueError`` naming what is missing when only some are set.
+
+    Notebook 09, through notebook_bfcl.
+    """
     environ = os.environ if environ is None else environ
     wanted = ("TOOLKIT_MODEL_API", "TOOLKIT_MODEL_BASE_URL", "TOOLKIT_MODEL")
     given = {v: environ.get(v, "").strip() for v in wanted}
@@ -91,7 +97,10 @@ def _label(model) -> str:
 def reply_to_output(reply: Mapping) -> Any:
     """What the scorer reads from a reply: its tool calls as ``[(name, arguments)]`` (arguments
     the model sent as malformed JSON stay the string it wrote), or, when it made no call, its
-    text (``""`` if none), which on an irrelevance case is the abstention BFCL wants."""
+    text (``""`` if none), which on an irrelevance case is the abstention BFCL wants.
+
+    Notebook 09, through notebook_bfcl.
+    """
     calls = reply.get("tool_calls") or []
     if calls:
         return [(c.get("name"), c.get("arguments")) for c in calls]
@@ -102,7 +111,10 @@ def reply_to_output(reply: Mapping) -> Any:
 def select_cases(categories: Iterable[str] | None = None, limit: int | None = None) -> list[dict]:
     """The shipped BFCL cases of ``categories`` (all five by default), in category order.
     ``limit`` keeps the first ``limit`` cases of each category, as lm-evaluation-harness's
-    ``--limit`` does per task, so every category stays in a small sample."""
+    ``--limit`` does per task, so every category stays in a small sample.
+
+    Notebook 09, through notebook_bfcl.
+    """
     categories = list(dict.fromkeys(categories or BFCL_CATEGORIES))
     unknown = [c for c in categories if c not in BFCL_CATEGORIES]
     if unknown:
@@ -126,6 +138,8 @@ def run_bfcl(model, cases: Sequence[Mapping], *, progress: Callable[[int, int, s
     A case the endpoint fails to answer (a 400 for that case, a timeout, a 5xx that outlasted
     the retries) is labelled ``endpoint_error`` and counts as failed; a refused key, a wrong URL
     or model, or ``max_errors_in_a_row`` such failures stop the run with that error.
+
+    Notebook 09, through notebook_bfcl.
     """
     records = []
     in_a_row = 0
@@ -157,7 +171,10 @@ def run_bfcl(model, cases: Sequence[Mapping], *, progress: Callable[[int, int, s
 
 def bfcl_summary(model_name: str, records: Sequence[Mapping]) -> dict:
     """``{"model", "cases", "overall", "by_category", "failures"}``: the shape of
-    :func:`toolkit.evaluate_calls` plus the model's name and the number of cases."""
+    :func:`toolkit.evaluate_calls` plus the model's name and the number of cases.
+
+    Notebook 09, through notebook_bfcl.
+    """
     if not records:
         raise ValueError("no cases were scored")
     totals: dict[str, list[int]] = {}
@@ -176,7 +193,10 @@ def bfcl_summary(model_name: str, records: Sequence[Mapping]) -> dict:
 
 
 def format_bfcl(summary: Mapping, records: Sequence[Mapping], model) -> str:
-    """The per-category table, each figure labelled as a measurement of that model that day."""
+    """The per-category table, each figure labelled as a measurement of that model that day.
+
+    Notebook 09, through notebook_bfcl.
+    """
     label = _label(model)
     counts: dict[str, list[int]] = {}
     for r in records:
@@ -211,7 +231,10 @@ def _tokens(text: str) -> int:
 
 def estimate_bfcl_cost(cases: Sequence[Mapping]) -> dict:
     """Requests (one per case) and rough tokens: the question and tool definitions in, a short
-    call out. A rough guide (four characters a token), not a bill."""
+    call out. A rough guide (four characters a token), not a bill.
+
+    Notebook 09, through notebook_bfcl.
+    """
     tokens_in = sum(_tokens(json.dumps(c["question"][0]) + json.dumps(wire_tools(c["function"])[0])) + 20
                     for c in cases)
     return {"requests": len(cases), "input_tokens": tokens_in, "output_tokens": 60 * len(cases)}
@@ -223,7 +246,10 @@ def _retail(extended: bool) -> tuple[list[dict], str]:
 
 def estimate_passk_cost(trials: int, extended: bool = False) -> dict:
     """About three model turns a trial (look up, act, answer), each resending the policy, the
-    tool definitions and the conversation so far. Rough, as :func:`estimate_bfcl_cost`."""
+    tool definitions and the conversation so far. Rough, as :func:`estimate_bfcl_cost`.
+
+    Notebook 10, through notebook_passk.
+    """
     from .retail import RetailEnv
     tasks, policy = _retail(extended)
     tools = json.dumps(wire_tools(RetailEnv(extended=extended).registry.list_schemas())[0])
@@ -257,6 +283,8 @@ def run_passk(model, trials: int = 8, *, extended: bool = False,
     Returns ``{"model", "trials", "tasks": {task id: successes}, "pass_hat_k": {k: value},
     "pass_at_k": {k: value}}`` for k = 1, 2, 4, … up to ``trials``. Every trial is a fresh
     world and a fresh conversation; the model's own randomness (if any) is all that varies.
+
+    Notebook 10, through notebook_passk.
     """
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise ValueError("trials must be a positive integer")
@@ -281,6 +309,10 @@ def run_passk(model, trials: int = 8, *, extended: bool = False,
 
 
 def format_passk(result: Mapping, model) -> str:
+    """A real model's pass^k run as text: successes per task, then pass^k and pass@k by k.
+
+    Notebook 10, through notebook_passk.
+    """
     label = _label(model)
     n = result["trials"]
     lines = [f"Retail world, {len(result['tasks'])} tasks x {n} trials: {model.model} at {model.base_url}, "
@@ -320,7 +352,10 @@ def _guarded(run: Callable[[], Any]) -> Any:
 
 def notebook_loop(user: str = "Is it warmer in Paris or Oslo?", environ: Mapping[str, str] | None = None):
     """Notebook 02: the happy-path question through the same loop and weather tools, with
-    the configured model in place of the script. Prints the transcript; returns the result."""
+    the configured model in place of the script. Prints the transcript; returns the result.
+
+    Notebook 02.
+    """
     from ..loop import run_agent
     from .failure_runs import run_lines
     from .toy_tools import make_weather_registry
@@ -341,7 +376,10 @@ def notebook_loop(user: str = "Is it warmer in Paris or Oslo?", environ: Mapping
 def notebook_bfcl(per_category: int = 2, environ: Mapping[str, str] | None = None):
     """Notebook 09: the first ``per_category`` shipped BFCL cases of each of the five
     categories sent to the configured model and scored as the mocks were. Prints the table;
-    returns the summary."""
+    returns the summary.
+
+    Notebook 09.
+    """
     model = _configured(environ)
     if model is None:
         return None
@@ -358,7 +396,10 @@ def notebook_bfcl(per_category: int = 2, environ: Mapping[str, str] | None = Non
 
 def notebook_passk(trials: int = 4, environ: Mapping[str, str] | None = None):
     """Notebook 10: the retail tasks ``trials`` times each with the configured model as the
-    agent; prints pass^k and pass@k with the per-task counts; returns the result."""
+    agent; prints pass^k and pass@k with the per-task counts; returns the result.
+
+    Notebook 10.
+    """
     model = _configured(environ)
     if model is None:
         return None
@@ -447,7 +488,10 @@ def _write_json(path: str, data: Any, scrub: Callable[[str], str]) -> None:
 
 def cli(argv: Sequence[str], *, stdout: TextIO | None = None, stderr: TextIO | None = None,
         environ: Mapping[str, str] | None = None) -> int:
-    """``python -m toolkit bfcl|passk …``: 0 when the run finished, 2 on a usage or endpoint error."""
+    """``python -m toolkit bfcl|passk …``: 0 when the run finished, 2 on a usage or endpoint error.
+
+    Used by: python -m toolkit bfcl.
+    """
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     environ = os.environ if environ is None else environ

@@ -17,6 +17,8 @@ def order_registry(order_id: str = "K2", customer: str = "Dana") -> tuple[ToolRe
 
     ``customer``'s latest order has id ``order_id``. Returns ``(registry, db)``; ``db`` maps
     each order id to its status, so you can see what was cancelled.
+
+    Notebook 08.
     """
     db = {order_id: "pending", "Z1": "pending"}
 

@@ -17,7 +17,10 @@ __all__ = ["OutputSchemaServer", "weather_results"]
 
 class OutputSchemaServer(MCPServer):
     """An :class:`~toolkit.mcp.server.MCPServer` that also lists an ``outputSchema`` for the
-    tools named in ``output_schemas`` (a dict from tool name to JSON Schema)."""
+    tools named in ``output_schemas`` (a dict from tool name to JSON Schema).
+
+    Notebook 06.
+    """
 
     def __init__(self, registry, output_schemas: dict, **options) -> None:
         super().__init__(registry, **options)
@@ -32,7 +35,10 @@ class OutputSchemaServer(MCPServer):
 
 
 def weather_results(calls=(("Oslo", "celsius"), ("Cairo", "fahrenheit"), ("Lima", "celsius"))) -> list[dict]:
-    """Real ``tools/call`` results of the weather tool, taken through an in-memory session."""
+    """Real ``tools/call`` results of the weather tool, taken through an in-memory session.
+
+    Used by: toolkit/checks/ex07.py.
+    """
     client = MCPClient(InMemoryTransport(MCPServer(make_weather_registry())))
     client.initialize()
     return [client.call_tool("get_weather", {"city": city, "unit": unit}) for city, unit in calls]

@@ -18,7 +18,10 @@ __all__ = ["repair_with"]
 
 def repair_with(rule: Callable, args: Any, input_schema: dict) -> tuple[Any, list[str]]:
     """The toolkit's :func:`~toolkit.schema.repair_args`, then ``rule`` on each argument's
-    value against its property's schema. Returns ``(new_args, notes)``."""
+    value against its property's schema. Returns ``(new_args, notes)``.
+
+    Notebook 08.
+    """
     fixed, notes = repair_args(args, input_schema)
     if not isinstance(fixed, dict):
         return fixed, notes

@@ -66,6 +66,8 @@ class RetailEnv:
     (returned → refunded) and uses :data:`POLICY_EXTENDED` as the prompt. Those two check
     their preconditions always: they model a ledger that cannot refund goods that never came
     back, not a rule of the policy.
+
+    Notebooks 02, 06, 08, 10.
     """
 
     POLICY = POLICY
@@ -140,7 +142,10 @@ class RetailEnv:
 
 
 def mangle_id(order_id: str) -> str:
-    """The mock agent's typo: the last character becomes 9 (A1 → A9)."""
+    """The mock agent's typo: the last character becomes 9 (A1 → A9).
+
+    Notebook 10, through PolicyAgentModel.
+    """
     return order_id[:-1] + "9"
 
 
@@ -151,6 +156,8 @@ class PolicyAgentModel:
     (``p_skip_check``) and once whether to mangle the id (``p_typo``). Turn 1: look up the
     careful orders and cancel the others blindly. Turn 2: cancel each order the look-ups
     showed as pending. Then it answers "Done.".
+
+    Notebook 10.
     """
 
     def __init__(self, task: dict, rng: random.Random, p_skip_check: float = 0.2, p_typo: float = 0.05) -> None:
@@ -189,6 +196,8 @@ class OrderedTaskAgent:
     Careful: look the order up, then make each write in ``task["steps"]`` order, one per turn,
     and stop at the first error. Hasty (``p_skip_check``): make every write at once in the
     order the user mentioned them (``task["said"]``), without looking. A mock, not an LLM.
+
+    Notebook 10, through run_retail_trials.
     """
 
     def __init__(self, task: dict, rng: random.Random, p_skip_check: float = 0.2, p_typo: float = 0.05) -> None:
@@ -227,7 +236,10 @@ class OrderedTaskAgent:
 
 def make_retail_agent(task: dict, rng: random.Random, p_skip_check: float = 0.2,
                       p_typo: float = 0.05):
-    """The mock agent that suits the task: ordered writes or cancellations."""
+    """The mock agent that suits the task: ordered writes or cancellations.
+
+    Notebook 10, through run_retail_trials.
+    """
     cls = OrderedTaskAgent if task.get("steps") else PolicyAgentModel
     return cls(task, rng, p_skip_check, p_typo)
 
@@ -264,6 +276,8 @@ def run_retail_trial(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: f
     a world of your own adds orders to ``env.db``, tools to ``env.registry`` and sets
     ``env.POLICY``, the prompt). ``agent(task, rng, p_skip_check, p_typo)``, if given, builds
     the mock agent in place of :func:`make_retail_agent` (pack §2.9, assignment Part C).
+
+    Notebook 10, through run_retail_trials.
     """
     env, _ = retail_trial_run(task, seed, p_skip_check, p_typo, policy_in_tool, prepare, agent)
     return env.db == task["goal"]
@@ -307,6 +321,8 @@ def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05,
     plans, so the live pass^k explorer redraws in milliseconds. ``prepare`` and ``agent`` (see
     :func:`run_retail_trial`) can change what a world or an agent does, so they turn the memo
     off.
+
+    Notebook 10, through run_retail_trials.
     """
     _check_agent(agent)
     tasks = RETAIL_TASKS if tasks is None else tasks
@@ -337,6 +353,9 @@ def run_retail_trials(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.0
     """Successes per task out of ``n`` trials; the same seed always gives the same counts.
 
     ``tasks``, ``prepare`` and ``agent`` let a world, tasks and mock agent of your own run
-    through the same trials (see :func:`run_retail_trial`)."""
+    through the same trials (see :func:`run_retail_trial`).
+
+    Notebook 10.
+    """
     return [sum(row) for row in retail_outcomes(n, p_skip_check, p_typo, seed, tasks, policy_in_tool,
                                                 prepare=prepare, agent=agent)]

@@ -34,13 +34,16 @@ __all__ = ["SDKSession", "sdk_stdio_session", "sdk_http_session", "bad_argument_
            "stateless_probe", "official_sdk_version", "send_request"]
 
 SDK_PIN = "mcp==2.3.0"
-DEFAULT_CALLS = (("add", {"a": 2, "b": 3}), ("add", {"a": "two", "b": 3}), ("nope", {}))
+DEFAULT_CALLS: tuple[tuple[str, dict], ...] = (("add", {"a": 2, "b": 3}), ("add", {"a": "two", "b": 3}), ("nope", {}))
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass
 class SDKSession:
-    """What one session with the official SDK client showed."""
+    """What one session with the official SDK client showed.
+
+    Notebook 06, through sdk_http_session.
+    """
 
     transport: str
     client_mode: str
@@ -78,7 +81,10 @@ def _require_sdk():
 
 
 def official_sdk_version() -> str:
-    """The installed version of the official SDK (raises the same helpful error if absent)."""
+    """The installed version of the official SDK (raises the same helpful error if absent).
+
+    Notebook 06.
+    """
     _require_sdk()
     from importlib.metadata import version
     return version("mcp")
@@ -148,6 +154,8 @@ def sdk_stdio_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_le
     requests); ``high_level=True`` uses the SDK's ``Client`` in its default mode, which first
     probes ``server/discover`` (revision 2026-07-28) and falls back to initialize when the
     server answers -32022. The wire log comes from the server's own trace on stderr.
+
+    Notebook 06.
     """
     _require_sdk()
     from mcp import Client, ClientSession, StdioServerParameters, stdio_client
@@ -188,6 +196,8 @@ def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_lev
     default mode with ``high_level=True``. The server runs in a thread and stops afterwards.
     The server wants its bearer token on every request; the SDK sends it from the headers of
     the ``httpx2.AsyncClient`` it is given (the SDK's documented way to add headers).
+
+    Notebook 06.
     """
     _require_sdk()
     import httpx2
@@ -249,6 +259,8 @@ def bad_argument_by_revision(arguments: dict | None = None, tool: str = "add",
     result with ``isError: true`` that the model can read. The server is
     :class:`~toolkit.mcp.server.LatestRevisionServer`, which speaks both, so each session
     gets the version it asked for. No SDK needed.
+
+    Notebook 06.
     """
     from .toy_tools import make_server_registry
 
@@ -280,6 +292,8 @@ def send_request(client: MCPClient, method: str, params: dict | None = None) -> 
     request is part of the client's session: it takes the next unused id, and its reply is
     checked like every other, so an error reply raises :class:`MCPError` with the server's
     code and message.
+
+    Notebook 06.
     """
     if not isinstance(method, str) or not method:
         raise TypeError(f"method must be a non-empty string such as 'tools/list', got {method!r}")
@@ -294,6 +308,8 @@ def stateless_probe(version: str = "2026-07-28") -> dict:
     It sends ``server/discover`` with its version in ``_meta``, as that revision says; the
     server answers with error -32022 and the versions it does speak. Returns the request and
     the reply as they would cross the wire.
+
+    Notebook 06.
     """
     request = {"jsonrpc": "2.0", "id": 1, "method": "server/discover",
                "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": version,

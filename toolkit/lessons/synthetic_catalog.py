@@ -37,6 +37,8 @@ def zipf_catalog(n_tools: int = TOOLBENCH_SIZE, words_per_tool: int = 20, vocab_
     """``n_tools`` tool schemas whose descriptions are ``words_per_tool`` Zipf-drawn words.
 
     Returns ``[{"name", "description", "inputSchema"}]`` dicts, which ToolIndex accepts.
+
+    Used by: benchmarks/bench_retrieval.py.
     """
     rng = random.Random(seed)
     vocab = _vocabulary(vocab_size, rng)
@@ -54,7 +56,10 @@ def zipf_catalog(n_tools: int = TOOLBENCH_SIZE, words_per_tool: int = 20, vocab_
 
 def zipf_queries(n_queries: int = 300, words_per_query: int = 4, vocab_size: int = 20000,
                  exponent: float = 1.0, seed: int = 0) -> list[str]:
-    """Queries drawn from the same vocabulary and word frequencies as :func:`zipf_catalog`."""
+    """Queries drawn from the same vocabulary and word frequencies as :func:`zipf_catalog`.
+
+    Used by: benchmarks/bench_retrieval.py.
+    """
     rng = random.Random(seed)
     vocab = _vocabulary(vocab_size, rng)  # same seed, same words, same ranks as the catalog
     cum = _sampler(vocab_size, exponent)

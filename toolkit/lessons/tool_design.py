@@ -72,12 +72,17 @@ def token_estimate(value: Any) -> int:
     """A rough token count of what a model would read: the text (JSON for non-strings) / 4.
 
     The same rule of thumb the course uses everywhere (§2.4); a real tokenizer differs.
+
+    Notebook 07.
     """
     return len(to_text(value)) // 4
 
 
 def concise_view(record: dict) -> dict:
-    """What a model usually needs from an order: readable names, no internal codes."""
+    """What a model usually needs from an order: readable names, no internal codes.
+
+    Notebook 07, through better_registry.
+    """
     out = {"order": record["order_id"], "status": record["status"],
            "items": [f"{it['qty']} x {it['name']}" for it in record["items"]]}
     carrier = record.get("carrier")
@@ -91,11 +96,14 @@ def concise_view(record: dict) -> dict:
 # the same tool, twice
 
 def weak_registry(orders: dict | None = None) -> ToolRegistry:
-    """The tool as it often comes out first: ``get(id)``, "Gets stuff.", error "failed"."""
-    orders = copy.deepcopy(ORDERS if orders is None else orders)
+    """The tool as it often comes out first: ``get(id)``, "Gets stuff.", error "failed".
+
+    Notebook 07.
+    """
+    book: dict[Any, dict] = copy.deepcopy(ORDERS if orders is None else orders)  # a model may send any id
 
     def get(**kwargs: Any) -> dict:
-        record = orders.get(kwargs.get("id"))
+        record = book.get(kwargs.get("id"))
         if record is None:
             raise ToolError("failed")
         return record
@@ -114,7 +122,10 @@ BETTER_DESCRIPTION = (
 
 
 def better_registry(orders: dict | None = None) -> ToolRegistry:
-    """The same tool, rewritten: ``orders_get(order_id, response_format)``."""
+    """The same tool, rewritten: ``orders_get(order_id, response_format)``.
+
+    Notebook 07.
+    """
     orders = copy.deepcopy(ORDERS if orders is None else orders)
 
     def orders_get(order_id: str, response_format: Literal["concise", "detailed"] = "concise") -> dict:
@@ -144,7 +155,10 @@ _WORD = re.compile(r"[a-z]+")
 
 
 def id_tokens(text: str) -> list[tuple[int, str]]:
-    """Every id-like token (a capital letter and digits, such as B7 or C17) with its position."""
+    """Every id-like token (a capital letter and digits, such as B7 or C17) with its position.
+
+    Notebook 07, through LiteralReader.
+    """
     return [(m.start(), m.group()) for m in _ID.finditer(text or "")]
 
 
@@ -177,6 +191,8 @@ class LiteralReader:
     the user's message, chosen by :func:`_fill`. After a tool error it does what the error
     text asks if it asks anything ("ask the user"); otherwise it repeats the same call once,
     then apologises. After a success it reports what the tool returned.
+
+    Notebook 07.
     """
 
     def __init__(self) -> None:
@@ -213,7 +229,10 @@ class LiteralReader:
 # dump everything, or filter first
 
 def order_book(n: int = 120, seed: int = 0) -> list[dict]:
-    """``n`` made-up orders (detailed records) for a handful of customers, reproducible for a seed."""
+    """``n`` made-up orders (detailed records) for a handful of customers, reproducible for a seed.
+
+    Notebook 07.
+    """
     rng = random.Random(seed)
     names = ["Blue kettle", "White mug", "Green desk lamp", "Oak shelf", "Wool blanket", "Steel bottle"]
     statuses = ["pending", "shipped", "delivered", "canceled"]
@@ -232,7 +251,10 @@ def order_book(n: int = 120, seed: int = 0) -> list[dict]:
 
 
 def list_orders_tool(book: list[dict]) -> Tool:
-    """``list_orders()``: every order, every field. The model has to scan it all."""
+    """``list_orders()``: every order, every field. The model has to scan it all.
+
+    Notebook 07.
+    """
 
     def list_orders() -> list:
         return book
@@ -242,7 +264,10 @@ def list_orders_tool(book: list[dict]) -> Tool:
 
 
 def search_orders_tool(book: list[dict]) -> Tool:
-    """``orders_search(customer_id, status=None)``: only the matching orders, concisely."""
+    """``orders_search(customer_id, status=None)``: only the matching orders, concisely.
+
+    Notebook 07.
+    """
 
     def orders_search(customer_id: str, status: str | None = None) -> list:
         hits = [o for o in book if o["customer_id"] == customer_id and (status is None or o["status"] == status)]
@@ -265,7 +290,10 @@ def search_orders_tool(book: list[dict]) -> Tool:
 # showing two things next to each other
 
 class SideBySide:
-    """Columns of JSON (or text) next to each other in a notebook; plain text elsewhere."""
+    """Columns of JSON (or text) next to each other in a notebook; plain text elsewhere.
+
+    Notebook 07.
+    """
 
     def __init__(self, columns: dict[str, Any]) -> None:
         self.columns = dict(columns)

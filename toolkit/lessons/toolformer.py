@@ -162,6 +162,11 @@ class TinyLM:
     are best explained as repeats. Pack §2.3 [1]: this is the model whose loss the filter reads.
     """
 
+    # totals that train() stores once, so that each probability is one division
+    _after_totals: dict[str, int]
+    _n_words: int
+    _n_numbers: int
+
     def __init__(self, bigram_weight: float = 0.8, number_smoothing: float = 0.1,
                  number_universe: int = 10_000) -> None:
         self.bigram_weight = bigram_weight

@@ -8,7 +8,7 @@ service that fails once with a transient error, and a look-up too slow for its t
 from __future__ import annotations
 
 import time
-from typing import Literal
+from typing import Any, Literal
 
 from ..data import load_json
 from ..registry import ToolError, ToolRegistry, TransientToolError
@@ -94,5 +94,6 @@ def sample_args(tool) -> dict:
     """A value of the right type for each required parameter of ``tool``."""
     schema = tool.input_schema or {}
     props = schema.get("properties") or {}
-    sample = dict(zip(_SAMPLE_KEYS, ("ACME", 1, 1.0, True, [], {})))  # fresh: a tool may change its arguments
+    # fresh for each call: a tool may change its arguments
+    sample: dict[Any, object] = dict(zip(_SAMPLE_KEYS, ("ACME", 1, 1.0, True, [], {})))
     return {p: sample.get((props.get(p) or {}).get("type"), "x") for p in schema.get("required") or []}
