@@ -12,11 +12,19 @@
 # τ_f and compare what survives with the counts the paper reports.
 
 # %%
-import toolkit as T
+import toolkit as T  # noqa: F401 (not used below; every notebook opens with it, for your own cells)
 from toolkit.figures import show as show_figure
-from toolkit.lessons.toolformer import (TinyLM, best_per_text, explain_call, format_explanation,
-                                format_threshold_table, make_corpus, run_filter, threshold_table,
-                                tokenize)
+from toolkit.lessons.toolformer import (
+    TinyLM,
+    best_per_text,
+    explain_call,
+    format_explanation,
+    format_threshold_table,
+    make_corpus,
+    run_filter,
+    threshold_table,
+    tokenize,
+)
 from toolkit.widgets.toolformer import toolformer_explorer
 
 SEED = 0              # corpus seed for training; the filtered texts use SEED + 2, held-out SEED + 1

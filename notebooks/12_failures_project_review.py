@@ -12,10 +12,10 @@
 # %%
 import random
 
-import toolkit as T
+import toolkit as T  # noqa: F401 (not used below; every notebook opens with it, for your own cells)
 from toolkit.checks import failure_groups
-from toolkit.lessons.failure_runs import GROUPS, failed_runs
 from toolkit.figures import show as show_figure
+from toolkit.lessons.failure_runs import GROUPS, failed_runs
 from toolkit.widgets import load_quiz, quiz, transcript
 
 SEED = 0  # every failed run below is seeded inside toolkit.lessons.failure_runs; nothing here draws more
