@@ -47,8 +47,8 @@ DESCRIPTIONS = {
        "result or an error, and answers the model with one tool message per call, under the "
        "call's id. The loop ends when a reply holds no tool calls or the step limit is reached.",
     2: "Toolformer's four steps in a row: 1 sample likely spots for a call and candidate calls; "
-       "2 execute every candidate; 3 filter, keeping a call only if it lowers the loss on the "
-       "next tokens by at least tau_f; 4 fine-tune on the text with the kept calls. A worked "
+       "2 execute every candidate; 3 filter: a call stays when the text that follows becomes "
+       "easier to predict, its loss falling by tau_f or more; 4 fine-tune on the text with the kept calls. A worked "
        "example follows 12 × 7 = 84 through the steps. Limits the paper states: no chains of "
        "calls, no back-and-forth with a tool, sensitivity to wording; one call per input was its "
        "test setting. Bar chart from the paper's Table 2, calculator examples kept: 3,680 at "
