@@ -20,7 +20,8 @@ chrome, whose colours are theirs, not ours:
 
 Images and controls are reported on their own: an image in the content without a real text
 alternative (no ``alt``, an empty one, or nbconvert's placeholder "No description has been
-provided"), and a control without an accessible name (axe's naming rules).
+provided"; an image not drawn, such as a hidden 1-pixel placeholder, reaches no reader and is
+left out), and a control without an accessible name (axe's naming rules).
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ SORT = """([res, sel]) => {
     }
     const images = Array.from(document.querySelectorAll(sel.content + ' img'))
         .filter((img) => !img.closest(sel.template))
+        .filter((img) => img.getClientRects().length && !img.closest('[aria-hidden="true"]')
+                         && getComputedStyle(img).visibility !== 'hidden')  // what a reader meets
         .filter((img) => { const alt = (img.getAttribute('alt') || '').trim();
                            return !alt || alt.startsWith(sel.noDescription); })
         .map((img) => (img.closest('[id]') || {}).id + ': ' + img.outerHTML.slice(0, 120));
