@@ -70,8 +70,11 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
 lab: $(STAMP)
 	$(BIN)/jupyter lab --port=$(PORT) --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks $(ALLOW_ROOT)
 
-# Three steps; any failure stops make. pytest's exit code 5 ("no tests collected") is a
-# failure too, so an empty notebooks/ cannot pass by accident.
+# Five steps; any failure stops make. Lint (ruff, under a second) and types (mypy, about a
+# minute on a first run, a second once .mypy_cache/ exists) come first; their settings live
+# in pyproject.toml. pytest's exit code 5 ("no tests collected") is a failure too, so an
+# empty notebooks/ cannot pass by accident.
+LINT_PATHS := toolkit tests scripts benchmarks notebooks/[0-9][0-9]_*.py
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
 # The stored outputs are the mock-only ones: a real model configured in the shell (README,
@@ -79,6 +82,8 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanit
 NO_REAL_MODEL := env -u TOOLKIT_MODEL_API -u TOOLKIT_MODEL_BASE_URL -u TOOLKIT_MODEL
 
 test: $(STAMP)
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/mypy
 	$(BIN)/python scripts/check_sync.py
 	$(NO_REAL_MODEL) $(BIN)/python -m pytest
 	$(NO_REAL_MODEL) $(BIN)/python -m pytest $(NBVAL) notebooks/[0-9][0-9]_*.ipynb
@@ -144,4 +149,4 @@ serve: $(STAMP)
 	$(BIN)/python -m toolkit serve
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .hypothesis
+	rm -rf $(VENV) build .pytest_cache .hypothesis .mypy_cache .ruff_cache
