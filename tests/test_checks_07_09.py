@@ -79,8 +79,9 @@ def test_ex03_drawn_cases_agree_with_the_reference_rule():
 
 
 def test_ex03_the_broken_rules_are_broken():
-    assert ex03.never_fires(" celsius", ex03.UNIT) == (" celsius", None)
-    assert ex03.over_eager("maybe", ex03.UNIT)[1] is not None
+    unit = ex03.FIRES[0][1]
+    assert ex03.never_fires(" celsius", unit) == (" celsius", None)
+    assert ex03.over_eager("maybe", unit)[1] is not None
 
 
 def test_ex03_wrong_rules_fail(nb08_solution):

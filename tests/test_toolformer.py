@@ -18,7 +18,6 @@ from toolkit.lessons.toolformer import (
     format_call,
     format_explanation,
     format_threshold_table,
-    gain_histogram,
     insert_call,
     make_corpus,
     near_threshold,
@@ -205,13 +204,6 @@ def test_near_threshold_examples_sit_on_each_side(run):
         gains = sorted(c.gain for c in best_per_text(run.candidates).values())
         assert kept.gain == min(g for g in gains if g >= tau)
     assert near_threshold(run.candidates, 99.0)[0] is None
-
-
-def test_histogram_counts_every_candidate(run):
-    bins = gain_histogram(run.candidates, width=0.5, low=-1.0, high=3.0)
-    assert len(bins) == 8 and sum(n for _, n in bins) == len(run.candidates)
-    with pytest.raises(ValueError):
-        gain_histogram(run.candidates, width=0)
 
 
 def test_call_formatting():

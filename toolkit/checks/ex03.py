@@ -35,6 +35,8 @@ def cases() -> tuple[list, list]:
 
     FIRES holds ``(value, spec, the value it should become)``: the rule must fire.
     QUIET holds ``(value, spec, why it must stay as it is)``: the rule must not fire.
+
+    Notebook 08, through check.
     """
     unit = {"type": "string", "enum": ["celsius", "fahrenheit"]}
     cabin = {"type": "string", "enum": ["economy", "premium_economy", "business"]}
@@ -64,7 +66,10 @@ def cases() -> tuple[list, list]:
 
 def drawn_cases(rng: random.Random | None = None) -> tuple[tuple, tuple]:
     """One more FIRES case and one more QUIET case, drawn at check time, so a rule that looks the
-    listed cases up in a table still meets values it has not seen."""
+    listed cases up in a table still meets values it has not seen.
+
+    Notebook 08, through check.
+    """
     rng = rng or random.Random()
     words = ["north", "south", "east", "west", "small", "medium", "large", "daily", "weekly", "monthly"]
     allowed = rng.sample(words, 3)
@@ -78,12 +83,14 @@ def drawn_cases(rng: random.Random | None = None) -> tuple[tuple, tuple]:
 
 
 FIRES, QUIET = cases()  # for reading; each check builds its own
-UNIT = FIRES[0][1]
 
 
 def reference_rule(value: Any, spec: Any) -> tuple[Any, str | None]:
     """A correct rule: strip white space, then accept an exact match, or else a match that
-    ignores case when exactly one allowed value fits."""
+    ignores case when exactly one allowed value fits.
+
+    Notebook 08, through check.
+    """
     enum = spec.get("enum") if isinstance(spec, dict) else None
     if not isinstance(value, str) or not enum or value in enum:
         return value, None
@@ -97,18 +104,27 @@ def reference_rule(value: Any, spec: Any) -> tuple[Any, str | None]:
 
 
 def reworded_rule(value: Any, spec: Any) -> tuple[Any, str | None]:
-    """Also correct: :func:`reference_rule` with a note in other words (tests must not demand one wording)."""
+    """Also correct: :func:`reference_rule` with a note in other words (tests must not demand one wording).
+
+    Notebook 08, through check.
+    """
     new, note = reference_rule(value, spec)
     return new, (f"enum value {new!r} chosen for {value!r}" if note else None)
 
 
 def never_fires(value: Any, spec: Any) -> tuple[Any, str | None]:
-    """A broken rule: it does nothing."""
+    """A broken rule: it does nothing.
+
+    Notebook 08, through check.
+    """
     return value, None
 
 
 def over_eager(value: Any, spec: Any) -> tuple[Any, str | None]:
-    """A broken rule: any string that is not allowed becomes the closest allowed value."""
+    """A broken rule: any string that is not allowed becomes the closest allowed value.
+
+    Notebook 08, through check.
+    """
     enum = spec.get("enum") if isinstance(spec, dict) else None
     if not isinstance(value, str) or not enum or value in enum:
         return value, None
@@ -137,7 +153,10 @@ def _tests_pass(c: Checker, test_rule: Callable, rule: Callable) -> str | None:
 
 
 def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
-    """Run the student's rule on unseen values, and the student's tests on three rules."""
+    """Run the student's rule on unseen values, and the student's tests on three rules.
+
+    Notebook 08.
+    """
     c = Checker(TITLE)
     fires_cases, quiet_cases = cases()
     drawn_fire, drawn_quiet = drawn_cases()

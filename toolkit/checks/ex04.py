@@ -31,11 +31,13 @@ TITLE = "Exercise 4: retries"
 TIMEOUT = 0.05   # seconds the harness waits for the slow writer
 SLOW = 0.25      # seconds the slow writer takes
 NOTE = "note 7: water the plants"  # the text the check asks the slow writer to save
-SAMPLE = {"string": "ACME", "integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}
 
 
 def backoff(retries: int) -> list[float]:
-    """The waits the loop asks for before each retry: 0.1, 0.2, 0.4, ... seconds."""
+    """The waits the loop asks for before each retry: 0.1, 0.2, 0.4, ... seconds.
+
+    Notebook 08, through check.
+    """
     return [round(0.1 * 2 ** i, 4) for i in range(retries)]
 
 
@@ -75,7 +77,10 @@ def _registry_for(c: Checker, make_flaky_tool: Callable, failures: int) -> tuple
 
 
 def run_flaky(c: Checker, make_flaky_tool: Callable, failures: int, max_retries: int):
-    """Run a fresh flaky tool through the loop once; returns (tool result, events, waits, runs)."""
+    """Run a fresh flaky tool through the loop once; returns (tool result, events, waits, runs).
+
+    Notebook 08, through check.
+    """
     registry, runs = _registry_for(c, make_flaky_tool, failures)
     waits: list = []
     args = sample_args(registry.get("flaky_quote"))
@@ -94,7 +99,10 @@ def _wait_for(saved: list, count: int, limit: float = 3.0) -> None:
 
 
 def check(make_flaky_tool: Callable, slow_writer_registry: Callable) -> CheckResult:
-    """Run the flaky tool and the slow writer through the loop; say what happened and why."""
+    """Run the flaky tool and the slow writer through the loop; say what happened and why.
+
+    Notebook 08.
+    """
     c = Checker(TITLE)
     _, all_stubs = probe_parts(c, {"make_flaky_tool": (make_flaky_tool, (1,)),
                                    "slow_writer_registry": (slow_writer_registry, (0.0, []))})

@@ -18,7 +18,7 @@ from ..lessons.output_schemas import weather_results
 from ..schema import validate_args
 from . import Checker, CheckResult, not_done, probe_parts
 
-__all__ = ["check", "REFERENCE_SCHEMA"]
+__all__ = ["check"]
 
 TITLE = "Exercise 7: output schemas"
 
@@ -32,9 +32,6 @@ def reference_schema() -> dict:
                        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
         "required": ["city", "temp", "unit"],
     }
-
-
-REFERENCE_SCHEMA = reference_schema()  # for reading; the check uses its own fresh copy
 
 
 def _result(structured=None, is_error=False, text=None) -> dict:
@@ -58,7 +55,10 @@ def _without_is_error(result: dict) -> dict:
 
 def check(weather_output_schema: Callable[[], dict], check_structured: Callable[[dict, dict], list]) -> CheckResult:
     """Check the student's schema on real and broken results, and their client-side check on
-    unseen results, one of them for another tool with its own schema."""
+    unseen results, one of them for another tool with its own schema.
+
+    Notebook 06.
+    """
     c = Checker(TITLE)
     reference = reference_schema()
     stock = stock_schema()

@@ -37,7 +37,7 @@ from .calculator import calculate
 __all__ = [
     "PAPER_TABLE2_CALCULATOR", "LOSS_WEIGHTS", "tokenize", "detokenize", "is_number",
     "make_corpus", "TinyLM", "Candidate", "candidate_calls", "score_call", "run_filter",
-    "filter_summary", "format_call", "insert_call", "explain_call", "gain_histogram",
+    "filter_summary", "format_call", "insert_call", "explain_call",
     "best_per_text", "threshold_table", "format_threshold_table", "near_threshold",
     "FilterRun", "filter_run", "format_explanation",
 ]
@@ -55,19 +55,29 @@ _OPS = ("+", "-", "*", "/")
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case words, whole numbers (``84``, ``1.5``) and single punctuation marks."""
+    """Lower-case words, whole numbers (``84``, ``1.5``) and single punctuation marks.
+
+    Notebook 03.
+    """
     if not isinstance(text, str):
         raise TypeError(f"tokenize needs text, got {type(text).__name__}")
     return _TOKEN.findall(text.lower())
 
 
 def detokenize(tokens: list[str]) -> str:
-    """Tokens back to readable text (spaces before punctuation removed)."""
+    """Tokens back to readable text (spaces before punctuation removed).
+
+    Notebook 03, through best_per_text.
+    """
     text = " ".join(tokens)
     return re.sub(r" ([.,;:!?])", r"\1", text)
 
 
 def is_number(token: str) -> bool:
+    """Is the token a number, such as ``42``, ``-7`` or ``3.5``?
+
+    Notebook 03, through TinyLM.
+    """
     return bool(_NUMBER.match(token))
 
 
@@ -121,7 +131,10 @@ def _plain_sentence(rng: random.Random) -> str:
 
 def make_corpus(n: int, seed: int = 0, share_sums: float = 0.5, share_repeats: float = 0.2) -> list[str]:
     """``n`` short texts: a ``share_sums`` part with a sum whose answer appears in the text,
-    a ``share_repeats`` part where a number comes back, the rest plain. Seeded."""
+    a ``share_repeats`` part where a number comes back, the rest plain. Seeded.
+
+    Notebook 03.
+    """
     if not isinstance(n, int) or n < 0:
         raise ValueError(f"n must be a whole number of texts, 0 or more, got {n!r}")
     if not (0 <= share_sums and 0 <= share_repeats and share_sums + share_repeats <= 1):
@@ -160,6 +173,8 @@ class TinyLM:
 
     ``copy_weight`` is learned from the corpus by EM: it ends up as the share of numbers that
     are best explained as repeats. Pack §2.3 [1]: this is the model whose loss the filter reads.
+
+    Notebook 03.
     """
 
     # totals that train() stores once, so that each probability is one division
@@ -290,7 +305,10 @@ class TinyLM:
 
 @dataclass
 class Candidate:
-    """One sampled call at one position of one text, with its three losses (nats, weighted)."""
+    """One sampled call at one position of one text, with its three losses (nats, weighted).
+
+    Notebook 03, through best_per_text.
+    """
 
     text_id: int
     position: int          # the call goes in front of tokens[position]
@@ -310,20 +328,23 @@ class Candidate:
     def kept(self, tau: float) -> bool:
         return self.gain >= tau
 
-    def call_text(self) -> str:
-        return format_call(self.expression, self.result)
-
     def augmented(self) -> str:
         return insert_call(self.tokens, self.position, self.expression, self.result)
 
 
 def format_call(expression: str, result: str | None = None) -> str:
-    """A call as Toolformer writes it into text: ``[Calculator(12 * 7) → 84]`` [1]."""
+    """A call as Toolformer writes it into text: ``[Calculator(12 * 7) → 84]`` [1].
+
+    Notebook 03, through best_per_text.
+    """
     return f"[Calculator({expression})" + (f" → {result}]" if result is not None else "]")
 
 
 def insert_call(tokens: list[str], position: int, expression: str, result: str | None) -> str:
-    """The text with the call written in at ``position``, as the fine-tuning data has it."""
+    """The text with the call written in at ``position``, as the fine-tuning data has it.
+
+    Notebook 03, through best_per_text.
+    """
     return detokenize(tokens[:position] + [format_call(expression, result)] + tokens[position:])
 
 
@@ -337,6 +358,8 @@ def candidate_calls(tokens: list[str]) -> list[tuple[int, str, str]]:
     A stand-in for Toolformer's sampling step [1]: the paper asks the model where a call is
     likely and samples calls there; here every position after the second number gets every
     ``x op y`` from two different earlier numbers. The filter must then throw most away.
+
+    Notebook 03, through run_filter.
     """
     out = []
     for position in range(1, len(tokens) + 1):
@@ -369,6 +392,8 @@ def score_call(lm: TinyLM, tokens: list[str], position: int, expression: str,
 
     As in the paper, the call goes in front of the text as a prefix rather than into the
     middle of it [1]; for this model that means its numbers join the copy memory.
+
+    Used by: tests/test_toolformer.py.
     """
     if not 0 <= position <= len(tokens):
         raise ValueError(f"position {position} is outside a text of {len(tokens)} tokens")
@@ -383,7 +408,10 @@ def score_call(lm: TinyLM, tokens: list[str], position: int, expression: str,
 
 
 def run_filter(lm: TinyLM, texts: list[str]) -> list[Candidate]:
-    """Sample, execute and score every candidate call in ``texts`` (steps 1–3 of §2.3)."""
+    """Sample, execute and score every candidate call in ``texts`` (steps 1–3 of §2.3).
+
+    Notebook 03.
+    """
     out = []
     for text_id, text in enumerate(texts):
         tokens = tokenize(text)
@@ -404,7 +432,10 @@ def run_filter(lm: TinyLM, texts: list[str]) -> list[Candidate]:
 
 def filter_summary(candidates: list[Candidate], tau: float) -> dict:
     """What survives the filter at ``tau``: calls kept, texts with at least one kept call
-    (the unit of the paper's Table 2 [1]), and the best kept call of each such text."""
+    (the unit of the paper's Table 2 [1]), and the best kept call of each such text.
+
+    Notebook 03, through format_threshold_table.
+    """
     if not isinstance(tau, (int, float)) or isinstance(tau, bool) or math.isnan(tau):
         raise ValueError(f"tau must be a number, got {tau!r}")
     kept = [c for c in candidates if c.kept(tau)]
@@ -420,7 +451,10 @@ def filter_summary(candidates: list[Candidate], tau: float) -> dict:
 
 
 def best_per_text(candidates: list[Candidate]) -> dict[int, Candidate]:
-    """For each text, its candidate with the largest L⁻ − L⁺ (ties: the earliest)."""
+    """For each text, its candidate with the largest L⁻ − L⁺ (ties: the earliest).
+
+    Notebook 03.
+    """
     best: dict[int, Candidate] = {}
     for c in candidates:
         if c.text_id not in best or c.gain > best[c.text_id].gain:
@@ -431,7 +465,10 @@ def best_per_text(candidates: list[Candidate]) -> dict[int, Candidate]:
 def threshold_table(candidates: list[Candidate], taus=(0.5, 1.0, 2.0),
                     paper: dict | None = None) -> list[dict]:
     """One row per threshold: texts and calls this run keeps, and the paper's count for the
-    calculator where Table 2 has one [1]. ``share`` is relative to the first threshold."""
+    calculator where Table 2 has one [1]. ``share`` is relative to the first threshold.
+
+    Notebook 03.
+    """
     paper = PAPER_TABLE2_CALCULATOR if paper is None else paper
     rows = []
     for tau in taus:
@@ -447,7 +484,10 @@ def threshold_table(candidates: list[Candidate], taus=(0.5, 1.0, 2.0),
 
 
 def format_threshold_table(rows: list[dict]) -> str:
-    """The rows of :func:`threshold_table` as plain text, ours beside the paper's."""
+    """The rows of :func:`threshold_table` as plain text, ours beside the paper's.
+
+    Notebook 03.
+    """
     def pct(x):
         return "-" if x is None else f"{x:.1%}"
 
@@ -463,7 +503,10 @@ def format_threshold_table(rows: list[dict]) -> str:
 
 def near_threshold(candidates: list[Candidate], tau: float) -> tuple:
     """``(kept, dropped)``: the best call of the text that only just passes ``tau``, and of
-    the text that only just fails it (either may be None). Good examples for a slider."""
+    the text that only just fails it (either may be None). Good examples for a slider.
+
+    Used by: tests/test_toolformer.py.
+    """
     best = best_per_text(candidates).values()
     above = [c for c in best if c.gain >= tau]
     below = [c for c in best if c.gain < tau and c.result in c.tokens[c.position:]]
@@ -474,7 +517,10 @@ def near_threshold(candidates: list[Candidate], tau: float) -> tuple:
 
 def explain_call(lm: TinyLM, text: str, position: int, expression: str) -> list[dict]:
     """Token by token, the weight and ``−ln P`` under the three conditions of the filter,
-    for a worked example (pack §2.3, step 3)."""
+    for a worked example (pack §2.3, step 3).
+
+    Notebook 03.
+    """
     tokens = tokenize(text)
     result = calculate(expression)
     stop = position + len(LOSS_WEIGHTS)
@@ -488,7 +534,10 @@ def explain_call(lm: TinyLM, text: str, position: int, expression: str) -> list[
 
 @dataclass
 class FilterRun:
-    """One full run of the hands-on filter: the model, the texts filtered, every candidate."""
+    """One full run of the hands-on filter: the model, the texts filtered, every candidate.
+
+    Used by: toolkit/lessons/toolformer.py.
+    """
 
     lm: TinyLM
     texts: list
@@ -503,7 +552,10 @@ _RUNS: dict = {}
 def filter_run(train_texts: int = 2000, filter_texts: int = 400, seed: int = 0) -> FilterRun:
     """Train a :class:`TinyLM` on ``train_texts`` texts (corpus seed ``seed``), then sample,
     execute and score calls in ``filter_texts`` fresh texts (corpus seed ``seed + 2``).
-    The same arguments give the same run; it is kept, so asking twice costs nothing."""
+    The same arguments give the same run; it is kept, so asking twice costs nothing.
+
+    Used by: toolkit/widgets/toolformer.py.
+    """
     key = (train_texts, filter_texts, seed)
     if key not in _RUNS:
         lm = TinyLM.train(make_corpus(train_texts, seed=seed))
@@ -513,7 +565,10 @@ def filter_run(train_texts: int = 2000, filter_texts: int = 400, seed: int = 0) 
 
 
 def format_explanation(rows: list[dict]) -> str:
-    """The rows of :func:`explain_call` as a table, with the weighted sums and L⁻ − L⁺."""
+    """The rows of :func:`explain_call` as a table, with the weighted sums and L⁻ − L⁺.
+
+    Notebook 03.
+    """
     conditions = ("no call", "call, no result", "call + result")
     lines = [f"{'next token':>10} | {'weight':>6} | " + " | ".join(f"{c:>15}" for c in conditions)]
     lines.append("-" * len(lines[0]))
@@ -528,16 +583,3 @@ def format_explanation(rows: list[dict]) -> str:
                  f"L⁻ − L⁺ = {minus - sums['call + result']:.3f}")
     return "\n".join(lines)
 
-
-def gain_histogram(candidates: list[Candidate], width: float = 0.25, low: float = -1.0,
-                   high: float = 4.0) -> list[tuple[float, int]]:
-    """``(left edge, count)`` bins of L⁻ − L⁺ over ``[low, high)``; values outside go into
-    the first or last bin."""
-    if width <= 0 or high <= low:
-        raise ValueError("need width > 0 and high > low")
-    n_bins = int(round((high - low) / width))
-    counts = [0] * n_bins
-    for c in candidates:
-        k = int(math.floor((c.gain - low) / width))
-        counts[min(max(k, 0), n_bins - 1)] += 1
-    return [(round(low + k * width, 6), counts[k]) for k in range(n_bins)]
