@@ -7,7 +7,8 @@ The pointer is one line of the docstring, on its own, in one of these forms:
     ``notebooks/NN_*.py``, and that file must mention the name (as a word) or import its module.
 ``Notebook 09, through classify.`` / ``Notebooks 09, 12, through classify.``
     A helper the notebook reaches through a name it does call: the notebook must mention
-    ``classify``, and ``classify``'s module must use the helper.
+    ``classify``, and ``classify`` must use the helper, in its own source or through functions
+    of its own module that it calls (three calls deep at most).
 ``Used by: WHERE.``
     No notebook uses it. WHERE is ``python -m toolkit CMD`` (a command of toolkit/__main__.py),
     ``make TARGET`` (a Makefile target), ``README: Heading`` (a README heading), or a repository
@@ -20,6 +21,7 @@ course, widgets, figures); a name re-exported elsewhere is checked once, where i
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -141,9 +143,34 @@ def pointer_problem(qualified: str, obj: object, notebooks: dict[str, str]) -> s
         via_obj = _resolve(via, module)
         if via_obj is None:
             return f"{via} is not a name of {module} or toolkit"
-        if not _mentions(inspect.getsource(via_obj), name):
+        if not _reaches(via_obj, name):
             return f"{via} does not use {name}"
     return None
+
+
+@functools.lru_cache(maxsize=None)
+def _source(obj: object) -> str:
+    try:
+        return inspect.getsource(obj)  # type: ignore[arg-type]
+    except (OSError, TypeError):
+        return ""
+
+
+def _reaches(obj: object, name: str, depth: int = 3) -> bool:
+    """Does ``obj``'s source use ``name``, itself or through functions of its own module that it
+    calls (up to ``depth`` calls deep)?"""
+    source = _source(obj)
+    if _mentions(source, name):
+        return True
+    if depth == 0:
+        return False
+    home = inspect.getmodule(obj)
+    for word in set(re.findall(r"[A-Za-z_]\w*", source)):
+        helper = getattr(home, word, None)
+        if (helper is not obj and (inspect.isfunction(helper) or inspect.isclass(helper))
+                and inspect.getmodule(helper) is home and _reaches(helper, name, depth - 1)):
+            return True
+    return False
 
 
 def _resolve(dotted: str, module: str):

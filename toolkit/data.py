@@ -28,7 +28,10 @@ __all__ = ["data_dir", "load_json", "data_path"]
 
 
 def data_dir() -> Path:
-    """The course's data folder, looked up on every call (the module's docstring says where)."""
+    """The course's data folder, looked up on every call (the module's docstring says where).
+
+    Used by: python -m toolkit doctor.
+    """
     if os.environ.get("TOOLKIT_DATA"):
         return Path(os.environ["TOOLKIT_DATA"])
     package = Path(str(resources.files("toolkit")))
@@ -37,7 +40,10 @@ def data_dir() -> Path:
 
 
 def data_path(name: str) -> Path:
-    """The path of a file in the data folder, with a clear error if it is not there."""
+    """The path of a file in the data folder, with a clear error if it is not there.
+
+    Notebook 09, through load_bfcl.
+    """
     path = data_dir() / name
     if not path.exists():
         raise FileNotFoundError(
@@ -55,5 +61,8 @@ def _read(path: Path) -> Any:
 
 
 def load_json(name: str) -> Any:
-    """A fresh copy of a JSON data file, so callers can change it without side effects."""
+    """A fresh copy of a JSON data file, so callers can change it without side effects.
+
+    Notebook 10, through load_taubench.
+    """
     return copy.deepcopy(_read(data_path(name)))

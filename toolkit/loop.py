@@ -32,7 +32,10 @@ class ChatModel(Protocol):
 
 
 def call(id: str, name: str, **arguments: Any) -> dict:
-    """A tool call as a model writes it: ``{"id", "name", "arguments"}``."""
+    """A tool call as a model writes it: ``{"id", "name", "arguments"}``.
+
+    Notebooks 02, 05, 06, 08, 11.
+    """
     return {"id": id, "name": name, "arguments": arguments}
 
 
@@ -42,6 +45,8 @@ class ScriptedModel:
     A step may be a reply dict (``{"content": ...}`` or ``{"tool_calls": [...]}``) or a
     function of the messages so far that returns one. After the last step it answers
     ``"(script ended)"``. It is a stand-in for an LLM, and the lessons say so.
+
+    Notebooks 02, 06, 08.
     """
 
     def __init__(self, steps: list) -> None:
@@ -60,7 +65,10 @@ class ScriptedModel:
 class AgentResult:
     """How a run ended: the final text (None if it hit the step limit), the whole
     conversation, the number of model turns (``steps``) and tool calls (``calls``), why it
-    stopped (``"final"`` or ``"max_steps"``), and the harness's ``events`` log."""
+    stopped (``"final"`` or ``"max_steps"``), and the harness's ``events`` log.
+
+    Notebooks 01, 02, 06, 07, 08, 10, 11, through run_agent.
+    """
 
     final: str | None
     messages: list
@@ -201,6 +209,8 @@ def run_agent(model: ChatModel | Callable[[list, list], Any], registry: ToolRegi
     tests can record them instead of waiting. ``call_timeout=None`` runs calls inline.
     ``max_result_chars`` caps each result the model reads, with a visible marker, so one huge
     result cannot fill the context (the harness's fifth job in §2.2).
+
+    Notebooks 01, 02, 06, 07, 08, 10, 11.
     """
     respond = model.respond if hasattr(model, "respond") else model
     messages: list[dict] = []

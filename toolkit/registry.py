@@ -26,11 +26,17 @@ RESULT_KINDS = ("ok", "unknown_tool", "invalid_args", "tool_error", "transient",
 
 
 class ToolError(Exception):
-    """A failure the model should read and act on ("No order 'A9'. Ids look like A1.")."""
+    """A failure the model should read and act on ("No order 'A9'. Ids look like A1.").
+
+    Notebooks 05, 10.
+    """
 
 
 class TransientToolError(ToolError):
-    """A failure that may go away if the same call is tried again (a rate limit, say)."""
+    """A failure that may go away if the same call is tried again (a rate limit, say).
+
+    Notebook 08.
+    """
 
 
 @dataclass
@@ -47,6 +53,8 @@ class Tool:
     injection, pack §2.10). ``None`` means "not declared"; an open-world tool always
     carries outside text (see :attr:`carries_outside_text`), so ``open_world=True`` with
     ``outside_text=False`` is refused.
+
+    Notebook 05.
     """
 
     name: str
@@ -90,6 +98,8 @@ class ToolResult:
 
     ``kind`` says which way it went (one of :data:`RESULT_KINDS`); ``data`` keeps the
     tool's return value when it was not plain text; ``notes`` lists any repairs made.
+
+    Notebooks 02, 04, 05, 07, 08, 11, through ToolRegistry.
     """
 
     ok: bool
@@ -166,7 +176,10 @@ def _short_message(exc: BaseException, limit: int = 200) -> str:
 
 
 class ToolRegistry:
-    """The tools one agent may use, by name, in the order they were added."""
+    """The tools one agent may use, by name, in the order they were added.
+
+    Notebooks 02, 04, 05, 07, 08, 11.
+    """
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}

@@ -33,13 +33,19 @@ def _check(successes: Sequence[int], n: int, k: int) -> list[int]:
 
 
 def pass_hat_k(successes_per_task: Sequence[int], n: int, k: int) -> float:
-    """pass^k: the mean over tasks of C(c, k) / C(n, k). Raises ValueError when k > n."""
+    """pass^k: the mean over tasks of C(c, k) / C(n, k). Raises ValueError when k > n.
+
+    Notebook 10.
+    """
     counts = _check(successes_per_task, n, k)
     return sum(comb(c, k) for c in counts) / (comb(n, k) * len(counts))
 
 
 def pass_at_k(successes_per_task: Sequence[int], n: int, k: int) -> float:
-    """pass@k: the mean over tasks of 1 − C(n − c, k) / C(n, k). Raises ValueError when k > n."""
+    """pass@k: the mean over tasks of 1 − C(n − c, k) / C(n, k). Raises ValueError when k > n.
+
+    Notebook 10.
+    """
     counts = _check(successes_per_task, n, k)
     total = comb(n, k)
     return sum(1 - comb(n - c, k) / total for c in counts) / len(counts)
@@ -50,5 +56,7 @@ def load_taubench() -> dict:
 
     ``successes`` lists each task's success count and ``leaderboard_row`` the published
     pass^1…pass^4, which :func:`pass_hat_k` reproduces from the counts.
+
+    Notebook 10.
     """
     return load_json("taubench/gpt-4o-airline.json")

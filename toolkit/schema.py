@@ -35,7 +35,10 @@ _SCALARS = {int: "integer", float: "number", str: "string", bool: "boolean"}
 
 
 def json_type_name(value: Any) -> str:
-    """The JSON name of a Python value's type, as error messages show it."""
+    """The JSON name of a Python value's type, as error messages show it.
+
+    Notebook 05, through repair_args.
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -64,6 +67,8 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     with its lines joined by single spaces. Lines of the form ``name: text`` or
     ``name (type): text`` under ``Args:`` (or ``Arguments:`` / ``Parameters:``) give each
     parameter's text; deeper-indented lines continue the previous parameter.
+
+    Notebook 05, through schema_from_function.
     """
     if not doc:
         return "", {}
@@ -145,6 +150,8 @@ def schema_from_function(fn: Callable, name: str | None = None) -> dict:
     tool's and each parameter's description. ``*args`` and ``**kwargs`` are left out; a
     parameter without a default (and not ``Optional``) is required; a simple default value
     is copied into the schema.
+
+    Notebook 05.
     """
     fn_name = getattr(fn, "__name__", repr(fn))
     try:
@@ -273,6 +280,8 @@ def validate_args(args: Any, input_schema: dict) -> list[str]:
     keys are present, no unknown keys when ``additionalProperties`` is false, JSON types
     (a bool is never a number), ``enum`` membership, array items one by one (``xs[1]``) and
     nested objects that declare properties (``address.city``).
+
+    Notebooks 05, 06.
     """
     if not isinstance(args, dict):
         return [f"arguments must be an object, got {json_type_name(args)}"]
@@ -383,6 +392,8 @@ def repair_args(args: Any, input_schema: dict) -> tuple[Any, list[str]]:
     that already fits is left alone, and a missing parameter is never filled in: inventing
     an order id or an amount is how a harmless slip becomes a harmful action.
     Returns ``(new_args, notes)``; the input is not modified.
+
+    Notebook 05.
     """
     if not isinstance(args, dict) or not isinstance(input_schema, dict):
         return args, []

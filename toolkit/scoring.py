@@ -149,6 +149,8 @@ def parse_calls(text: str) -> list[tuple[str, dict]]:
     ``"[]"`` mean no calls. Anything else (prose, trailing text, a tuple of calls in
     parentheses, positional arguments) raises :class:`ValueError` saying why, and nothing but
     ``ValueError``, whatever the input.
+
+    Notebook 09.
     """
     nodes = _call_nodes(text)
     try:
@@ -203,7 +205,10 @@ def _norm_text(s: str) -> str:
 def values_equal(a: Any, b: Any) -> bool:
     """Loose equality for scoring: strings ignore case, spaces and punctuation; ``3 == 3.0``;
     a bool equals only a bool; ``None`` equals ``None``; lists compare element by element and
-    dicts key by key."""
+    dicts key by key.
+
+    Notebook 09.
+    """
     if a is None or b is None:
         return a is None and b is None
     if isinstance(a, bool) or isinstance(b, bool):
@@ -337,6 +342,8 @@ def call_matches(pred: Any, gold: Mapping, schema: Mapping | None = None) -> boo
     from the call lists ``""`` (optional); no argument the gold call does not know. With the
     function's parameters ``schema`` (JSON Schema, or BFCL's ``parameters``), each value must
     also have its declared type, as BFCL checks it (see :func:`_type_ok`).
+
+    Notebook 09.
     """
     name, kwargs = _as_call(pred)
     if name != gold.get("name"):
@@ -359,6 +366,8 @@ def calls_match(preds: Iterable, golds: Iterable[Mapping], schemas: Mapping | No
     :func:`pairs_one_to_one` (at most n² comparisons instead of trying all n! orders).
     ``schemas``: ``{name: parameters schema}`` (see :func:`function_schemas`), to check values
     against their declared types.
+
+    Notebook 09, through classify.
     """
     preds = [_as_call(p) for p in preds]
     golds = list(golds)
@@ -431,7 +440,10 @@ def _call_text(c: Any) -> str:
 def load_bfcl(category: str | None = None) -> list[dict]:
     """The BFCL slice in ``data/bfcl/`` (250 cases, Apache-2.0, Patil et al. [7]), as raw
     BFCL records, which :func:`classify` accepts directly. ``category`` picks one file:
-    simple_python, multiple, parallel, parallel_multiple or irrelevance."""
+    simple_python, multiple, parallel, parallel_multiple or irrelevance.
+
+    Notebook 09.
+    """
     import json
 
     from .data import data_path
@@ -445,7 +457,10 @@ def load_bfcl(category: str | None = None) -> list[dict]:
 
 def exact_string_match(pred: str, gold_text: str) -> bool:
     """The brittle baseline: the reply must equal the gold text character for character
-    (outer white space aside). ``add(a=2,b=3)`` and ``add(a=2, b=3)`` already differ."""
+    (outer white space aside). ``add(a=2,b=3)`` and ``add(a=2, b=3)`` already differ.
+
+    Notebook 09.
+    """
     return isinstance(pred, str) and isinstance(gold_text, str) and pred.strip() == gold_text.strip()
 
 
@@ -454,7 +469,10 @@ def exact_string_match(pred: str, gold_text: str) -> bool:
 
 def gold_calls(case: Mapping) -> list[dict]:
     """A case's gold calls as ``[{"name", "args"}]``, from this course's format (``gold``)
-    or BFCL's (``ground_truth``: ``[{name: {param: [acceptable]}}]``)."""
+    or BFCL's (``ground_truth``: ``[{name: {param: [acceptable]}}]``).
+
+    Notebook 09, through classify.
+    """
     if "gold" in case:
         return list(case["gold"] or [])
     out = []
@@ -466,14 +484,20 @@ def gold_calls(case: Mapping) -> list[dict]:
 
 def case_category(case: Mapping) -> str:
     """``category`` if given, else the case id without its number (``simple_python_19`` →
-    ``simple_python``)."""
+    ``simple_python``).
+
+    Notebook 09.
+    """
     if case.get("category"):
         return case["category"]
     return re.sub(r"_\d+$", "", str(case.get("id", "unknown")))
 
 
 def known_names(functions: Any) -> set:
-    """Function names from a dict of schemas, a list of names, or a list of schema dicts."""
+    """Function names from a dict of schemas, a list of names, or a list of schema dicts.
+
+    Notebook 09, through classify.
+    """
     if functions is None:
         return set()
     if isinstance(functions, Mapping):
@@ -491,7 +515,10 @@ def known_names(functions: Any) -> set:
 
 def function_schemas(functions: Any) -> dict:
     """``{name: parameters schema}`` for the functions whose schemas are known (BFCL's
-    ``parameters`` or MCP's ``inputSchema``); names given without a schema are left out."""
+    ``parameters`` or MCP's ``inputSchema``); names given without a schema are left out.
+
+    Notebook 09, through classify.
+    """
     items = functions.values() if isinstance(functions, Mapping) else (functions or [])
     out = {}
     for f in items:
@@ -522,6 +549,8 @@ def classify(case: Mapping, output: Any, known_functions: Any = None) -> str:
     is ``wrong_arguments`` even if the gold answer would allow it. Replies are read by
     :func:`parse_calls` (fences dropped, missing brackets added); on an irrelevance case any
     reply written as calls is ``should_abstain``, even one the parser refuses.
+
+    Notebook 09.
     """
     gold = gold_calls(case)
     try:
@@ -556,6 +585,8 @@ def evaluate_calls(cases: Iterable[Mapping], outputs: Any, known_functions: Any 
 
     ``outputs`` is a list in case order, or a dict from case id to reply. Categories and
     failure types appear in the order they are first met.
+
+    Notebook 09.
     """
     cases = list(cases)
     if not cases:

@@ -42,7 +42,10 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower case; ``_`` and ``-`` split words; runs of ``[a-z0-9]``; stop words removed."""
+    """Lower case; ``_`` and ``-`` split words; runs of ``[a-z0-9]``; stop words removed.
+
+    Notebook 04.
+    """
     text = (text or "").lower().replace("_", " ").replace("-", " ")
     return [w for w in _WORD.findall(text) if w not in STOP_WORDS]
 
@@ -52,12 +55,17 @@ def query_words(query: str) -> list[str]:
 
     Pack §2.4 (API.md §4): BM25 adds one term per distinct query word, so "soup soup" scores as
     "soup". Every scoring path here goes through this function.
+
+    Notebook 04, through ToolIndex.
     """
     return list(dict.fromkeys(tokenize(query)))
 
 
 def as_schema(tool: Any) -> dict:
-    """A tool's ``{"name", "description", "inputSchema"}``, from a Tool or a schema dict."""
+    """A tool's ``{"name", "description", "inputSchema"}``, from a Tool or a schema dict.
+
+    Notebook 04, through tool_text.
+    """
     if hasattr(tool, "schema") and callable(tool.schema):
         return tool.schema()
     if isinstance(tool, dict):
@@ -74,7 +82,10 @@ def _as_list(tools: Any) -> list:
 
 
 def tool_text(tool: Any) -> str:
-    """The text BM25 indexes for a tool: name, description and parameter names."""
+    """The text BM25 indexes for a tool: name, description and parameter names.
+
+    Notebook 04.
+    """
     schema = as_schema(tool)
     params = (schema["inputSchema"] or {}).get("properties") or {}
     return " ".join([schema["name"], schema["description"] or "", *params])
@@ -86,6 +97,8 @@ def bm25_term_weight(idf: float, tf: int, dl: int, avgdl: float, k1: float, b: f
 
     Computed in that order (the tf part first, then times idf), as bm25s does, so the two agree
     to the last bit.
+
+    Notebook 04.
     """
     return idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + b * dl / avgdl)))
 
@@ -101,6 +114,8 @@ class ToolIndex:
     A tool's score is the sum, over the distinct words of the query (:func:`query_words`), of
     :func:`bm25_term_weight`; a word said twice counts once. Scores are rounded to 3 places,
     best first, ties in catalog order, zero scores left out.
+
+    Notebooks 04, 07.
     """
 
     def __init__(self, tools: Iterable, k1: float = 1.5, b: float = 0.75) -> None:
@@ -214,6 +229,8 @@ class PlainBM25Index:
     version would; the cost is in the query, which touches every document. It is the
     reference that :class:`ToolIndex` must agree with exactly, and the baseline the
     benchmarks compare it with.
+
+    Notebook 04.
     """
 
     def __init__(self, tools: Iterable, k1: float = 1.5, b: float = 0.75) -> None:
@@ -247,12 +264,18 @@ class PlainBM25Index:
 
 def plain_bm25_search(tools: Iterable, query: str, k: int = 5, k1: float = 1.5,
                       b: float = 0.75) -> list[tuple[str, float]]:
-    """One query through :class:`PlainBM25Index` (builds the index each time)."""
+    """One query through :class:`PlainBM25Index` (builds the index each time).
+
+    Used by: toolkit/__init__.py.
+    """
     return PlainBM25Index(tools, k1, b).search(query, k)
 
 
 def selection_recall(index: ToolIndex, queries: Iterable, k: int) -> float:
-    """The share of ``(query, gold tool)`` pairs whose gold tool is in the top ``k``."""
+    """The share of ``(query, gold tool)`` pairs whose gold tool is in the top ``k``.
+
+    Notebook 04.
+    """
     pairs = list(queries)
     if not pairs:
         raise ValueError("selection_recall needs at least one (query, gold tool) pair")
@@ -264,5 +287,7 @@ def schema_size_estimate(tools: Iterable) -> int:
     """A rough token count for showing these tools to a model: JSON characters / 4.
 
     The same rule of thumb the pack uses in §2.4; real tokenizers differ.
+
+    Notebooks 04, 05, 07.
     """
     return len(json.dumps([as_schema(t) for t in _as_list(tools)])) // 4

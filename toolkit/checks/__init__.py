@@ -57,15 +57,24 @@ PRINTED_LINES_KEPT = 5     # lines of the student's own printing shown under a r
 
 
 class NotDone(Exception):
-    """The student's code is still the starter stub."""
+    """The student's code is still the starter stub.
+
+    Used by: toolkit/checks/ex*.py.
+    """
 
 
 class StudentError(Exception):
-    """The student's code raised something; the message is one readable sentence."""
+    """The student's code raised something; the message is one readable sentence.
+
+    Used by: toolkit/checks/ex*.py.
+    """
 
 
 class StudentTimeout(StudentError):
-    """Student code did not return within its time limit."""
+    """Student code did not return within its time limit.
+
+    Used by: toolkit/checks/ex03.py.
+    """
 
 
 class _TimeUp(BaseException):
@@ -85,7 +94,10 @@ _REPEAT = 0.25                 # once a limit has passed, the alarm repeats this
 
 
 def hard_stop_available() -> bool:
-    """True when a call into student code can be stopped (main thread, a system with SIGALRM)."""
+    """True when a call into student code can be stopped (main thread, a system with SIGALRM).
+
+    Used by: toolkit/checks/__init__.py.
+    """
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
@@ -242,6 +254,8 @@ def last_cell_problem() -> str:
 
     The check cell is the current execution, so IPython's ``last_execution_result`` still
     describes the cell before it. Outside IPython there is nothing to say.
+
+    Used by: toolkit/checks/__init__.py.
     """
     try:
         from IPython import get_ipython  # optional: only present in a notebook kernel
@@ -272,6 +286,10 @@ def _copy_arg(value: Any) -> Any:
 
 @dataclass
 class CheckResult:
+    """What a check found: its title, how many parts passed out of how many, and the lines it prints.
+
+    Used by: toolkit/checks/ex*.py.
+    """
     title: str
     passed: int = 0
     total: int = 0
@@ -348,6 +366,8 @@ class Checker:
 
     ``time_limit`` is the seconds one call into student code may take (True: the module's
     :data:`STUDENT_TIME_LIMIT` as it is now; None for no limit).
+
+    Used by: toolkit/checks/ex*.py.
     """
 
     def __init__(self, title: str, time_limit: float | None | bool = True) -> None:
@@ -527,6 +547,8 @@ def restore_course_data(c: Checker, *names: str) -> None:
     The toolkit's own functions read these lists (``run_retail_trials`` reads the tasks,
     ``make_catalog`` the domains), and so does the student's code, so a copy inside the check
     would not be enough: both must see the course's data.
+
+    Used by: toolkit/checks/ex*.py.
     """
     table = _course_data()
     for name in names:
@@ -557,7 +579,10 @@ def first_answer(c: Checker, fn: Callable, label: str) -> tuple[Any, CheckResult
 
 
 def not_done(title: str) -> CheckResult:
-    """The report for an exercise the student has not started."""
+    """The report for an exercise the student has not started.
+
+    Used by: toolkit/checks/ex*.py.
+    """
     c = Checker(title)
     c._not_done = title
     return c.done()
@@ -569,6 +594,8 @@ def probe_parts(c: Checker, parts: dict[str, tuple[Callable, tuple]]) -> tuple[l
     Returns ``(names that are still stubs, every part is a stub)``. A part that is still a
     stub is recorded as a failed item, so a half-done answer never reads as all passed; so is
     a part that does not return in time. Other exceptions are left for the real checks.
+
+    Used by: toolkit/checks/ex*.py.
     """
     stubs = []
     for name, (fn, args) in parts.items():

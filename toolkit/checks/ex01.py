@@ -28,7 +28,10 @@ ANTHROPIC_KEYS = frozenset({"name", "description", "input_schema", "type"})  # "
 
 
 def unseen_tools() -> list[dict]:
-    """The tools the check converts: MCP-shaped definitions the notebook does not show."""
+    """The tools the check converts: MCP-shaped definitions the notebook does not show.
+
+    Notebook 05, through check.
+    """
 
     def find_trains(origin: str, destination: str, date: str, max_changes: int = 2,
                     classes: list[Literal["first", "second"]] | None = None) -> list:
@@ -89,7 +92,10 @@ def _same_name_and_description(fn: dict, tool: dict, how: str) -> None:
 
 
 def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
-    """Run both converters on unseen tools; print what passed and what to try next."""
+    """Run both converters on unseen tools; print what passed and what to try next.
+
+    Notebook 05.
+    """
     c = Checker(TITLE)
     tools = unseen_tools()
     sample = copy.deepcopy(tools[0])

@@ -25,7 +25,10 @@ REQUEST = "I'm packing for Oslo. How warm is it there, in Fahrenheit?"
 
 
 def intended() -> dict:
-    """The call the user wanted, built afresh for each check."""
+    """The call the user wanted, built afresh for each check.
+
+    Notebook 05, through check.
+    """
     return {"city": "Oslo", "unit": "fahrenheit"}
 
 
@@ -33,7 +36,10 @@ INTENDED = intended()  # for reading; the check uses its own fresh copy
 
 
 def weather_schema() -> dict:
-    """The check's own copy of the ``get_weather`` definition (what the harness validates)."""
+    """The check's own copy of the ``get_weather`` definition (what the harness validates).
+
+    Notebook 05, through check.
+    """
 
     def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> dict:
         """Get the current weather for a city.
@@ -47,7 +53,10 @@ def weather_schema() -> dict:
 
 
 def with_defaults(args: dict, input_schema: dict) -> dict:
-    """``args`` plus the schema's default for every property the call left out."""
+    """``args`` plus the schema's default for every property the call left out.
+
+    Notebook 05, through check.
+    """
     out = dict(args)
     for name, spec in input_schema.get("properties", {}).items():
         if name not in out and isinstance(spec, dict) and "default" in spec:
@@ -56,7 +65,10 @@ def with_defaults(args: dict, input_schema: dict) -> dict:
 
 
 def check(valid_but_wrong: Callable[[], dict]) -> CheckResult:
-    """``valid_but_wrong()`` returns the arguments of a schema-valid, wrong call."""
+    """``valid_but_wrong()`` returns the arguments of a schema-valid, wrong call.
+
+    Notebook 05.
+    """
     c = Checker(TITLE)
     args, report = first_answer(c, valid_but_wrong, "valid_but_wrong() returns the arguments of one call")
     if report is not None:

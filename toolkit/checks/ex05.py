@@ -54,7 +54,10 @@ def _timed(c: Checker, time_one_turn: Callable, parallel: bool, n: int, delay: f
 
 
 def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
-    """Time the student's turns; run the chained model on order books the student has not seen."""
+    """Time the student's turns; run the chained model on order books the student has not seen.
+
+    Notebook 08.
+    """
     c = Checker(TITLE)
     _, all_stubs = probe_parts(c, {"time_one_turn": (time_one_turn, (True, 1, 0.0)),
                                    "chained_model": (chained_model, ())})

@@ -50,7 +50,10 @@ def _send_all(lines: list[str]) -> list[Any]:
 
 
 def talk(hand_typed_lines: Callable[[], list]) -> None:
-    """Send the student's lines to a fresh ``python -m toolkit serve`` and print the replies."""
+    """Send the student's lines to a fresh ``python -m toolkit serve`` and print the replies.
+
+    Notebook 06.
+    """
     c = Checker(TITLE)
     try:
         lines = _lines(c, hand_typed_lines)
@@ -145,7 +148,10 @@ EXPECTED = ("a result with the server's protocolVersion", "no reply at all",
 
 
 def check(hand_typed_lines: Callable[[], list]) -> CheckResult:
-    """Send the lines to a fresh server process and check each reply."""
+    """Send the lines to a fresh server process and check each reply.
+
+    Notebook 06.
+    """
     c = Checker(TITLE)
     try:
         lines = _lines(c, hand_typed_lines)

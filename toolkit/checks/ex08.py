@@ -81,7 +81,10 @@ def _stuffed(description: str, pairs, old_text: str) -> str | None:
 
 
 def recall_row(pairs, descriptions=None, synonyms=None) -> tuple[float, ...]:
-    """recall@1, @3, @5 of BM25 for ``pairs``, with optional description edits and synonyms."""
+    """recall@1, @3, @5 of BM25 for ``pairs``, with optional description edits and synonyms.
+
+    Notebook 04, through check.
+    """
     index = ToolIndex(make_catalog(descriptions=descriptions or None))
     if synonyms:
         table = _lower_table(synonyms)
@@ -97,7 +100,10 @@ def _lower_table(synonyms: dict) -> dict:
 
 def shared_share(query: str, tool_name: str, tools_by_name: dict) -> float:
     """The share of the query's words that also occur in the tool's name, description or
-    parameter names (the text BM25 indexes)."""
+    parameter names (the text BM25 indexes).
+
+    Notebook 04, through check.
+    """
     words = set(tokenize(query))
     if not words:
         return 1.0
@@ -131,7 +137,10 @@ def _str_dict(c: Checker, fn: Callable, what: str) -> dict:
 
 def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Callable) -> CheckResult:
     """Validate the queries, then measure both fixes on them, on the pack's queries and on
-    unseen ones."""
+    unseen ones.
+
+    Notebook 04.
+    """
     c = Checker(TITLE)
     restore_course_data(c, "T.CATALOG_QUERIES", "T.CATALOG_DOMAINS", "T.CATALOG_ACTIONS")
     _, all_stubs = probe_parts(c, {"my_queries": (my_queries, ()),

@@ -47,7 +47,10 @@ SEED = 0
 
 def unseen_lenient_pairs(rng: random.Random | None = None) -> list[tuple[str, str]]:
     """Five pairs values_equal accepts that mean different things to a person, drawn afresh
-    (a sign, a decimal point, a percent sign, a language's symbol, a hyphen that changes a word)."""
+    (a sign, a decimal point, a percent sign, a language's symbol, a hyphen that changes a word).
+
+    Notebook 09, through check.
+    """
     rng = rng or random.Random()
     n, whole, tenth = rng.randint(2, 999), rng.randint(1, 99), rng.randint(1, 9)
     return [(rng.choice(("-", "+")) + str(n), str(n)), (f"{whole}.{tenth}", f"{whole}{tenth}"),
@@ -64,7 +67,10 @@ SAME_AS_BEFORE = ((3, 3.0, True), (True, 1, False), (None, None, True), (2, 3, F
 
 def squash(text: str) -> str:
     """A string with white space removed and case folded: what remains once the two harmless
-    differences are gone."""
+    differences are gone.
+
+    Notebook 09, through check.
+    """
     return re.sub(r"\s+", "", text).casefold()
 
 
@@ -151,12 +157,18 @@ def _gold_args_where(cases: list, wanted: Callable[[list], bool]) -> list[tuple[
 
 
 def nested_cases(cases: list) -> list[tuple[int, int, str]]:
-    """``(case index, gold index, parameter)`` for each gold argument written in BFCL's nested form."""
+    """``(case index, gold index, parameter)`` for each gold argument written in BFCL's nested form.
+
+    Notebook 09, through check.
+    """
     return _gold_args_where(cases, lambda options: any(is_nested_form(o) for o in options))
 
 
 def optional_params(cases: list) -> list[tuple[int, int, str]]:
-    """``(case index, gold index, parameter)`` for each gold argument that lists ``""`` and a value."""
+    """``(case index, gold index, parameter)`` for each gold argument that lists ``""`` and a value.
+
+    Notebook 09, through check.
+    """
     return _gold_args_where(cases, lambda options: "" in options and any(o != "" for o in options))
 
 
@@ -291,7 +303,10 @@ def _optional_both_ways(case: dict, j: int, param: str) -> tuple[str, str]:
 
 
 def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callable) -> CheckResult:
-    """Validate and score the new cases; test the lenient pair and the stricter comparison."""
+    """Validate and score the new cases; test the lenient pair and the stricter comparison.
+
+    Notebook 09.
+    """
     c = Checker(TITLE)
     functions, existing_ids = _course_functions()
     _, all_stubs = probe_parts(c, {"harder_cases": (harder_cases, ()), "lenient_pair": (lenient_pair, ()),

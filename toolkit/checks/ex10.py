@@ -33,7 +33,10 @@ HAND_TOLERANCE = 0.0015  # a hand result rounded to three places still counts
 
 
 def reference_table(p_skip_check: float, p_typo: float, seed: int = 0, n: int = N_TRIALS) -> list[float]:
-    """pass^1 … pass^n of the mock agent at these slip rates (the answer passk_table should give)."""
+    """pass^1 … pass^n of the mock agent at these slip rates (the answer passk_table should give).
+
+    Notebook 10, through check.
+    """
     successes = run_retail_trials(n=n, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed, tasks=_tasks())
     return [pass_hat_k(successes, n, k) for k in range(1, n + 1)]
 
@@ -46,7 +49,10 @@ def _tasks() -> list[dict]:
 
 def unseen_settings(rng: random.Random | None = None) -> list[tuple[float, float]]:
     """The fixed unseen settings plus two drawn afresh: one that moves only ``p_skip_check`` and one
-    that moves only ``p_typo`` away from the defaults, so a table that ignores either argument fails."""
+    that moves only ``p_typo`` away from the defaults, so a table that ignores either argument fails.
+
+    Notebook 10, through check.
+    """
     rng = rng or random.Random()
     skip = round(rng.uniform(0.3, 0.9), 2)
     typo = round(rng.uniform(0.3, 0.8), 2)
@@ -85,7 +91,10 @@ def _is_rate(x) -> bool:
 
 def check(passk_table: Callable, my_pass2_by_hand: Callable, p_skip_check, p_typo,
           seed: int = 0) -> CheckResult:
-    """Run the student's table on unseen settings; check their settings and hand arithmetic."""
+    """Run the student's table on unseen settings; check their settings and hand arithmetic.
+
+    Notebook 10.
+    """
     c = Checker(TITLE)
     restore_course_data(c, "T.RETAIL_TASKS")
     _, all_stubs = probe_parts(c, {"passk_table": (passk_table, DEFAULTS),

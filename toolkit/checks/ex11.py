@@ -39,6 +39,8 @@ def run_trials_in(prepare: Callable[[RetailEnv], object] | None, n: int = N_TRIA
 
     Trial ``i`` of a task uses the same random stream as ``run_retail_trials``, so with
     ``prepare=None`` both give the same counts (a test checks it).
+
+    Notebook 10, through check.
     """
     return run_retail_trials(n, p_skip_check, p_typo, seed, tasks, prepare=prepare)
 
@@ -49,7 +51,10 @@ _ODD_STATUSES = ("on hold", "returned", "refunded", "lost in transit", "awaiting
 def unseen_world(rng: random.Random | None = None) -> dict:
     """Orders the notebook never shows, drawn afresh for each check: new ids, one pending order
     and two with statuses the policy never names. Returns {"orders": ..., "pending": id,
-    "others": {id: status}}, so a rule keyed on the ids or statuses it has seen fails."""
+    "others": {id: status}}, so a rule keyed on the ids or statuses it has seen fails.
+
+    Notebook 10, through check.
+    """
     rng = rng or random.Random()
     letters = rng.sample("EFGHJKLMNPQRSTUVWXY", 3)
     ids = [f"{letter}{rng.randint(2, 98)}" for letter in letters]
@@ -73,7 +78,10 @@ def _row(counts: list[int]) -> str:
 
 def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: float = 0.2,
           p_typo: float = 0.05, seed: int = 0) -> CheckResult:
-    """Try the guarded ``cancel_order`` on known and unseen orders, then rerun the trials."""
+    """Try the guarded ``cancel_order`` on known and unseen orders, then rerun the trials.
+
+    Notebook 10.
+    """
     c = Checker(TITLE)
     restore_course_data(c, "T.RETAIL_TASKS")
     try:

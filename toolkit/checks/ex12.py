@@ -108,7 +108,10 @@ def _world_with_tool(c: Checker, add_fetch_url, first: bool = False, **world):
 def check_tool(add_fetch_url: Callable) -> CheckResult:
     """Part 1: ``add_fetch_url(registry, web)`` adds a read-only, open-world
     ``fetch_url(url: str) -> str`` that opens pages with ``web.open``. Each item runs it on a
-    new world; the last one serves a page the notebook never showed."""
+    new world; the last one serves a page the notebook never showed.
+
+    Notebook 11.
+    """
     c = Checker(TITLE_TOOL)
     if _stub(c, add_fetch_url, *make_world()):
         return not_done(TITLE_TOOL)
@@ -222,7 +225,10 @@ def _why_nothing_left(run: _LeakRun) -> str:
 def check_leak(add_fetch_url: Callable, make_model: Callable) -> CheckResult:
     """Part 2: the student's mock (``make_model()`` gives a new one) leaks the customer list
     through the student's ``fetch_url`` under the default gate. Two runs, each in a new world:
-    one with the notebook's customers, one with customers the notebook never showed."""
+    one with the notebook's customers, one with customers the notebook never showed.
+
+    Notebook 11.
+    """
     c = Checker(TITLE_LEAK)
     if not callable(make_model) and callable(getattr(make_model, "respond", None)):
         c.expect(False, "check_leak is given your mock's class",
@@ -352,7 +358,10 @@ _DISGUISE = ("a rule that reads the URL's text misses this disguise (and there a
 
 class Variant(NamedTuple):
     """One unseen attack: the check's line, how the list left, the planted page, the mock's
-    disguise, and what to try if it gets through."""
+    disguise, and what to try if it gets through.
+
+    Notebook 11, through check.
+    """
 
     label: str
     shape: str
@@ -425,7 +434,10 @@ COSTS = {
 
 
 def run_with_gate(gate, model, user: str, page: str = EXFILTRATION_PAGE) -> tuple[AgentResult, list[str]]:
-    """One run of the exercise's task world with ``gate``; returns the run and every URL fetched."""
+    """One run of the exercise's task world with ``gate``; returns the run and every URL fetched.
+
+    Notebook 11, through check.
+    """
     fetched: list[str] = []
     result = run_agent(model, make_exfiltration_registry(page, fetched), user, gate=gate,
                        wrap_outputs=True, max_steps=MAX_STEPS)
@@ -437,7 +449,10 @@ def _blocked(result: AgentResult) -> list[str]:
 
 
 def check(make_gate: Callable[[], object]) -> CheckResult:
-    """Run the attack, two variants and a few harmless tasks, each with a fresh gate."""
+    """Run the attack, two variants and a few harmless tasks, each with a fresh gate.
+
+    Notebook 11.
+    """
     c = Checker(TITLE)
     try:
         probe = c.call(make_gate)

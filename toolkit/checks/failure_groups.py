@@ -55,7 +55,10 @@ def _run_key(key) -> str:
 
 
 def check(sort_failures: Callable[[], dict]) -> CheckResult:
-    """``sort_failures()`` returns ``{run id: group name}`` for every run shown."""
+    """``sort_failures()`` returns ``{run id: group name}`` for every run shown.
+
+    Notebook 12.
+    """
     c = Checker(TITLE)
     answer, report = first_answer(c, sort_failures, "sort_failures() returns your groups")
     if report is not None:

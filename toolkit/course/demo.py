@@ -135,6 +135,10 @@ SECTIONS = [section_schema, section_validation, section_loop, section_mcp, secti
 
 
 def main() -> None:
+    """Print every section of the demo, one after another.
+
+    Used by: python -m toolkit demo.
+    """
     for i, section in enumerate(SECTIONS):
         if i:
             print()

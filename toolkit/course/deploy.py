@@ -29,7 +29,10 @@ def _check_url(url: str, what: str) -> str:
 
 
 def repo_dir_name(repo: str) -> str:
-    """The folder ``git clone`` makes for ``repo`` (its last path part, without ``.git``)."""
+    """The folder ``git clone`` makes for ``repo`` (its last path part, without ``.git``).
+
+    Used by: README: Deploying to a class.
+    """
     name = urlsplit(_check_url(repo, "the repository")).path.rstrip("/").rsplit("/", 1)[-1]
     name = name[:-4] if name.endswith(".git") else name
     if not name:
@@ -39,7 +42,10 @@ def repo_dir_name(repo: str) -> str:
 
 def binder_url(repo: str, ref: str = "main", path: str = FIRST_NOTEBOOK,
                binder: str = BINDER) -> str:
-    """A Binder link that builds ``repo`` at ``ref`` and opens ``path`` in JupyterLab."""
+    """A Binder link that builds ``repo`` at ``ref`` and opens ``path`` in JupyterLab.
+
+    Used by: README: Deploying to a class.
+    """
     repo, binder = _check_url(repo, "the repository"), _check_url(binder, "the BinderHub")
     parts = urlsplit(repo)
     segments = parts.path.strip("/").removesuffix(".git").split("/")
@@ -51,12 +57,18 @@ def binder_url(repo: str, ref: str = "main", path: str = FIRST_NOTEBOOK,
 
 
 def binder_badge(repo: str, ref: str = "main", path: str = FIRST_NOTEBOOK) -> str:
-    """The Markdown for a "launch binder" badge pointing at :func:`binder_url`."""
+    """The Markdown for a "launch binder" badge pointing at :func:`binder_url`.
+
+    Used by: README: Deploying to a class.
+    """
     return f"[![Binder]({BINDER}/badge_logo.svg)]({binder_url(repo, ref, path)})"
 
 
 def nbgitpuller_url(hub: str, repo: str, branch: str = "main", path: str = FIRST_NOTEBOOK) -> str:
-    """An nbgitpuller link: sync ``repo`` into the student's home, then open ``path``."""
+    """An nbgitpuller link: sync ``repo`` into the student's home, then open ``path``.
+
+    Used by: README: Deploying to a class.
+    """
     hub = _check_url(hub, "the JupyterHub address")
     query = urlencode({"repo": _check_url(repo, "the repository"),
                        "urlpath": f"lab/tree/{repo_dir_name(repo)}/{path}",

@@ -29,7 +29,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 @dataclass
 class Finding:
-    """One line of the report: ``status`` is "OK", "FIX" or "NOTE"."""
+    """One line of the report: ``status`` is "OK", "FIX" or "NOTE".
+
+    Used by: python -m toolkit doctor.
+    """
 
     status: str
     topic: str
@@ -220,7 +223,10 @@ def check_slides() -> Finding:
 
 
 def run_checks() -> list[Finding]:
-    """Every check, in the order a student would fix them."""
+    """Every check, in the order a student would fix them.
+
+    Used by: python -m toolkit doctor.
+    """
     findings = [check_python(), check_toolkit()]
     findings += check_packages(pinned_versions())
     findings += [check_widgets(), check_kernel(), check_slides()]
@@ -228,6 +234,10 @@ def run_checks() -> list[Finding]:
 
 
 def report(findings: list[Finding]) -> str:
+    """The findings as the text the doctor prints, ending with what to do next.
+
+    Used by: python -m toolkit doctor.
+    """
     fixes = sum(f.status == "FIX" for f in findings)
     lines = ["Course environment check (python -m toolkit doctor)"]
     lines += [f.line() for f in findings]
@@ -238,6 +248,10 @@ def report(findings: list[Finding]) -> str:
 
 
 def main() -> int:
+    """Run the checks and print the report; the exit status is 1 when something needs fixing.
+
+    Used by: python -m toolkit doctor.
+    """
     findings = run_checks()
     print(report(findings))
     return 1 if any(f.status == "FIX" for f in findings) else 0

@@ -33,6 +33,10 @@ def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -
 
 
 def make_weather_registry(slow_seconds: float = 0.5) -> ToolRegistry:
+    """The weather tools of the loop lessons: ``get_weather``, a ``flaky_rate`` that is busy on its first call and a ``slow_lookup`` that takes ``slow_seconds``.
+
+    Notebooks 02, 06.
+    """
     registry = ToolRegistry()
     flaky_calls = {"n": 0}
 
@@ -63,6 +67,10 @@ def make_weather_registry(slow_seconds: float = 0.5) -> ToolRegistry:
 
 
 def make_server_registry() -> ToolRegistry:
+    """The two toy tools an MCP server offers in the lessons: ``echo`` and ``add``.
+
+    Notebook 06.
+    """
     registry = ToolRegistry()
 
     def echo(text: str) -> str:
@@ -91,7 +99,10 @@ _SAMPLE_KEYS = ("string", "integer", "number", "boolean", "array", "object")
 
 
 def sample_args(tool) -> dict:
-    """A value of the right type for each required parameter of ``tool``."""
+    """A value of the right type for each required parameter of ``tool``.
+
+    Notebook 08.
+    """
     schema = tool.input_schema or {}
     props = schema.get("properties") or {}
     # fresh for each call: a tool may change its arguments

@@ -36,6 +36,8 @@ class MCPClient:
     :attr:`SUPPORTED` is every handshake revision the toolkit implements, one more than the
     lesson server speaks: a client may speak more than the servers it meets, and settles on
     the version the server offers when it knows that one too.
+
+    Notebook 06.
     """
 
     SUPPORTED = HANDSHAKE_VERSIONS
@@ -122,7 +124,10 @@ class MCPClient:
 
 
 def result_text(result: dict) -> str:
-    """The text blocks of a tools/call result, joined."""
+    """The text blocks of a tools/call result, joined.
+
+    Notebook 06.
+    """
     parts = [c.get("text", "") for c in result.get("content", []) if isinstance(c, dict) and c.get("type") == "text"]
     return "\n".join(parts)
 
@@ -150,6 +155,8 @@ def mcp_to_registry(client: MCPClient, trusted: bool = False) -> ToolRegistry:
 
     Protocol errors and ``isError`` results both become :class:`ToolError` text that the
     model can read.
+
+    Notebook 06.
     """
     registry = ToolRegistry()
     specs = client.list_tools()

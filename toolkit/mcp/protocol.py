@@ -33,7 +33,10 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 
 class MCPError(Exception):
-    """A JSON-RPC error: an integer ``code``, a ``message`` and optional ``data``."""
+    """A JSON-RPC error: an integer ``code``, a ``message`` and optional ``data``.
+
+    Notebook 06.
+    """
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(code, message, data)
@@ -52,15 +55,26 @@ class MCPError(Exception):
 
 
 def valid_id(value: Any) -> bool:
-    """MCP ids are strings or integers; null, booleans and floats are not allowed."""
+    """MCP ids are strings or integers; null, booleans and floats are not allowed.
+
+    Notebook 06, through MCPServer.
+    """
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def is_response(msg: Any) -> bool:
+    """Is the message a reply (a result or an error, no method) rather than a request?
+
+    Notebook 06, through MCPServer.
+    """
     return isinstance(msg, dict) and "method" not in msg and ("result" in msg or "error" in msg)
 
 
 def error_response(id_: Any, code: int, message: str, data: Any = None) -> dict:
+    """A JSON-RPC 2.0 error reply; an id that is not valid is sent back as null.
+
+    Notebook 06, through MCPServer.
+    """
     err: dict = {"code": code, "message": message}
     if data is not None:
         err["data"] = data
@@ -68,6 +82,10 @@ def error_response(id_: Any, code: int, message: str, data: Any = None) -> dict:
 
 
 def result_response(id_: Any, result: dict) -> dict:
+    """A JSON-RPC 2.0 success reply carrying ``result``.
+
+    Notebook 06, through MCPServer.
+    """
     return {"jsonrpc": "2.0", "id": id_, "result": result}
 
 
@@ -77,7 +95,10 @@ def _reject_constant(name: str) -> NoReturn:
 
 def encode_line(msg: Any) -> str:
     """Compact JSON and one newline. JSON escapes newlines inside strings, so the only
-    newline is the last character, as the stdio transport requires (pack §2.6)."""
+    newline is the last character, as the stdio transport requires (pack §2.6).
+
+    Notebook 06, through InMemoryTransport.
+    """
     return json.dumps(msg, separators=(",", ":"), ensure_ascii=True, allow_nan=False) + "\n"
 
 
@@ -86,6 +107,8 @@ def decode_line(line: str | bytes) -> Any:
 
     Not UTF-8, NaN/Infinity literals, nesting too deep for the parser, and integers too long
     for Python to convert all become parse errors rather than exceptions of other kinds.
+
+    Notebook 06, through StdioTransport.
     """
     if isinstance(line, (bytes, bytearray)):
         try:

@@ -67,6 +67,8 @@ def at_least(version: str | None, minimum: str) -> bool:
     Revisions are compared by their place in :data:`KNOWN_VERSIONS`, not as strings, and an
     unknown version is never "at least" anything: the cautious answer for a peer we cannot
     place.
+
+    Used by: tests/test_mcp_revisions.py.
     """
     if minimum not in KNOWN_VERSIONS:
         raise ValueError(f"{minimum!r} is not a revision this toolkit knows: {', '.join(KNOWN_VERSIONS)}")
@@ -84,6 +86,8 @@ def negotiate(asked: str, supported: Sequence[str] = SUPPORTED_VERSIONS) -> str:
     ``SUPPORTED`` (the lesson server's latest is the pack's revision; a subclass may speak more
     or fewer revisions); revision names are dates written YYYY-MM-DD, so the latest is the
     largest string, whatever order the list is in.
+
+    Notebook 06, through MCPServer.
     """
     if not supported:
         raise ValueError("a server must speak at least one protocol revision")
@@ -95,6 +99,8 @@ def accepts_batches(version: str | None) -> bool:
 
     2025-03-26 required servers to receive them; 2025-06-18 removed them again. Before
     initialize (no version yet) the default revision's rule applies: no batches.
+
+    Notebook 06, through MCPServer.
     """
     return version == "2025-03-26"
 
@@ -106,6 +112,8 @@ def schema_errors_are_tool_results(version: str | None) -> bool:
     and the model usually does not. From 2025-11-25 (SEP-1303) the server answers with a
     normal result marked ``isError: true`` whose text says what to fix, so the model can
     read it and try again. An unknown tool stays a protocol error in every revision.
+
+    Notebook 06, through MCPServer.
     """
     return at_least(version, "2025-11-25")
 
@@ -114,7 +122,10 @@ def revision_notes() -> list[dict]:
     """One row per revision: whether the toolkit serves it (``served``), whether the lesson
     server ``MCPServer`` does (``lesson server``; otherwise only ``LatestRevisionServer``), and
     what differs for a tools server like ours. For the notebook's table (pack §2.6, assignment
-    Part D)."""
+    Part D).
+
+    Notebook 06.
+    """
     return [{"version": version, "served": version in HANDSHAKE_VERSIONS,
              "lesson server": version in SUPPORTED_VERSIONS, "for this server": note}
             for version, note in _NOTES]

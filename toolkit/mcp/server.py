@@ -83,6 +83,8 @@ class MCPServer:
     fault inside a handler becomes -32603 with the request's id. In a session that
     negotiated 2025-03-26, the one revision with JSON-RPC batches, a batch (a JSON array)
     gets a list of replies, or None when it held only notifications.
+
+    Notebook 06.
     """
 
     #: The revisions this server speaks: 2024-11-05 up to the pack's 2025-06-18, its latest.
@@ -269,6 +271,8 @@ class LatestRevisionServer(MCPServer):
     unknown tool stays a protocol error. Sessions on older revisions behave exactly as with
     :class:`MCPServer`. ``python -m toolkit serve --latest`` runs this one (pack §2.6,
     assignment Part D).
+
+    Notebook 06.
     """
 
     SUPPORTED = HANDSHAKE_VERSIONS
@@ -281,7 +285,10 @@ _DISCARD_CHUNK = 64 * 1024
 
 
 class LineTooLong:
-    """Stands in for a line that was over the limit and has been discarded unread."""
+    """Stands in for a line that was over the limit and has been discarded unread.
+
+    Used by: python -m toolkit serve.
+    """
 
     def __init__(self, size: int, limit: int) -> None:
         self.size = size
@@ -301,6 +308,8 @@ def bounded_lines(stream: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[
     A longer line is not kept: the rest of it is read in small chunks up to its newline and
     dropped, and a :class:`LineTooLong` takes its place, so one huge line costs a bounded
     amount of memory and the lines after it are read as usual. (Pack §2.6: one message per line.)
+
+    Used by: python -m toolkit serve.
     """
     if max_line < 1:
         raise ValueError(f"max_line must be at least 1 byte (got {max_line})")
@@ -337,6 +346,8 @@ def serve_lines(server: MCPServer, lines: Iterable[str | bytes | LineTooLong], w
     names the limit, and the loop goes on. ``write`` receives each reply as one encoded line.
     ``trace``, if given, sees the wire: ``("->", line)`` for each line read and ``("<-",
     line)`` for each line written.
+
+    Used by: python -m toolkit serve.
     """
     for line in lines:
         if not isinstance(line, LineTooLong):
@@ -391,6 +402,8 @@ def serve_stdio(server: MCPServer, trace: bool = False, max_line: int = MAX_LINE
     written is echoed to standard error as ``-> line`` or ``<- line`` (the wire log that
     ``python -m toolkit serve --trace`` shows). A line longer than ``max_line`` bytes is
     dropped as it is read and answered with one error (see :func:`bounded_lines`).
+
+    Used by: python -m toolkit serve.
     """
     out = sys.stdout.buffer
     sys.stdout = sys.stderr

@@ -37,6 +37,8 @@ class InMemoryTransport:
 
     Messages still pass through JSON text both ways, so anything that would not survive
     the wire (a tuple, a set, a float key) fails here too.
+
+    Notebook 06.
     """
 
     def __init__(self, server: MCPServer) -> None:
@@ -67,6 +69,8 @@ class StdioTransport:
     id arrives. Notifications the server sends meanwhile (log messages, progress) are kept
     in ``log``; requests it sends (such as ``ping``) are answered, so the two sides never
     fall out of step. The child's standard error is collected in ``stderr_lines``.
+
+    Notebook 06.
     """
 
     def __init__(self, cmd: list[str] | None = None, timeout: float = 30.0, env: dict | None = None) -> None:

@@ -27,8 +27,9 @@ _REPO = Path(__file__).resolve().parents[2]  # the folder that holds toolkit/
 class SourceView:
     """One object's source: where it lives and its lines, numbered from ``start``.
 
-    Notebooks 02, 04, 05, 06, 09, 11 (through :func:`show_source`). Shows itself as
-    highlighted HTML in a notebook and as numbered plain text anywhere else.
+    Shows itself as highlighted HTML in a notebook and as numbered plain text anywhere else.
+
+    Notebooks 02, 04, 05, 06, 09, 11, through show_source.
     """
 
     name: str
@@ -125,9 +126,11 @@ def _shown_path(path: str) -> str:
 def read_source(obj: Any) -> SourceView:
     """The current source of a function, method or class, with its file and line numbers.
 
-    Notebooks 02, 04, 05, 06, 09, 11 (through :func:`show_source`). The file is read again
-    each time, so an edit shows at once. A builtin (written in C), or an object that is not a
-    function, method or class, raises :class:`TypeError` saying what to do instead.
+    The file is read again each time, so an edit shows at once. A builtin (written in C), or an
+    object that is not a function, method or class, raises :class:`TypeError` saying what to do
+    instead.
+
+    Notebooks 02, 04, 05, 06, 09, 11, through show_source.
     """
     target = _target(obj)
     if not (inspect.isfunction(target) or inspect.isclass(target) or inspect.ismethod(target)):
@@ -156,8 +159,10 @@ def read_source(obj: Any) -> SourceView:
 def show_source(obj: Any) -> None:
     """Show the real source of ``obj`` (a function, method or class): file, line numbers, code.
 
-    Notebooks 02, 04, 05, 06, 09, 11. In a notebook the code is highlighted; outside IPython
-    it is printed as numbered plain text. For a builtin it says so and what to read instead.
+    In a notebook the code is highlighted; outside IPython it is printed as numbered plain
+    text. For a builtin it says so and what to read instead.
+
+    Notebooks 02, 04, 05, 06, 09, 11.
     """
     try:
         view = read_source(obj)

@@ -106,6 +106,8 @@ class StreamableHTTPServer:
     letters, digits and ``-._~+/`` is used as given; False turns authentication off, for a
     machine you trust (any program on it can then use the tools). A client sends
     :attr:`auth_headers` with every request, for example ``HTTPTransport(url, token=app.token)``.
+
+    Notebook 06.
     """
 
     def __init__(self, make_server: Callable[[], MCPServer], port: int = 8765, path: str = "/mcp",
@@ -549,6 +551,8 @@ def serve_http(make_server: Callable[[], MCPServer], port: int = 8765, trace: bo
     the way Jupyter prints its URL, so the user can copy it into a client; False turns
     authentication off, with a warning. Returns a process exit code: 0 after Ctrl-C, 2 when
     the port cannot be used.
+
+    Used by: python -m toolkit serve.
     """
     def echo(arrow: str, text: str) -> None:
         sys.stderr.write(f"{arrow} {text}\n")

@@ -29,6 +29,8 @@ class HTTPTransport:
 
     ``token`` is the bearer token the server printed at start (or ``app.token`` for a server
     started in Python); ``headers`` adds any other headers to every request.
+
+    Notebook 06.
     """
 
     def __init__(self, url: str, timeout: float = 30.0, headers: dict | None = None,
