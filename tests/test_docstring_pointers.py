@@ -148,7 +148,7 @@ def pointer_problem(qualified: str, obj: object, notebooks: dict[str, str]) -> s
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _source(obj: object) -> str:
     try:
         return inspect.getsource(obj)  # type: ignore[arg-type]
