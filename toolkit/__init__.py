@@ -24,6 +24,13 @@ views; ``checks`` the exercise checks; ``figures`` the pack's figures; ``course`
 the demo and deployment links. This file re-exports the public names of core and lessons, so a
 notebook needs only ``import toolkit as T``. Every model the lessons use is a mock, written to
 behave in one known way; ``lessons.endpoints`` lets a real model take a mock's place.
+
+Every public function and class says where the course uses it, on one line of its docstring:
+``Notebook 04.`` or ``Notebooks 02, 06.``; ``Notebook 09, through classify.`` for a helper the
+notebook reaches through a name it calls; ``Used by: python -m toolkit doctor.`` (or a ``make``
+target, ``README: Heading``, a file) where no notebook does. tests/test_docstring_pointers.py
+checks that each pointer is true. In a notebook, ``toolkit.widgets.source.show_source(f)``
+shows the code of ``f`` itself.
 """
 
 import importlib
