@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Literal
 
-from ..lessons.toy_tools import make_weather_registry
+from ..lessons.toy_tools import get_weather, make_weather_registry
 from ..schema import schema_from_function, validate_args
 from ..scoring import values_equal
 from . import Checker, CheckResult, first_answer
@@ -36,19 +35,11 @@ INTENDED = intended()  # for reading; the check uses its own fresh copy
 
 
 def weather_schema() -> dict:
-    """The check's own copy of the ``get_weather`` definition (what the harness validates).
+    """The schema of the course's ``get_weather`` (lessons/toy_tools.py), built afresh for each
+    check, so a cell that edits a schema changes no verdict.
 
     Notebook 05, through check.
     """
-
-    def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> dict:
-        """Get the current weather for a city.
-
-        Args:
-            city: city name, such as Paris
-            unit: temperature unit
-        """
-
     return schema_from_function(get_weather)
 
 
