@@ -137,10 +137,12 @@ def test_ex10_never_raises(nb10_solution):
 
 # --------------------------------------------------------------------------------- exercise 11
 
-def test_ex11_trial_runner_agrees_with_the_toolkit():
+def test_ex11_a_prepared_world_runs_the_same_trials_as_the_builtin_switch():
+    """The check compares a student's prepare(env) with policy_in_tool=True trial for trial."""
     for settings in [(0.2, 0.05), (0.5, 0.2), (1.0, 0.0)]:
-        assert ex11.run_trials_in(None, 8, *settings, seed=3) == T.run_retail_trials(8, *settings, seed=3)
-    builtin = ex11.run_trials_in(lambda env: setattr(env, "policy_in_tool", True), 8, 0.5, 0.2)
+        assert T.run_retail_trials(8, *settings, seed=3, prepare=lambda env: None) == \
+            T.run_retail_trials(8, *settings, seed=3)
+    builtin = T.run_retail_trials(8, 0.5, 0.2, prepare=lambda env: setattr(env, "policy_in_tool", True))
     assert builtin == T.run_retail_trials(8, 0.5, 0.2, policy_in_tool=True)
 
 

@@ -16,33 +16,19 @@ result.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from ..data import load_json
 from ..lessons.retail import RetailEnv, run_retail_trials
 from ..reliability import pass_hat_k
 from . import Checker, CheckResult, NotDone, StudentError, not_done, restore_course_data
 
-__all__ = ["check", "run_trials_in", "unseen_world", "KS"]
+__all__ = ["check", "unseen_world", "KS"]
 
 TITLE = "Exercise 11: move the rule into the tool"
 KS = (1, 2, 4, 8)
 N_TRIALS = 8
 _UNKNOWN_WORDS = ("no order", "unknown", "not found", "does not exist", "no such")
-
-
-def run_trials_in(prepare: Callable[[RetailEnv], object] | None, n: int = N_TRIALS,
-                  p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
-                  tasks: Sequence[dict] | None = None) -> list[int]:
-    """Successes per task, like :func:`toolkit.run_retail_trials`, in worlds that
-    ``prepare(env)`` has changed first (None: leave them as they are).
-
-    Trial ``i`` of a task uses the same random stream as ``run_retail_trials``, so with
-    ``prepare=None`` both give the same counts (a test checks it).
-
-    Notebook 10, through check.
-    """
-    return run_retail_trials(n, p_skip_check, p_typo, seed, tasks, prepare=prepare)
 
 
 _ODD_STATUSES = ("on hold", "returned", "refunded", "lost in transit", "awaiting payment")
@@ -189,8 +175,8 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
     def trials():
         tasks = load_json("retail.json")["tasks"]  # as the data file has them, whatever a cell changed
         before = run_retail_trials(N_TRIALS, p_skip_check, p_typo, seed, tasks)
-        after = run_trials_in(lambda env: c.call(enforce_cancel_policy, env), N_TRIALS,
-                              p_skip_check, p_typo, seed, tasks)
+        after = run_retail_trials(N_TRIALS, p_skip_check, p_typo, seed, tasks,
+                                  prepare=lambda env: c.call(enforce_cancel_policy, env))
         builtin = run_retail_trials(N_TRIALS, p_skip_check, p_typo, seed, tasks, policy_in_tool=True)
         state.update(before=before, after=after)
         assert after == builtin, (
