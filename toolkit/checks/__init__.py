@@ -563,14 +563,18 @@ def restore_course_data(c: Checker, *names: str) -> None:
         c.note(f"{name} had been changed in this kernel; the check put the course's own data back.")
 
 
-def first_answer(c: Checker, fn: Callable, label: str) -> tuple[Any, CheckResult | None]:
+def first_answer(c: Checker, fn: Callable, label: str,
+                 read: Callable[[Any], Any] | None = None) -> tuple[Any, CheckResult | None]:
     """Call the student's ``fn()`` once: ``(its answer, None)``, or ``(None, the report)`` when
     it is still the stub (not done yet) or raises (``label`` failed, with the error's sentence).
+    ``read(answer)``, if given, turns the answer into what the check needs, raising
+    :class:`StudentError` when it cannot.
 
     Used by: toolkit/checks/ex02.py.
     """
     try:
-        return c.call(fn), None
+        answer = c.call(fn)
+        return (read(answer) if read else answer), None
     except NotDone:
         return None, not_done(c.title)
     except StudentError as exc:

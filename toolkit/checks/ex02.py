@@ -61,10 +61,10 @@ def check(valid_but_wrong: Callable[[], dict]) -> CheckResult:
     Notebook 05.
     """
     c = Checker(TITLE)
+    schema = weather_schema()["inputSchema"]
     args, report = first_answer(c, valid_but_wrong, "valid_but_wrong() returns the arguments of one call")
     if report is not None:
         return report
-    schema = weather_schema()["inputSchema"]
     if not c.expect(isinstance(args, dict), "valid_but_wrong() returns the arguments as a dict",
                     f"it returned {type(args).__name__}; return something like {{\"city\": ...}}"):
         return c.done()

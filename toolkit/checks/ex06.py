@@ -16,7 +16,7 @@ from typing import Any
 
 from ..mcp import INVALID_REQUEST, PARSE_ERROR, StdioTransport
 from ..mcp.protocol import valid_id
-from . import Checker, CheckResult, NotDone, StudentError, not_done
+from . import Checker, CheckResult, NotDone, StudentError, first_answer
 
 __all__ = ["check", "talk", "LINE_NAMES"]
 
@@ -27,8 +27,8 @@ NOTIFICATION_WAIT = 0.3  # seconds to wait for the reply that a notification mus
 REQUEST_WAIT = 5.0
 
 
-def _lines(c: Checker, fn: Callable) -> list[str]:
-    lines = c.call(fn)
+def _as_lines(lines: Any) -> list[str]:
+    """The student's lines, or a StudentError saying why they cannot be sent."""
     if not isinstance(lines, (list, tuple)) or not all(isinstance(x, str) for x in lines):
         raise StudentError(f"hand_typed_lines() should return a list of strings, got {type(lines).__name__}")
     if len(lines) != len(LINE_NAMES):
@@ -56,7 +56,7 @@ def talk(hand_typed_lines: Callable[[], list]) -> None:
     """
     c = Checker(TITLE)
     try:
-        lines = _lines(c, hand_typed_lines)
+        lines = _as_lines(c.call(hand_typed_lines))
     except NotDone:
         print("Nothing sent yet: hand_typed_lines() is still the starter stub.")
         return
@@ -88,7 +88,7 @@ def _shape_problem(i: int, line: str, first_id: Any) -> str:
     if not ok:
         return "this line is not valid JSON; check the quotes and braces"
     if i == 4:
-        ok = isinstance(msg, list) and msg and all(_is_message(m) for m in msg)
+        ok = bool(isinstance(msg, list) and msg and all(_is_message(m) for m in msg))
         return "" if ok else ("send a batch of requests: a JSON array of one or more messages, each with "
                               "\"jsonrpc\": \"2.0\" and a method, such as [{\"jsonrpc\": \"2.0\", \"id\": 3, "
                               "\"method\": \"ping\"}]")
@@ -113,6 +113,7 @@ def _shape_problem(i: int, line: str, first_id: Any) -> str:
                 if not isinstance(params, dict) or k not in params]
         if need:
             return "initialize needs params with " + ", ".join(need)
+        assert isinstance(params, dict)  # else all three would be missing
         if params.get("protocolVersion") == "2025-03-26":
             return ("ask for \"2025-06-18\", the revision this exercise follows: under 2025-03-26 a "
                     "server must accept batches, so line 5 would not be an error")
@@ -153,13 +154,10 @@ def check(hand_typed_lines: Callable[[], list]) -> CheckResult:
     Notebook 06.
     """
     c = Checker(TITLE)
-    try:
-        lines = _lines(c, hand_typed_lines)
-    except NotDone:
-        return not_done(TITLE)
-    except StudentError as exc:
-        c.expect(False, "hand_typed_lines() returns six one-line strings", str(exc))
-        return c.done()
+    lines, report = first_answer(c, hand_typed_lines, "hand_typed_lines() returns six one-line strings",
+                                 read=_as_lines)
+    if report is not None:
+        return report
     ok0, first = _parse(lines[0])
     first_id = first.get("id") if ok0 and isinstance(first, dict) else object()
     shape = [_shape_problem(i, line, first_id) for i, line in enumerate(lines)]

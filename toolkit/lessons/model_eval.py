@@ -342,9 +342,14 @@ def _configured(environ: Mapping[str, str] | None):
     return model
 
 
-def _guarded(run: Callable[[], Any]) -> Any:
+def _with_model(environ: Mapping[str, str] | None, run: Callable[[Any], Any]) -> Any:
+    """An optional real-model section: one fixed line when no model is configured, else
+    ``run(model)``, with a failing endpoint said in one line."""
+    model = _configured(environ)
+    if model is None:
+        return None
     try:
-        return run()
+        return run(model)
     except EndpointError as exc:
         print(f"The endpoint failed: {exc}")
         return None
@@ -359,18 +364,15 @@ def notebook_loop(user: str = "Is it warmer in Paris or Oslo?", environ: Mapping
     from ..loop import run_agent
     from .failure_runs import run_lines
     from .toy_tools import make_weather_registry
-    model = _configured(environ)
-    if model is None:
-        return None
-    print(f"{_label(model)} one question, up to 8 requests; roughly 400 tokens in and 50 out per request.")
 
-    def go():
+    def go(model):
+        print(f"{_label(model)} one question, up to 8 requests; roughly 400 tokens in and 50 out per request.")
         result = run_agent(model, make_weather_registry(), user)
         print("\n".join(run_lines(result)))
         print(f"{_label(model)} {result.steps} model turns, {result.calls} tool calls, stop: "
               f"{result.stop_reason}. {_usage_line(model)}")
         return result
-    return _guarded(go)
+    return _with_model(environ, go)
 
 
 def notebook_bfcl(per_category: int = 2, environ: Mapping[str, str] | None = None):
@@ -380,18 +382,14 @@ def notebook_bfcl(per_category: int = 2, environ: Mapping[str, str] | None = Non
 
     Notebook 09.
     """
-    model = _configured(environ)
-    if model is None:
-        return None
-    cases = select_cases(limit=per_category)
-    print(f"{_label(model)} BFCL, {len(cases)} cases: {_cost_line(estimate_bfcl_cost(cases))}.")
-
-    def go():
+    def go(model):
+        cases = select_cases(limit=per_category)
+        print(f"{_label(model)} BFCL, {len(cases)} cases: {_cost_line(estimate_bfcl_cost(cases))}.")
         records = run_bfcl(model, cases)
         summary = bfcl_summary(model.model, records)
         print(format_bfcl(summary, records, model))
         return summary
-    return _guarded(go)
+    return _with_model(environ, go)
 
 
 def notebook_passk(trials: int = 4, environ: Mapping[str, str] | None = None):
@@ -400,16 +398,12 @@ def notebook_passk(trials: int = 4, environ: Mapping[str, str] | None = None):
 
     Notebook 10.
     """
-    model = _configured(environ)
-    if model is None:
-        return None
-    print(f"{_label(model)} retail pass^k, {trials} trials a task: {_cost_line(estimate_passk_cost(trials))}.")
-
-    def go():
+    def go(model):
+        print(f"{_label(model)} retail pass^k, {trials} trials a task: {_cost_line(estimate_passk_cost(trials))}.")
         result = run_passk(model, trials)
         print(format_passk(result, model))
         return result
-    return _guarded(go)
+    return _with_model(environ, go)
 
 
 # --------------------------------------------------------------------------------------------
