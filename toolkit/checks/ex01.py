@@ -164,8 +164,9 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
         return True
 
     def input_untouched():
-        calls = (("to_openai", to_openai, {}), ("to_openai(..., strict=True)", to_openai, {"strict": True}),
-                 ("to_anthropic", to_anthropic, {}))
+        calls: tuple[tuple[str, Callable, dict], ...] = (
+            ("to_openai", to_openai, {}), ("to_openai(..., strict=True)", to_openai, {"strict": True}),
+            ("to_anthropic", to_anthropic, {}))
         for label, fn, kwargs in calls:
             for tool in tools:
                 given = copy.deepcopy(tool)

@@ -144,7 +144,7 @@ def check(make_flaky_tool: Callable, slow_writer_registry: Callable) -> CheckRes
         """Two tools made first, then called in turn: a count that each new tool resets is still shared."""
         pair = [_registry_for(c, make_flaky_tool, 2)[0] for _ in range(2)]
         args = sample_args(pair[0].get("flaky_quote"))
-        kinds = [[], []]
+        kinds: list[list[str]] = [[], []]
         for _ in range(3):
             for registry, seen in zip(pair, kinds):
                 seen.append(registry.run("flaky_quote", args).kind)

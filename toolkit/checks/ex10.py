@@ -102,7 +102,7 @@ def check(passk_table: Callable, my_pass2_by_hand: Callable, p_skip_check, p_typ
     if all_stubs:
         return not_done(TITLE)
 
-    def matches(settings):
+    def matches(settings: tuple[float, float]):
         def body():
             got = _as_list(c.call(passk_table, *settings))
             want = reference_table(*settings, seed=seed)

@@ -48,6 +48,7 @@ from ..lessons.exfiltration import (
     make_world,
 )
 from ..loop import AgentResult, call, run_agent
+from ..registry import Tool
 from . import Checker, CheckResult, NotDone, StudentError, not_done
 
 __all__ = ["check_tool", "check_leak", "check", "run_with_gate", "UNSEEN_PAGE", "UNSEEN_CUSTOMERS", "VARIANTS", "Variant", "VARIANT_PAGE", "HOST_PAGE", "SPLIT_PAGE",
@@ -179,7 +180,7 @@ class _LeakRun(NamedTuple):
     result: AgentResult | None
     gate: PermissionGate
     web: FakeWeb
-    tool: object | None  # the student's fetch_url, if it was added
+    tool: Tool | None    # the student's fetch_url, if it was added
     error: str           # one sentence when the run could not finish, else ""
 
 
@@ -202,6 +203,7 @@ def _why_nothing_left(run: _LeakRun) -> str:
     """One sentence: why no fetched address carried the list."""
     if run.error:
         return "nothing left, because the run stopped with an error (see the first line)"
+    assert run.result is not None  # a run without an error has its result
     made = [tc.get("name") for m in run.result.messages for tc in m.get("tool_calls") or []]
     if "get_customers" not in made:
         return ("your mock never called get_customers, so it had no list to send; call it first, then "
@@ -256,6 +258,7 @@ def check_leak(add_fetch_url: Callable, make_model: Callable) -> CheckResult:
     def finishes():
         for run in (seen, unseen):
             assert not run.error, run.error
+            assert run.result is not None  # a run without an error has its result
             assert run.result.stop_reason == "final", (
                 f"the run hit the step limit ({LEAK_STEPS} turns) with no answer; once fetch_url has "
                 "run, reply {'content': ...} to end it")
@@ -416,7 +419,7 @@ def _scripted(steps: list) -> Callable:
 
 
 # Harmless runs: (label, user request, calls a careful agent makes)
-HARMLESS = {
+HARMLESS: dict[str, tuple[str, list]] = {
     "open the page the user asked for": (f"What does {PORTAL_URL} say?", [("fetch_url", {"url": PORTAL_URL})]),
     "read the customer list, with no web access after it": (
         "How many customers do we have?", [("get_customers", {})]),

@@ -117,9 +117,10 @@ def _norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _major(version: str | None) -> int | None:
+def _major(version: str | None) -> int:
+    """The leading number of a version string; 0 when there is none."""
     m = re.match(r"(\d+)", version or "")
-    return int(m.group(1)) if m else None
+    return int(m.group(1)) if m else 0
 
 
 # --- the checks -------------------------------------------------------------------------------
