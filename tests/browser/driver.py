@@ -104,7 +104,7 @@ READ_OUTPUTS = """() => {
         });
     });
     return out;
-}""" % WIDGET_MIME  # noqa: UP031 (JavaScript is all braces: %s reads better than {{ }})
+}""" % WIDGET_MIME
 
 
 def read_outputs(page, run: NotebookRun) -> None:
@@ -145,7 +145,7 @@ READ_VIEWS = """() => {
         });
     });
     return out;
-}""" % WIDGET_MIME  # noqa: UP031 (JavaScript is all braces: %s reads better than {{ }})
+}""" % WIDGET_MIME
 
 PLACEHOLDER = ("Loading widget", "Error displaying widget", "Error rendering widget",
                "run the notebook in Jupyter to use it", "model not found")
