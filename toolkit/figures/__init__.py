@@ -116,7 +116,10 @@ DESCRIPTIONS = {
 def figure_html(png: bytes, alt: str, caption: str = "") -> str:
     """An HTML ``<figure>`` holding ``png`` as an ``<img>`` with ``alt`` as its text
     alternative, and ``caption`` under it: what a screen reader reaches in JupyterLab and in
-    an exported page."""
+    an exported page.
+
+    Notebooks 02, 03, 04, 05, 06, 09, 10, 11, 12, through show.
+    """
     data = base64.b64encode(png).decode("ascii")
     cap = f"<figcaption style='text-align:center'><em>{html.escape(caption)}</em></figcaption>" \
         if caption else ""
@@ -128,7 +131,10 @@ def figure_html(png: bytes, alt: str, caption: str = "") -> str:
 def describe(fig, alt: str, caption: str = ""):
     """Give a matplotlib figure its text alternative: when a notebook shows ``fig``, the output
     is :func:`figure_html` (PNG, ``alt``, ``caption``) and its plain text is ``alt``. Returns
-    ``fig``. Put the key numbers of the plot in ``alt`` (AUTHORING.md, "Accessibility")."""
+    ``fig``. Put the key numbers of the plot in ``alt`` (AUTHORING.md, "Accessibility").
+
+    Used by: toolkit/lessons/calculator.py (notebook 01's chart).
+    """
     import io
 
     def _repr_mimebundle_(include=None, exclude=None):
@@ -143,7 +149,10 @@ def describe(fig, alt: str, caption: str = ""):
 
 
 def figure_path(number: int, ext: str = "svg") -> Path:
-    """Where Figure ``number`` is kept, as ``ext`` ("svg" or "png"); drawn by toolkit.figures.draw."""
+    """Where Figure ``number`` is kept, as ``ext`` ("svg" or "png"); drawn by toolkit.figures.draw.
+
+    Notebooks 02, 03, 04, 05, 06, 09, 10, 11, 12, through show.
+    """
     if number not in FIGURES:
         raise ValueError(f"there is no Figure {number}; the pack has Figures 1 to 9")
     return FIGURES_DIR / f"{FIGURES[number][0]}.{ext}"
@@ -166,6 +175,8 @@ def show(number: int):
 
     PNG rather than SVG: JupyterLab scales it to the column. The plain-text form of the output
     is the caption and the description, for front ends that show no HTML.
+
+    Notebooks 02, 03, 04, 05, 06, 09, 10, 11, 12.
     """
     from IPython.display import HTML, display
 

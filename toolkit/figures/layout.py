@@ -25,13 +25,19 @@ __all__ = ["collisions", "footer", "on_edge"]
 
 
 def on_edge(text):
-    """Mark ``text`` as placed across a box's edge on purpose (a frame label, a badge)."""
+    """Mark ``text`` as placed across a box's edge on purpose (a frame label, a badge).
+
+    Used by: toolkit/figures/canvas.py.
+    """
     text.toolkit_on_edge = True
     return text
 
 
 def footer(text):
-    """Mark ``text`` as the figure's footer (its source line), which keeps its row to itself."""
+    """Mark ``text`` as the figure's footer (its source line), which keeps its row to itself.
+
+    Used by: toolkit/figures/canvas.py.
+    """
     text.toolkit_footer = True
     return text
 
@@ -130,6 +136,8 @@ def collisions(fig, pad: float = 2.0) -> list[str]:
     """One sentence per blemish in ``fig`` (empty when there is none); draws the figure first.
 
     ``pad`` is the smallest gap, in points, that counts as clear.
+
+    Used by: toolkit/figures/draw.py.
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
