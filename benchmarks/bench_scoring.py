@@ -31,8 +31,8 @@ import common  # also puts the repository on sys.path
 from common import median, table, timed, verdict
 
 from toolkit import scoring
-from toolkit.lessons.mock_callers import MockCaller, NameInventor, OverEagerCaller, ValueDropper, render_calls
-from toolkit.scoring import call_matches, calls_match, classify, load_bfcl, parse_calls
+from toolkit.lessons.mock_callers import MockCaller, NameInventor, OverEagerCaller, ValueDropper
+from toolkit.scoring import call_matches, calls_match, classify, format_calls, load_bfcl, parse_calls
 
 SEED = 0
 NAIVE_CAP_S = 10.0
@@ -80,14 +80,14 @@ def replies(case, rng: random.Random) -> list[str]:
     if calls:
         shuffled = calls[:]
         rng.shuffle(shuffled)
-        out.append(render_calls(shuffled))
+        out.append(format_calls(shuffled))
         i = rng.randrange(len(calls))
         name, kwargs = calls[i]
         if kwargs:
             key = rng.choice(sorted(kwargs))
             changed = [(n, dict(kw)) for n, kw in calls]
             changed[i][1][key] = nudge(kwargs[key])
-            out.append(render_calls(changed))
+            out.append(format_calls(changed))
     return out
 
 
