@@ -1,9 +1,11 @@
 """toolkit.widgets.source: the notebooks show the real, current source of the lab's parts."""
 
+import ast
 import importlib
 import re
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -105,3 +107,35 @@ def test_in_a_notebook_the_view_is_displayed_not_printed(monkeypatch, capsys):
     assert capsys.readouterr().out == ""
     assert len(shown) == 1 and isinstance(shown[0], SourceView)
     assert shown[0].name == "ToolIndex.search"
+
+
+# The notebooks that teach the lab's parts show their code; each shown function must be short
+# enough to read on one screen (about 40 lines; JupyterLab on a laptop shows some 48).
+SCREEN_LINES = 48
+TEACHING_NOTEBOOKS = ("02", "04", "05", "06", "09", "11")
+
+
+def _shown_in(notebook: Path) -> list[str]:
+    """The expressions passed to show_source in a notebook's .py, evaluated with its imports."""
+    tree = ast.parse(notebook.read_text(encoding="utf-8"))
+    namespace: dict = {}
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            exec(compile(ast.Module([node], []), str(notebook), "exec"), namespace)
+    shown = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "show_source"):
+            shown.append((ast.unparse(node.args[0]), eval(ast.unparse(node.args[0]), namespace)))
+    return shown
+
+
+@pytest.mark.parametrize("number", TEACHING_NOTEBOOKS)
+def test_each_teaching_notebook_shows_code_that_fits_on_one_screen(number):
+    (notebook,) = (Path(__file__).resolve().parents[1] / "notebooks").glob(f"{number}_*.py")
+    shown = _shown_in(notebook)
+    assert shown, f"notebook {number} shows no source"
+    for text, obj in shown:
+        view = read_source(obj)
+        assert view.path.startswith("toolkit/"), (text, view.path)
+        assert len(view.lines) <= SCREEN_LINES, f"{text}: {len(view.lines)} lines; split it"
