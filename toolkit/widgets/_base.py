@@ -36,17 +36,24 @@ LINE_WIDTH = 2.5
 
 class InputError(ValueError):
     """Something a student typed cannot be used; the message says what to change.
-    The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
+
+    Notebook 10, through widgets.passk_explorer.
+    """
 
 
 def esc(value: Any) -> str:
-    """Text made safe to put inside HTML. The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
+    """Text made safe to put inside HTML.
+
+    Notebook 10, through widgets.passk_explorer.
+    """
     return html.escape(str(value), quote=True)
 
 
 def need_widgets():
     """Import ipywidgets, or say plainly how to get it.
-    The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
+
+    Used by: toolkit/widgets/_base.py.
+    """
     try:
         import ipywidgets
     except ImportError:  # pragma: no cover - depends on the environment
@@ -66,7 +73,8 @@ class LiveFigure:
     ``render(key)`` keeps one such background per ``key``: pass a key that names everything
     static (a title, the axis categories), and switching back to a key seen before costs no
     full draw. :meth:`invalidate` forgets them all.
-    The live views of notebooks 03, 04, 09, 10, 11 and 12 use it.
+
+    Notebook 10, through widgets.passk_explorer.
     """
 
     MAX_BACKGROUNDS = 8
@@ -134,7 +142,9 @@ class LiveFigure:
 
 def img_html(png: bytes, alt: str, style: str = "max-width:100%;height:auto") -> str:
     """A PNG as an ``<img>`` with its text alternative, for an HTML output or widget.
-    The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
+
+    Used by: toolkit/widgets/_base.py.
+    """
     data = base64.b64encode(png).decode("ascii")
     return f"<img src='data:image/png;base64,{data}' alt='{esc(alt)}' style='{style}'>"
 
@@ -142,8 +152,10 @@ def img_html(png: bytes, alt: str, style: str = "max-width:100%;height:auto") ->
 class Picture:
     """A view's plot: an HTML widget holding an ``<img>`` whose ``alt`` says what the plot
     shows and its key numbers (an ipywidgets ``Image`` has no alt). ``value`` is the PNG,
-    ``alt`` the text; :meth:`show` sets both on every redraw. Notebooks 03, 04, 09 and 10 use
-    it through their live views."""
+    ``alt`` the text; :meth:`show` sets both on every redraw.
+
+    Notebook 10, through widgets.passk_explorer.
+    """
 
     def __init__(self, W, width: str = "100%", max_width: str = "900px") -> None:
         self.widget = W.HTML()
@@ -199,8 +211,9 @@ class LiveView:
     Subclasses build ``self.widget`` (the box a notebook shows), call :meth:`watch` on their
     controls, :meth:`accessible` once the box is built, and implement ``compute`` (pure, may
     raise :class:`InputError`) and ``draw``. ``message`` holds the last complaint ("" when all
-    is well); ``state`` the last good result. Notebooks 03, 04, 09, 10, 11 and 12 use its
-    subclasses.
+    is well); ``state`` the last good result.
+
+    Notebook 10, through widgets.passk_explorer.
     """
 
     name = "view"
@@ -288,7 +301,10 @@ _GREY = THEME_INK_MUTED  # a disabled control's setting, on the notebook's own b
 def static_png(png: bytes) -> bytes:
     """A smaller copy of a rendered picture, to save in a notebook: 256 colours (a plot has few;
     the copy looks the same at about a third of the size) and the best compression. The same
-    picture always gives the same bytes. The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
+    picture always gives the same bytes.
+
+    Used by: toolkit/widgets/_base.py.
+    """
     from PIL import Image  # a dependency of matplotlib
 
     image = Image.open(io.BytesIO(png)).convert("RGB")
@@ -300,7 +316,9 @@ def static_png(png: bytes) -> bytes:
 def static_bundle(widget, name: str) -> dict:
     """``text/html`` (and ``image/png`` when the view holds a picture) showing ``widget`` as it
     is now: its pictures, its HTML and each control's setting, without any script.
-    The live views of notebooks 03, 04, 09, 10, 11 and 12 use it."""
+
+    Used by: toolkit/widgets/_base.py.
+    """
     walk = _StaticWalk(need_widgets())
     body = walk.html(widget)
     page = (f"<div class='toolkit-static-view' style='border:1px solid #ccc;border-radius:4px;"

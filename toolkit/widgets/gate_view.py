@@ -45,7 +45,9 @@ CONFIRM_ANSWERS = {"nobody to ask": None, "person says yes": True, "person says 
 
 class NoTaintGate(PermissionGate):
     """The same gate with taint tracking switched off: reading outside content changes nothing.
-    Notebook 11 uses it."""
+
+    Notebook 11.
+    """
 
     def note_result(self, tool) -> None:
         return None
@@ -53,7 +55,10 @@ class NoTaintGate(PermissionGate):
 
 @dataclass
 class GateState:
-    """One run of the gate playground: the scenario, the run, the gate and what left. Notebook 11 uses it."""
+    """One run of the gate playground: the scenario, the run, the gate and what left.
+
+    Notebook 11.
+    """
 
     scenario: str
     result: AgentResult
@@ -82,7 +87,10 @@ class GateState:
 def gate_run(scenario: str = EMAIL, use_gate: bool = True, allowlist: bool = True,
              allowed=None, pre_approve: bool = True, confirm: str = "nobody to ask",
              taint: bool = True, wrap: bool = True) -> GateState:
-    """Run one scenario with the given gate settings; the same settings give the same run. Notebook 11 uses it."""
+    """Run one scenario with the given gate settings; the same settings give the same run.
+
+    Notebook 11.
+    """
     if scenario not in SCENARIOS:
         raise InputError(f"unknown scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}.")
     if confirm not in CONFIRM_ANSWERS:
@@ -145,7 +153,10 @@ def report_html(state: GateState) -> str:
 
 
 class GatePlayground(LiveView):
-    """Toggles for the gate; the run, its verdict and its logs follow. Notebook 11 uses it."""
+    """Toggles for the gate; the run, its verdict and its logs follow.
+
+    Notebook 11.
+    """
 
     name = "gate playground"
 
@@ -215,5 +226,8 @@ class GatePlayground(LiveView):
 
 
 def gate_playground(**settings) -> GatePlayground:
-    """The gate playground, ready to show: ``gate_playground()`` as a cell's last line. Notebook 11 uses it."""
+    """The gate playground, ready to show: ``gate_playground()`` as a cell's last line.
+
+    Notebook 11.
+    """
     return GatePlayground(**settings)

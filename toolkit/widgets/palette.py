@@ -19,7 +19,7 @@ from __future__ import annotations
 
 __all__ = ["MARKS", "OKABE_ITO", "TEXT", "TEXT_ON_DARK", "INK", "INK_MUTED", "THEME_INK",
            "THEME_INK_MUTED", "PANEL", "LIGHT_BACKGROUNDS", "DARK_BACKGROUNDS", "relative_luminance",
-           "contrast_ratio", "text_on"]
+           "contrast_ratio"]
 
 # Okabe & Ito (2008): colour-blind-safe colours for lines, bars and dots (not for small text).
 MARKS = {
@@ -72,7 +72,9 @@ def _channels(colour: str) -> tuple[float, float, float]:
 
 def relative_luminance(colour: str) -> float:
     """WCAG 2.1's relative luminance of a ``#rrggbb`` (or ``#rgb``) colour, 0 (black) to 1.
-    The live views of notebooks 02 to 12 use it."""
+
+    Used by: toolkit/widgets/palette.py.
+    """
     def linear(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
     r, g, b = (linear(c) for c in _channels(colour))
@@ -82,12 +84,8 @@ def relative_luminance(colour: str) -> float:
 def contrast_ratio(fg: str, bg: str) -> float:
     """WCAG 2.1's contrast ratio of two colours, from 1 (same) to 21 (black on white).
     AA asks at least 4.5 for normal text and 3 for large text (18pt, or 14pt bold).
-    The live views of notebooks 02 to 12 use it."""
+
+    Used by: toolkit/figures/canvas.py.
+    """
     hi, lo = sorted((relative_luminance(fg), relative_luminance(bg)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
-
-
-def text_on(background: str) -> str:
-    """``INK`` or white, whichever reads better on ``background`` (for text on a coloured badge).
-    The live views of notebooks 02 to 12 use it."""
-    return INK if contrast_ratio(INK, background) >= contrast_ratio("#FFFFFF", background) else "#FFFFFF"

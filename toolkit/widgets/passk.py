@@ -36,7 +36,10 @@ RULE_OF_THUMB = 0.9
 
 @dataclass
 class PassKState:
-    """Everything the view shows, computed without any widget. Notebook 10 uses it."""
+    """Everything the view shows, computed without any widget.
+
+    Notebook 10, through passk_explorer.
+    """
 
     source: str
     n: int
@@ -59,7 +62,10 @@ class PassKState:
 
 
 def passk_curves(successes: list, n: int) -> tuple[list, list, list]:
-    """``(ks, pass^k, pass@k)`` for k = 1 … n. Notebook 10 uses it."""
+    """``(ks, pass^k, pass@k)`` for k = 1 … n.
+
+    Notebook 10, through passk_explorer.
+    """
     ks = list(range(1, n + 1))
     return ks, [pass_hat_k(successes, n, k) for k in ks], [pass_at_k(successes, n, k) for k in ks]
 
@@ -89,7 +95,8 @@ def passk_state(p_skip_check: float = 0.2, p_typo: float = 0.05, trials: int = 8
 
     Deterministic: the same arguments always give the same numbers. Trial ``i`` of a task
     depends only on the seed, so more trials add rows without changing the earlier ones.
-    Notebook 10 uses it.
+
+    Notebook 10, through passk_explorer.
     """
     if source == SOURCE_TAU:
         tau = load_taubench()
@@ -180,7 +187,9 @@ def table_html(state: PassKState) -> str:
 
 class PassKExplorer(LiveView):
     """Sliders for the mock agent, a plot of pass^k / pass@k against k, a per-task table.
-    Notebook 10 shows it."""
+
+    Notebook 10, through passk_explorer.
+    """
 
     name = "pass^k explorer"
 
@@ -273,5 +282,8 @@ def _title(source: str, tasks: int) -> str:
 
 
 def passk_explorer(**settings) -> PassKExplorer:
-    """The pass^k explorer, ready to show: ``passk_explorer()`` as a cell's last line. Notebook 10 uses it."""
+    """The pass^k explorer, ready to show: ``passk_explorer()`` as a cell's last line.
+
+    Notebook 10.
+    """
     return PassKExplorer(**settings)

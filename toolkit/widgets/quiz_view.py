@@ -21,7 +21,10 @@ __all__ = ["load_quiz", "grade", "QuizResult", "Quiz", "quiz"]
 
 def load_quiz(name: str = "quiz.json") -> list[dict]:
     """The questions, each with ``question``, ``options``, ``answer`` (an index) and
-    ``explanation``. Raises ValueError naming any malformed question. Notebook 12 uses it."""
+    ``explanation``. Raises ValueError naming any malformed question.
+
+    Notebook 12.
+    """
     questions = load_json(name)["questions"]
     for i, q in enumerate(questions, start=1):
         options = q.get("options")
@@ -34,7 +37,10 @@ def load_quiz(name: str = "quiz.json") -> list[dict]:
 
 @dataclass
 class QuizResult:
-    """A marked quiz: the score and, per question, right, wrong or blank. Notebook 12 uses it."""
+    """A marked quiz: the score and, per question, right, wrong or blank.
+
+    Notebook 12, through quiz.
+    """
 
     score: int
     total: int
@@ -48,7 +54,10 @@ class QuizResult:
 
 
 def grade(questions: Sequence[dict], answers: Sequence) -> QuizResult:
-    """Mark answers given as option indexes (None for a question left blank). Notebook 12 uses it."""
+    """Mark answers given as option indexes (None for a question left blank).
+
+    Notebook 12, through quiz.
+    """
     answers = list(answers)
     if len(answers) != len(questions):
         raise ValueError(f"got {len(answers)} answers for {len(questions)} questions")
@@ -59,7 +68,10 @@ def grade(questions: Sequence[dict], answers: Sequence) -> QuizResult:
 
 
 class Quiz(LiveView):
-    """Radio buttons per question, "Check answers", a score and a line of feedback each. Notebook 12 uses it."""
+    """Radio buttons per question, "Check answers", a score and a line of feedback each.
+
+    Notebook 12, through quiz.
+    """
 
     name = "quiz"
 
@@ -131,5 +143,8 @@ class Quiz(LiveView):
 
 
 def quiz(questions: Sequence[dict] | None = None) -> Quiz:
-    """The quiz, ready to show: ``quiz()`` as a cell's last line. Notebook 12 uses it."""
+    """The quiz, ready to show: ``quiz()`` as a cell's last line.
+
+    Notebook 12.
+    """
     return Quiz(questions)

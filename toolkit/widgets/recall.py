@@ -41,7 +41,10 @@ def _tool_names() -> tuple:
 
 
 def default_query_text() -> str:
-    """The pack's eight demo queries, one ``query => gold tool`` per line. Notebook 04 uses it."""
+    """The pack's eight demo queries, one ``query => gold tool`` per line.
+
+    Notebook 04, through recall_explorer.
+    """
     return "\n".join(f"{q} {ARROW} {g}" for q, g in CATALOG_QUERIES)
 
 
@@ -63,7 +66,9 @@ def _unknown_tool(name: str, where: str) -> InputError:
 
 def parse_query_lines(text: str) -> list[tuple[str, str]]:
     """``query => gold_tool`` lines to pairs. Raises :class:`InputError` naming the first bad line.
-    Notebook 04 uses it."""
+
+    Notebook 04, through recall_explorer.
+    """
     names = set(_tool_names())
     pairs = []
     for number, line in _lines(text):
@@ -86,7 +91,10 @@ def parse_query_lines(text: str) -> list[tuple[str, str]]:
 
 
 def parse_synonyms(text: str) -> dict[str, str]:
-    """``phrase => extra words`` lines to a dict (phrase in lower case). Notebook 04 uses it."""
+    """``phrase => extra words`` lines to a dict (phrase in lower case).
+
+    Notebook 04, through recall_explorer.
+    """
     table = {}
     for number, line in _lines(text):
         if ARROW not in line:
@@ -101,7 +109,10 @@ def parse_synonyms(text: str) -> dict[str, str]:
 
 
 def parse_descriptions(text: str) -> dict[str, str]:
-    """``tool_name: new description`` lines to a dict. Notebook 04 uses it."""
+    """``tool_name: new description`` lines to a dict.
+
+    Notebook 04, through recall_explorer.
+    """
     names = set(_tool_names())
     out = {}
     for number, line in _lines(text):
@@ -130,7 +141,10 @@ class QueryRow:
 
 @dataclass
 class RecallState:
-    """What the recall explorer shows: recall@k, each query's top tools, the token cost. Notebook 04 uses it."""
+    """What the recall explorer shows: recall@k, each query's top tools, the token cost.
+
+    Notebook 04, through recall_explorer.
+    """
 
     ks: list
     recall: list  # recall@k for k = 1 … K_MAX with the current settings
@@ -173,7 +187,8 @@ def recall_state(queries=None, k: int = 5, k1: float = 1.5, b: float = 0.75,
 
     ``queries`` is text (``query => tool`` lines) or a list of pairs; ``synonyms`` and
     ``descriptions`` are text in the explorer's formats, or dicts.
-    Notebook 04 uses it.
+
+    Notebook 04, through recall_explorer.
     """
     pairs = parse_query_lines(queries) if isinstance(queries, str) else list(queries or CATALOG_QUERIES)
     table = parse_synonyms(synonyms) if isinstance(synonyms, str) else dict(synonyms)
@@ -251,7 +266,10 @@ def summary_line(state: RecallState) -> str:
 
 
 class RecallExplorer(LiveView):
-    """Editable queries, synonyms and descriptions; k1, b and k sliders; recall@k and tokens. Notebook 04 uses it."""
+    """Editable queries, synonyms and descriptions; k1, b and k sliders; recall@k and tokens.
+
+    Notebook 04, through recall_explorer.
+    """
 
     name = "recall@k explorer"
 
@@ -389,5 +407,8 @@ class RecallExplorer(LiveView):
 
 
 def recall_explorer(**settings) -> RecallExplorer:
-    """The recall@k explorer, ready to show: ``recall_explorer()`` as a cell's last line. Notebook 04 uses it."""
+    """The recall@k explorer, ready to show: ``recall_explorer()`` as a cell's last line.
+
+    Notebook 04.
+    """
     return RecallExplorer(**settings)

@@ -33,7 +33,10 @@ COLOURS = [OKABE_ITO["blue"], OKABE_ITO["orange"], OKABE_ITO["green"]]
 
 @dataclass
 class CallerScore:
-    """One mock caller's replies, verdicts and accuracy. Notebook 09 uses it."""
+    """One mock caller's replies, verdicts and accuracy.
+
+    Notebook 09.
+    """
 
     name: str
     habit: str
@@ -57,7 +60,10 @@ class CallerScore:
 
 @dataclass
 class ScoringState:
-    """What the scoring panel shows: every mock caller scored on one case set. Notebook 09 uses it."""
+    """What the scoring panel shows: every mock caller scored on one case set.
+
+    Notebook 09.
+    """
 
     case_set: str
     cases: list
@@ -106,7 +112,8 @@ def scoring_state(slips=(0.3, 0.3, 0.3), seed: int = 0, case_set: str = "all") -
     """Score each mock caller on a case set; deterministic for the same slips and seed.
 
     The per-caller numbers equal :func:`toolkit.evaluate_calls` on the same replies.
-    Notebook 09 uses it.
+
+    Notebook 09.
     """
     slips = list(slips)
     if len(slips) != len(CALLER_TYPES):
@@ -197,7 +204,10 @@ def agreement_html(state: ScoringState, examples: int = 3) -> str:
 # -------------------------------------------------------------------------------------- widget
 
 class ScoringPanel(LiveView):
-    """One slip slider per mock caller, a seed and a case set; bars and tables follow. Notebook 09 uses it."""
+    """One slip slider per mock caller, a seed and a case set; bars and tables follow.
+
+    Notebook 09.
+    """
 
     name = "scoring panel"
 
@@ -303,5 +313,8 @@ def _categories_of(cases) -> tuple:
 
 
 def scoring_panel(**settings) -> ScoringPanel:
-    """The scoring panel, ready to show: ``scoring_panel()`` as a cell's last line. Notebook 09 uses it."""
+    """The scoring panel, ready to show: ``scoring_panel()`` as a cell's last line.
+
+    Notebook 09.
+    """
     return ScoringPanel(**settings)

@@ -39,7 +39,10 @@ WAIT_LANE = "harness waits"
 @dataclass(frozen=True)
 class Span:
     """One bar of a timeline: ``lane`` (a tool name, or the waits), seconds from the clock's
-    start, and ``kind``: ``ok``, ``fail`` (the tool raised) or ``wait`` (a back-off pause). Notebook 08 uses it."""
+    start, and ``kind``: ``ok``, ``fail`` (the tool raised) or ``wait`` (a back-off pause).
+
+    Notebook 08.
+    """
 
     lane: str
     start: float
@@ -52,13 +55,19 @@ class Span:
 
 
 def total_time(spans: Iterable[Span]) -> float:
-    """From the first start to the last end, in seconds (0.0 for no spans). Notebook 08 uses it."""
+    """From the first start to the last end, in seconds (0.0 for no spans).
+
+    Notebook 08.
+    """
     spans = list(spans)
     return max(s.end for s in spans) - min(s.start for s in spans) if spans else 0.0
 
 
 class CallClock:
-    """Records :class:`Span` objects for tool calls and harness waits, thread-safely. Notebook 08 uses it."""
+    """Records :class:`Span` objects for tool calls and harness waits, thread-safely.
+
+    Notebook 08.
+    """
 
     def __init__(self, now: Callable[[], float] = time.perf_counter,
                  wait: Callable[[float], Any] = time.sleep) -> None:
@@ -113,13 +122,15 @@ class CallClock:
 
 
 class TimelinePicture:
-    """A drawn timeline: shown as a PNG in a notebook, as its title in plain text. Notebook 08
-    draws three.
+    """A drawn timeline: shown as a PNG in a notebook, as its title in plain text.
 
     ``alt`` describes it (panels, calls per kind, whether the calls overlap) without measured
     times, so stored outputs stay the same: nbconvert's HTML puts it in the image's ``alt``,
     and in a notebook a caption with the same text follows the picture (JupyterLab shows no
-    alt of an image output)."""
+    alt of an image output).
+
+    Notebook 08.
+    """
 
     def __init__(self, png: bytes, title: str, alt: str = "") -> None:
         self.png = png
@@ -168,7 +179,8 @@ def plot_timeline(panels: Mapping[str, Iterable[Span]], title: str = "When each 
     ``panels`` maps a panel title to the spans of one run. Bars: green for a call that
     returned, vermillion for one that raised, grey for a harness wait. Each panel is labelled
     with its measured total, to one decimal.
-    Notebook 08 uses it.
+
+    Notebook 08.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -226,7 +238,10 @@ def _count(n: int, one: str, many: str) -> str:
 def describe(panels: Mapping[str, Iterable[Span]], title: str = "") -> str:
     """A timeline in words, for its text alternative: per panel, the calls that returned or
     raised, the harness's waits, and whether the calls overlapped in time. Measured times are
-    left out (they change on every run); the panel titles of the picture give them. Notebook 08 uses it."""
+    left out (they change on every run); the panel titles of the picture give them.
+
+    Notebook 08, through plot_timeline.
+    """
     parts = []
     for name, spans in _check_panels(panels).items():
         calls = sorted((s for s in spans if s.kind != "wait"), key=lambda s: s.start)

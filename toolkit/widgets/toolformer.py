@@ -34,7 +34,10 @@ BIN = 0.1  # histogram bin width, in nats
 
 @dataclass
 class FilterState:
-    """What the view shows at one threshold, computed without any widget. Notebook 03 uses it."""
+    """What the view shows at one threshold, computed without any widget.
+
+    Notebook 03.
+    """
 
     tau: float
     texts: int               # texts that had at least one candidate call
@@ -55,7 +58,10 @@ def _check_tau(tau) -> float:
 
 
 class FilterData:
-    """The candidates, sorted once so that any threshold is answered by binary search. Notebook 03 uses it."""
+    """The candidates, sorted once so that any threshold is answered by binary search.
+
+    Notebook 03.
+    """
 
     def __init__(self, candidates: list) -> None:
         if not candidates:
@@ -73,7 +79,9 @@ class FilterData:
 def filter_state(candidates, tau: float) -> FilterState:
     """Counts, the comparison table and the two borderline examples at ``tau``.
     ``candidates`` is a list of :class:`~toolkit.lessons.toolformer.Candidate` or a :class:`FilterData`.
-    Notebook 03 uses it."""
+
+    Notebook 03.
+    """
     tau = _check_tau(tau)
     data = candidates if isinstance(candidates, FilterData) else FilterData(candidates)
     i = bisect.bisect_left(data.best_gains, tau)
@@ -123,7 +131,10 @@ def _example_html(label: str, c: Candidate | None, colour: str) -> str:
 
 
 class ToolformerFilterView(LiveView):
-    """A τ_f slider, the histogram of each text's best L⁻ − L⁺, and the paper's counts. Notebook 03 uses it."""
+    """A τ_f slider, the histogram of each text's best L⁻ − L⁺, and the paper's counts.
+
+    Notebook 03.
+    """
 
     name = "Toolformer filter explorer"
 
@@ -187,7 +198,10 @@ class ToolformerFilterView(LiveView):
 
 def toolformer_explorer(candidates: list | None = None, tau: float = 1.0) -> ToolformerFilterView:
     """The τ_f explorer, ready to show as a cell's last line. Without ``candidates`` it uses
-    :func:`toolkit.lessons.toolformer.filter_run` with its default settings. Notebook 03 uses it."""
+    :func:`toolkit.lessons.toolformer.filter_run` with its default settings.
+
+    Notebook 03.
+    """
     if candidates is None:
         candidates = filter_run().candidates
     return ToolformerFilterView(candidates, tau)

@@ -46,7 +46,10 @@ def _e(value: Any) -> str:
 
 
 def format_call(c: dict) -> str:
-    """A call as one line of Python-like text: ``get_weather(city='Paris')``. Notebook 02 uses it first."""
+    """A call as one line of Python-like text: ``get_weather(city='Paris')``.
+
+    Notebooks 01, 02, 07, 08, 10, 11, 12, through transcript.
+    """
     args = c.get("arguments")
     if isinstance(args, str):
         try:
@@ -104,7 +107,10 @@ def _events(result) -> list[tuple[str, str]]:
 
 def transcript_html(result, title: str | None = None, events: bool = True) -> str:
     """The conversation of a run as HTML: one block per message, problems marked.
-    ``events=False`` leaves out the harness's event list (when it is shown elsewhere). Notebook 02 uses it first."""
+    ``events=False`` leaves out the harness's event list (when it is shown elsewhere).
+
+    Notebooks 01, 02, 07, 08, 10, 11, 12, through transcript.
+    """
     by_id = _results_by_id(result)
     retried = _retries(result)
     blocks = []
@@ -151,7 +157,10 @@ def transcript_html(result, title: str | None = None, events: bool = True) -> st
 
 
 def transcript_text(result) -> str:
-    """The same conversation as plain text, for terminals and stored outputs. Notebook 02 uses it first."""
+    """The same conversation as plain text, for terminals and stored outputs.
+
+    Notebooks 01, 02, 07, 08, 10, 11, 12, through transcript.
+    """
     by_id = _results_by_id(result)
     retried = _retries(result)
     lines = []
@@ -197,8 +206,10 @@ class _Shown:
 
 
 class Transcript(_Shown):
-    """A run shown as a conversation; displays itself in a notebook. Notebooks 01, 02, 07, 08,
-    10, 11 and 12 show one."""
+    """A run shown as a conversation; displays itself in a notebook.
+
+    Notebooks 01, 02, 07, 08, 10, 11, 12, through transcript.
+    """
 
     _field, _render_html, _render_text = "result", staticmethod(transcript_html), staticmethod(transcript_text)
 
@@ -207,7 +218,10 @@ class Transcript(_Shown):
 
 
 def transcript(result, title: str | None = None) -> Transcript:
-    """Show an :class:`~toolkit.AgentResult` as a readable conversation (notebook 02 first)."""
+    """Show an :class:`~toolkit.AgentResult` as a readable conversation.
+
+    Notebooks 01, 02, 07, 08, 10, 11, 12.
+    """
     if not hasattr(result, "messages"):
         raise TypeError(f"transcript() takes the AgentResult that run_agent returns, got {type(result).__name__}")
     return Transcript(result, title)
@@ -242,7 +256,9 @@ def _entries(log: Iterable) -> list[tuple[str, Any]]:
 
 def wire_html(log: Iterable, title: str | None = None) -> str:
     """A transport's log as arrows: client → server requests and server → client replies.
-    Notebook 02 uses it first."""
+
+    Notebook 06, through wire.
+    """
     rows = []
     for number, (direction, msg) in enumerate(_entries(log), start=1):
         outgoing = direction == "->"
@@ -266,7 +282,10 @@ def wire_html(log: Iterable, title: str | None = None) -> str:
 
 
 def wire_text(log: Iterable) -> str:
-    """The same messages as plain text, one line each. Notebook 06 prints it."""
+    """The same messages as plain text, one line each.
+
+    Notebook 06, through wire.
+    """
     lines = []
     for direction, msg in _entries(log):
         text, _ = _summary(direction, msg)
@@ -276,7 +295,10 @@ def wire_text(log: Iterable) -> str:
 
 
 class Wire(_Shown):
-    """An MCP session's messages; displays itself in a notebook. Notebook 06 shows one."""
+    """An MCP session's messages; displays itself in a notebook.
+
+    Notebook 06, through wire.
+    """
 
     _field, _render_html, _render_text = "log", staticmethod(wire_html), staticmethod(wire_text)
 
@@ -287,7 +309,9 @@ class Wire(_Shown):
 
 def wire(log, title: str | None = None) -> Wire:
     """Show a transport's ``log`` (``[("->" | "<-", message), ...]``) as arrows with JSON.
-    Notebook 06 uses it."""
+
+    Notebook 06.
+    """
     if hasattr(log, "log"):  # a transport was passed instead of its log
         log = log.log
     return Wire(log, title)
