@@ -9,6 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+import yaml
 from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -144,3 +145,22 @@ def test_the_running_venv_has_the_locked_versions(lock):
         + "; ".join(drifted)
         + ". Reinstall with `rm .venv/.installed && make venv`."
     )
+
+
+def test_pre_commit_runs_the_locked_tools():
+    """.pre-commit-config.yaml installs its own ruff and jupytext: the versions make test uses."""
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    pins = read_lock("dev.txt")
+    checked = set()
+    for repo in config["repos"]:
+        for hook in repo["hooks"]:
+            for text in hook.get("additional_dependencies", []):
+                req = Requirement(text)
+                locked = locked_version(pins, canonicalize_name(req.name))
+                if locked is not None:
+                    checked.add(req.name)
+                    assert str(req.specifier) == f"=={locked}", (
+                        f".pre-commit-config.yaml's hook {hook['id']} installs {req}, "
+                        f"requirements/dev.txt has {locked}: make them equal"
+                    )
+    assert {"ruff", "jupytext"} <= checked
