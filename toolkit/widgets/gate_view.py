@@ -22,7 +22,9 @@ harness events and the whole conversation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..gate import PermissionGate
 from ..lessons import exfiltration, injection
@@ -36,7 +38,7 @@ __all__ = ["SCENARIOS", "CONFIRM_ANSWERS", "GateState", "gate_run", "GatePlaygro
 
 EMAIL = "e-mail injection (§2.10)"
 URL = "exfiltration in a URL (exercise 12)"
-SCENARIOS = {
+SCENARIOS: dict[str, dict[str, Any]] = {
     EMAIL: {"tools": ["fetch_page", "send_email"], "writer": "send_email"},
     URL: {"tools": ["fetch_url", "get_customers"], "writer": None},
 }
@@ -104,10 +106,11 @@ def gate_run(scenario: str = EMAIL, use_gate: bool = True, allowlist: bool = Tru
     gate = None
     if use_gate:
         answer = CONFIRM_ANSWERS[confirm]
+        ask: Callable[[dict], bool] | None = None if answer is None else (lambda call: answer)
         cls = PermissionGate if taint else NoTaintGate
         gate = cls(allow=set(allowed) if allowlist else None,
                    pre_approved={spec["writer"]} if (pre_approve and spec["writer"]) else (),
-                   confirm=None if answer is None else (lambda call, yes=answer: yes))
+                   confirm=ask)
     if scenario == EMAIL:
         result, emails, _ = injection.injection_demo(False, gate=gate, wrap_outputs=wrap)
         sent = [f"to {to}: {body}" for to, body in emails]

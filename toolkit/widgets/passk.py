@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..lessons.retail import RETAIL_TASKS_EXTENDED, retail_outcomes
 from ..reliability import load_taubench, pass_at_k, pass_hat_k
@@ -105,7 +106,7 @@ def passk_state(p_skip_check: float = 0.2, p_typo: float = 0.05, trials: int = 8
         ids = [f"airline {t}" for t in tau["task_ids"]]
         instructions = [""] * len(ids)
         outcomes = None
-        settings = {"source": source}
+        settings: dict[str, Any] = {"source": source}
     elif source == SOURCE_MOCK:
         p_skip_check = _check_rate("p_skip_check", p_skip_check)
         p_typo = _check_rate("p_typo", p_typo)

@@ -173,7 +173,7 @@ def show_source(obj: Any) -> None:
         from IPython import get_ipython
         from IPython.display import display
     except ImportError:
-        get_ipython = None  # type: ignore[assignment]
+        get_ipython = None
     if get_ipython is not None and get_ipython() is not None:
         display(view)
     else:

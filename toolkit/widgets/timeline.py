@@ -109,7 +109,7 @@ class CallClock:
             finally:
                 self._add(Span(lane, start, self._now() - self.t0, kind))
 
-        timed._unclocked = fn
+        timed._unclocked = fn  # type: ignore[attr-defined]  # a function takes attributes; wrap() reads it back
         return timed
 
     def sleep(self, seconds: float) -> None:
