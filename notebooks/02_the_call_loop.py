@@ -295,14 +295,13 @@ for job, caught in evidence:
 show_source(T.ToolRegistry.run)
 
 # %% [markdown]
-# Jobs 3 and 4 live in the loop module's `_execute`: each try runs under the time limit, and
-# only a `transient` error, or a timeout of a read-only tool, earns another try, after a wait
-# that doubles. `run_agent`, in the same file, calls it once per allowed call, after
-# `_prepare` (job 1) and the gate (job 2), and then caps each result (job 5) inside a loop of at
-# most `max_steps` turns (job 6).
+# Then the loop itself. Each turn of `run_agent` asks the model, hands its calls to
+# `_vet_calls` (job 1, then the gate: job 2), runs the allowed ones in `_run_ready` (time limit
+# and retries: jobs 3 and 4, in `_execute`), and answers every call in order, cut by `_capped`
+# (job 5). The `for` line is job 6: after `max_steps` turns the run stops.
 
 # %%
-show_source(T.loop._execute)
+show_source(T.run_agent)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. Check your understanding

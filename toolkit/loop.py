@@ -183,6 +183,73 @@ def _reply_calls(reply: Any, step: int) -> list[dict]:
     return out
 
 
+def _vet_calls(registry: ToolRegistry, calls: list[dict], gate: PermissionGate | None
+               ) -> tuple[list, dict[int, tuple[dict, list[str]]], list[list[str]]]:
+    """Jobs 1 and 2 of the harness (pack §2.2): prepare each call, then ask the gate about it.
+
+    Check what you execute: each call is decoded, repaired and validated first (:func:`_prepare`),
+    and the gate is shown the call that will run (the model's id and name, the repaired
+    arguments), so a gate that reads arguments cannot be slipped past with ``{"Amount": "150"}``.
+    A call that fails validation (or names no known tool) is answered with the registry's message
+    and never runs, so the gate is not asked about it. Returns the answers settled so far (None
+    for calls still to run), the calls to run ``{i: (call, repair notes)}`` in call order, and
+    each call's events.
+    """
+    outcome: list = [None] * len(calls)
+    ready: dict[int, tuple[dict, list[str]]] = {}
+    per_call_events: list[list[str]] = [[] for _ in calls]
+    for i, c in enumerate(calls):
+        run_call, notes, failed, per_call_events[i] = _prepare(registry, c)
+        if failed is not None:
+            outcome[i] = failed
+            continue
+        if gate is not None:
+            ok, reason = gate.check(run_call, registry.get(run_call["name"]))
+            if not ok:
+                outcome[i] = ToolResult(
+                    False, f"Blocked by policy: {reason}. Tell the user what you wanted to do and ask.",
+                    kind="blocked", notes=notes)
+                per_call_events[i].append(f"blocked {run_call['name']}: {reason}")
+                continue
+        ready[i] = (run_call, notes)
+    return outcome, ready, per_call_events
+
+
+def _run_ready(registry: ToolRegistry, ready: dict[int, tuple[dict, list[str]]], outcome: list,
+               per_call_events: list[list[str]], call_timeout: float | None, max_retries: int,
+               sleep: Callable[[float], Any], parallel: bool) -> None:
+    """Jobs 3 and 4: run exactly the allowed calls (:func:`_execute`), together or in turn."""
+    def work(i: int) -> None:
+        run_call, notes = ready[i]
+        outcome[i], evs = _execute(registry, run_call, call_timeout, max_retries, sleep)
+        outcome[i].notes = list(notes)
+        per_call_events[i].extend(evs)
+
+    if parallel and len(ready) > 1:
+        threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in ready]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    else:
+        for i in ready:
+            work(i)
+
+
+def _capped(content: str, name: Any, max_result_chars: int | None, events: list[str]) -> str:
+    """Job 5: at most ``max_result_chars`` of a result reach the model, with a visible marker."""
+    if max_result_chars is None or len(content) <= max_result_chars:
+        return content
+    cut = len(content) - max_result_chars
+    events.append(f"truncated {name}: {cut} characters cut")
+    return content[:max_result_chars] + f" [truncated {cut} characters]"
+
+
+def _final_text(reply: Any) -> str:
+    content = reply.get("content") if isinstance(reply, dict) else reply
+    return content if isinstance(content, str) else ("" if content is None else str(content))
+
+
 def run_agent(model: ChatModel | Callable[[list, list], Any], registry: ToolRegistry, user: str, *,
               system: str | None = None, max_steps: int = 8, call_timeout: float | None = 2.0,
               max_retries: int = 2, parallel: bool = True, gate: PermissionGate | None = None,
@@ -190,103 +257,40 @@ def run_agent(model: ChatModel | Callable[[list, list], Any], registry: ToolRegi
               max_result_chars: int | None = None) -> AgentResult:
     """Run the tool-call loop until the model answers in text or ``max_steps`` turns pass.
 
-    Each turn: ask the model; if it wrote tool calls, prepare each one (arguments sent as a
-    JSON string are decoded, then repaired and validated), check the prepared call with the
-    ``gate``, run the allowed ones (at the same time when ``parallel``) under ``call_timeout``
-    with up to ``max_retries`` retries for transient failures and read-only timeouts, and
-    append one ``tool`` message per call.
-
-    Check what you execute: the gate is shown exactly the call that will run (the model's id
-    and name, the repaired arguments) and that call runs as it is, with no second repair, so
-    a gate that reads arguments cannot be slipped past with ``{"Amount": "150"}``. A call that
-    fails validation (or names no known tool) is answered with the registry's message and
-    never runs, so the gate is not asked about it. The conversation and ``results`` keep what
-    the model sent; when repair changed the arguments, the events hold both versions.
-    Anything that goes wrong inside the registry comes back as a ``crash`` result, never as
-    an exception or a timeout.
-
-    ``sleep`` receives the back-off waits (0.1, 0.2, 0.4 … s), so
-    tests can record them instead of waiting. ``call_timeout=None`` runs calls inline.
-    ``max_result_chars`` caps each result the model reads, with a visible marker, so one huge
-    result cannot fill the context (the harness's fifth job in §2.2).
+    Each turn: ask the model; prepare and gate its calls (:func:`_vet_calls`), run the allowed
+    ones, at the same time when ``parallel``, under ``call_timeout`` with up to ``max_retries``
+    retries (:func:`_run_ready`), and answer each call with one ``tool`` message, cut to
+    ``max_result_chars``. Nothing a tool does escapes as an exception. ``sleep`` receives the
+    back-off waits, so tests can record them; ``call_timeout=None`` runs calls inline.
 
     Notebooks 01, 02, 06, 07, 08, 10, 11.
     """
     respond = model.respond if hasattr(model, "respond") else model
-    messages: list[dict] = []
-    if system:
-        messages.append({"role": "system", "content": system})
+    messages: list[dict] = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": user})
     events: list[str] = []
     results: list = []
     n_calls = 0
-    for step in range(1, max_steps + 1):
+    for step in range(1, max_steps + 1):  # job 6: a cap on the number of turns
         reply = respond(messages, registry.list_schemas())
         calls = _reply_calls(reply, step)
         if not calls:
-            content = reply.get("content") if isinstance(reply, dict) else reply
-            final = content if isinstance(content, str) else ("" if content is None else str(content))
-            messages.append({"role": "assistant", "content": final})
-            return AgentResult(final, messages, step, n_calls, "final", events, results)
+            messages.append({"role": "assistant", "content": _final_text(reply)})
+            return AgentResult(messages[-1]["content"], messages, step, n_calls, "final", events, results)
         messages.append({"role": "assistant", "content": reply.get("content"), "tool_calls": calls})
         n_calls += len(calls)
-
-        # 1. decode, repair and validate each call, then ask the gate about exactly that call,
-        #    in call order, before anything runs. A call that fails validation is answered
-        #    with the registry's message; it never runs, so the gate is not asked about it.
-        outcome: list = [None] * len(calls)
-        ready: list = [None] * len(calls)
-        per_call_events: list[list[str]] = [[] for _ in calls]
-        to_run = []
-        for i, c in enumerate(calls):
-            run_call, notes, failed, per_call_events[i] = _prepare(registry, c)
-            if failed is not None:
-                outcome[i] = failed
-                continue
-            if gate is not None:
-                ok, reason = gate.check(run_call, registry.get(run_call["name"]))
-                if not ok:
-                    outcome[i] = ToolResult(
-                        False, f"Blocked by policy: {reason}. Tell the user what you wanted to do and ask.",
-                        kind="blocked", notes=notes)
-                    per_call_events[i].append(f"blocked {run_call['name']}: {reason}")
-                    continue
-            ready[i] = (run_call, notes)
-            to_run.append(i)
-
-        # 2. run exactly the allowed calls, together or one after another
-        def work(i: int) -> None:
-            run_call, notes = ready[i]
-            outcome[i], evs = _execute(registry, run_call, call_timeout, max_retries, sleep)
-            outcome[i].notes = list(notes)
-            per_call_events[i].extend(evs)
-
-        if parallel and len(to_run) > 1:
-            threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in to_run]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-        else:
-            for i in to_run:
-                work(i)
-
-        # 3. answer each call, in order; tell the gate what ran
-        for i, c in enumerate(calls):
-            result = outcome[i]
+        outcome, ready, per_call_events = _vet_calls(registry, calls, gate)  # jobs 1 and 2
+        _run_ready(registry, ready, outcome, per_call_events, call_timeout, max_retries, sleep, parallel)
+        for i, c in enumerate(calls):  # answer each call, in order
             events.extend(per_call_events[i])
-            content = result.content
-            if max_result_chars is not None and len(content) > max_result_chars:
-                cut = len(content) - max_result_chars
-                content = content[:max_result_chars] + f" [truncated {cut} characters]"
-                events.append(f"truncated {c.get('name')}: {cut} characters cut")
-            if wrap_outputs and result.ok:
+            content = _capped(outcome[i].content, c.get("name"), max_result_chars, events)
+            if wrap_outputs and outcome[i].ok:
                 content = wrap_untrusted(content)
             messages.append({"role": "tool", "tool_call_id": c["id"], "name": c.get("name"),
-                             "content": content, "is_error": not result.ok})
-            results.append((c, result))
-        if gate is not None:
-            for i in to_run:
-                gate.note_result(registry.get(ready[i][0]["name"]))
+                             "content": content, "is_error": not outcome[i].ok})
+            results.append((c, outcome[i]))
+        if gate is not None:  # the taint rule needs to know what ran
+            for run_call, _ in ready.values():
+                gate.note_result(registry.get(run_call["name"]))
     events.append(f"stopped: reached max_steps={max_steps}")
     return AgentResult(None, messages, max_steps, n_calls, "max_steps", events, results)
