@@ -21,7 +21,8 @@ chrome, whose colours are theirs, not ours:
 Images and controls are reported on their own: an image in the content without a real text
 alternative (no ``alt``, an empty one, or nbconvert's placeholder "No description has been
 provided"; an image not drawn, such as a hidden 1-pixel placeholder, reaches no reader and is
-left out), and a control without an accessible name (axe's naming rules).
+left out), and a control without an accessible name (axe's naming rules). What axe cannot
+decide (its "incomplete" results, such as text over a picture) is counted, not failed.
 """
 
 from __future__ import annotations
