@@ -12,10 +12,11 @@ modules it names; importing this package needs only the standard library.
 
 from __future__ import annotations
 
-import base64
 import html
 import sys
 from pathlib import Path
+
+from ..widgets._base import img_html
 
 __all__ = ["DESCRIPTIONS", "FIGURES", "FIGURES_DIR", "describe", "figure_html", "figure_path", "show"]
 
@@ -120,12 +121,9 @@ def figure_html(png: bytes, alt: str, caption: str = "") -> str:
 
     Notebooks 02, 03, 04, 05, 06, 09, 10, 11, 12, through show.
     """
-    data = base64.b64encode(png).decode("ascii")
     cap = f"<figcaption style='text-align:center'><em>{html.escape(caption)}</em></figcaption>" \
         if caption else ""
-    return (f"<figure class='toolkit-figure' style='margin:0.5em 0'>"
-            f"<img src='data:image/png;base64,{data}' alt='{html.escape(alt, quote=True)}' "
-            f"style='max-width:100%;height:auto'>{cap}</figure>")
+    return f"<figure class='toolkit-figure' style='margin:0.5em 0'>{img_html(png, alt)}{cap}</figure>"
 
 
 def describe(fig, alt: str, caption: str = ""):

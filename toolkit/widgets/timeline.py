@@ -21,7 +21,6 @@ In a notebook::
 
 from __future__ import annotations
 
-import base64
 import functools
 import html
 import io
@@ -30,6 +29,8 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from ._base import img_html
 
 __all__ = ["Span", "CallClock", "TimelinePicture", "plot_timeline", "WAIT_LANE", "total_time", "describe"]
 
@@ -122,12 +123,11 @@ class CallClock:
 
 
 class TimelinePicture:
-    """A drawn timeline: shown as a PNG in a notebook, as its title in plain text.
+    """A drawn timeline: an ``<img>`` whose ``alt`` describes it, with the same text as a
+    caption after it (JupyterLab shows no alt), and its title in plain text.
 
-    ``alt`` describes it (panels, calls per kind, whether the calls overlap) without measured
-    times, so stored outputs stay the same: nbconvert's HTML puts it in the image's ``alt``,
-    and in a notebook a caption with the same text follows the picture (JupyterLab shows no
-    alt of an image output).
+    ``alt`` says what it shows (panels, calls per kind, whether the calls overlap) without
+    measured times, so stored outputs stay the same.
 
     Notebook 08.
     """
@@ -148,9 +148,7 @@ class TimelinePicture:
     def _ipython_display_(self) -> None:
         from IPython.display import HTML, display
 
-        display({"image/png": base64.b64encode(self.png).decode("ascii"), "text/plain": repr(self)},
-                metadata={"image/png": {"alt": self.alt}}, raw=True)
-        display(HTML(self.caption_html()))
+        display(HTML(img_html(self.png, self.alt) + self.caption_html()))
 
     def __repr__(self) -> str:
         return f"<timeline: {self.title}>"
