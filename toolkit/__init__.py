@@ -39,12 +39,6 @@ from .data import load_json
 from .gate import PermissionGate, looks_like_injection, wrap_untrusted
 from .loop import AgentResult, ScriptedModel, call, run_agent
 from .mcp import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    PARSE_ERROR,
-    PROTOCOL_VERSION,
     InMemoryTransport,
     LatestRevisionServer,
     MCPClient,
@@ -55,6 +49,8 @@ from .mcp import (
     mcp_to_registry,
     serve_lines,
 )
+from .mcp.protocol import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
+from .mcp.revisions import PROTOCOL_VERSION
 from .registry import Tool, ToolError, ToolRegistry, ToolResult, TransientToolError
 from .reliability import load_taubench, pass_at_k, pass_hat_k
 from .schema import parse_docstring, repair_args, schema_from_function, validate_args

@@ -15,16 +15,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from .protocol import (
-    CONNECTION_CLOSED,
-    METHOD_NOT_FOUND,
-    MCPError,
-    decode_line,
-    encode_line,
-    error_response,
-    is_response,
-    result_response,
-)
+from . import protocol as rpc
+from .protocol import CONNECTION_CLOSED, METHOD_NOT_FOUND, MCPError, decode_line, encode_line
 
 if TYPE_CHECKING:  # for the annotation only: a client that talks stdio never loads the server
     from .server import MCPServer
@@ -138,7 +130,7 @@ class StdioTransport:
                 self.log.append(("<-", {"unparsed": line.decode("utf-8", "replace").rstrip()}))
                 continue
             self.log.append(("<-", incoming))
-            if is_response(incoming) and incoming.get("id") == msg["id"]:
+            if rpc.is_response(incoming) and incoming.get("id") == msg["id"]:
                 return incoming
             if isinstance(incoming, dict) and "method" in incoming and "id" in incoming:
                 self._answer_server_request(incoming)
@@ -171,9 +163,9 @@ class StdioTransport:
 
     def _answer_server_request(self, request: dict) -> None:
         if request.get("method") == "ping":
-            reply = result_response(request["id"], {})
+            reply = rpc.result_response(request["id"], {})
         else:
-            reply = error_response(request["id"], METHOD_NOT_FOUND,
+            reply = rpc.error_response(request["id"], METHOD_NOT_FOUND,
                                    f"Method not found: this client does not offer {request.get('method')!r}")
         self.log.append(("->", reply))
         self._write(reply)
