@@ -431,3 +431,12 @@ def test_no_pointer_to_a_ready_made_part_stays_in_the_course():
             for sentence in re.split(r"(?<=[.!?])\s+", " ".join(cell.source.split())):
                 if re.search(r"\bPart [A-D]\b|assignment", sentence):
                     assert not pointer.search(sentence), f"{stem}: {sentence!r}"
+
+
+# Notebook 07 teaches tool design through discussion only: it has no graded exercise.
+
+def test_notebook_07_has_no_exercise_cells():
+    nb = jupytext.read(NOTEBOOKS / "07_designing_tools.py")
+    # a markdown `solution` cell (the instructor's answer to a discussion question) is fine
+    tags = {t for c in nb.cells if c.cell_type == "code" for t in c.metadata.get("tags", [])}
+    assert not tags & {"starter", "solution", "check"}

@@ -193,7 +193,7 @@ def schema_problems(run: FailedRun) -> list[str]:
     An empty list means every call named an offered tool and fitted its schema: a schema check
     would have let the whole run through (pack discussion question 12).
 
-    Used by: tests/test_failures.py.
+    Used by: tests/test_failure_runs.py.
     """
     problems = []
     for name, args in run.calls:

@@ -1,0 +1,85 @@
+"""Fixtures shared by the exercise-check tests: each notebook's solution and starter cells,
+read from its jupytext source (tests/exercise_helpers.py), once per test module."""
+
+import pytest
+from exercise_helpers import cell_namespace
+
+
+@pytest.fixture(scope="module")
+def nb05_solution():
+    return cell_namespace("05_schemas_and_function_calling", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb05_starter():
+    return cell_namespace("05_schemas_and_function_calling", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb06_solution():
+    return cell_namespace("06_model_context_protocol", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb06_starter():
+    return cell_namespace("06_model_context_protocol", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb04_solution():
+    return cell_namespace("04_thousands_of_tools", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb04_starter():
+    return cell_namespace("04_thousands_of_tools", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb08_solution():
+    return cell_namespace("08_parallel_chained_retried", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb08_starter():
+    return cell_namespace("08_parallel_chained_retried", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb09_solution():
+    return cell_namespace("09_scoring_calls", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb09_starter():
+    return cell_namespace("09_scoring_calls", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb10_solution():
+    return cell_namespace("10_reliability_pass_k", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb10_starter():
+    return cell_namespace("10_reliability_pass_k", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb11_solution():
+    return cell_namespace("11_security", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb11_starter():
+    return cell_namespace("11_security", "starter")
+
+
+@pytest.fixture(scope="module")
+def nb12_solution():
+    return cell_namespace("12_failures_project_review", "solution")
+
+
+@pytest.fixture(scope="module")
+def nb12_starter():
+    return cell_namespace("12_failures_project_review", "starter")
