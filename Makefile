@@ -70,7 +70,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
 lab: $(STAMP)
 	$(BIN)/jupyter lab --port=$(PORT) --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks $(ALLOW_ROOT)
 
-# Five steps; any failure stops make. Lint (ruff, under a second) and types (mypy, about a
+# Six steps; any failure stops make. Lint and format (ruff, under a second) and types (mypy, about a
 # minute on a first run, a second once .mypy_cache/ exists) come first; their settings live
 # in pyproject.toml. pytest's exit code 5 ("no tests collected") is a failure too, so an
 # empty notebooks/ cannot pass by accident.
@@ -83,6 +83,7 @@ NO_REAL_MODEL := env -u TOOLKIT_MODEL_API -u TOOLKIT_MODEL_BASE_URL -u TOOLKIT_M
 
 test: $(STAMP)
 	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
 	$(BIN)/mypy
 	$(BIN)/python scripts/check_sync.py
 	$(NO_REAL_MODEL) $(BIN)/python -m pytest

@@ -24,8 +24,18 @@ import time
 import common
 from common import ROOT, table, verdict
 
-NBVAL = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env",
-         "--nbval-sanitize-with", "notebooks/nbval_sanitize.cfg"]
+NBVAL = [
+    sys.executable,
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "--nbval",
+    "--nbval-current-env",
+    "--nbval-sanitize-with",
+    "notebooks/nbval_sanitize.cfg",
+]
 
 
 def run(command: list[str]) -> tuple[float, int, str]:
@@ -51,8 +61,9 @@ def bench_notebooks() -> bool:
     rows += [[nb.split("/")[-1], f"{s:.1f}", summary(out), f"{s / total:.0%}"] for nb, s, _, out in solo]
     rows.append(["sum of the solo runs", f"{total:.1f}", "", ""])
     table(["pytest --nbval", "wall s", "result", "share"], rows)
-    print(f"one pytest for all saves {total - all_s:.1f} s of the solo runs' startup "
-          f"({all_s / total:.2f} of their sum)")
+    print(
+        f"one pytest for all saves {total - all_s:.1f} s of the solo runs' startup ({all_s / total:.2f} of their sum)"
+    )
     ok = all_rc == 0 and all(rc == 0 for _, _, rc, _ in solo)
     failed = sorted({line.split(" - ")[0] for line in all_out.splitlines() if line.startswith("FAILED")})
     for line in failed:

@@ -40,8 +40,9 @@ class RawClient:
     """A bare stdio MCP client: one JSON object per line each way."""
 
     def __init__(self, command: list[str]) -> None:
-        self.proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
         self.next_id = 0
 
     def send(self, message: dict) -> None:
@@ -65,8 +66,14 @@ class RawClient:
                 return reply["result"]
 
     def initialize(self) -> dict:
-        result = self.request("initialize", {"protocolVersion": PROTOCOL, "capabilities": {},
-                                             "clientInfo": {"name": "bench-raw-client", "version": "1"}})
+        result = self.request(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL,
+                "capabilities": {},
+                "clientInfo": {"name": "bench-raw-client", "version": "1"},
+            },
+        )
         if result.get("protocolVersion") != PROTOCOL:
             raise RuntimeError(f"the server answered with protocol {result.get('protocolVersion')}")
         return result
@@ -150,21 +157,30 @@ def main(argv=None) -> int:
 
     start_ms = [median(s) * 1e3 for s in starts]
     rate = [median(r) for r in rates]
-    print(f"\ncold start: spawn to initialize reply, median of {args.spawns}; round trips: "
-          f"{args.calls:,} sequential tools/call, median of {args.sessions} sessions")
-    table(["server", "cold start ms", "x toolkit's", "calls / s", "ms per call", "x toolkit's"], [
-        [name, f"{s:,.0f}", f"{s / start_ms[0]:.1f}x", f"{r:,.0f}", f"{1e3 / r:.3f}", f"{rate[0] / r:.1f}x"]
-        for (name, _), s, r in zip(SERVERS, start_ms, rate)
-    ])
-    print(f"context: this interpreter starting and exiting with nothing to do takes "
-          f"{interpreter_start() * 1e3:,.0f} ms (median of 10)")
+    print(
+        f"\ncold start: spawn to initialize reply, median of {args.spawns}; round trips: "
+        f"{args.calls:,} sequential tools/call, median of {args.sessions} sessions"
+    )
+    table(
+        ["server", "cold start ms", "x toolkit's", "calls / s", "ms per call", "x toolkit's"],
+        [
+            [name, f"{s:,.0f}", f"{s / start_ms[0]:.1f}x", f"{r:,.0f}", f"{1e3 / r:.3f}", f"{rate[0] / r:.1f}x"]
+            for (name, _), s, r in zip(SERVERS, start_ms, rate)
+        ],
+    )
+    print(
+        f"context: this interpreter starting and exiting with nothing to do takes "
+        f"{interpreter_start() * 1e3:,.0f} ms (median of 10)"
+    )
 
     start_ratio = start_ms[1] / start_ms[0]
     call_ratio = rate[0] / rate[1]
-    return verdict([
-        (f"the toolkit server starts >= 5x faster: {start_ratio:.1f}x", start_ratio >= 5),
-        (f"the toolkit server answers >= 5x more calls per second: {call_ratio:.1f}x", call_ratio >= 5),
-    ])
+    return verdict(
+        [
+            (f"the toolkit server starts >= 5x faster: {start_ratio:.1f}x", start_ratio >= 5),
+            (f"the toolkit server answers >= 5x more calls per second: {call_ratio:.1f}x", call_ratio >= 5),
+        ]
+    )
 
 
 if __name__ == "__main__":

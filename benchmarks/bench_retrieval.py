@@ -180,8 +180,12 @@ class Agreement:
         self.queries += 1
         for e, (full, own) in enumerate(zip(all_scores, tops)):
             ranked = best_k(full)
-            checks = [ranked == ref_ids, [round(full[i], 3) for i in ranked] == ref_scores,
-                      [i for i, _ in own] == ref_ids, [round(s, 3) for _, s in own] == ref_scores]
+            checks = [
+                ranked == ref_ids,
+                [round(full[i], 3) for i in ranked] == ref_scores,
+                [i for i, _ in own] == ref_ids,
+                [round(s, 3) for _, s in own] == ref_scores,
+            ]
             self.counts[e] = [c + ok for c, ok in zip(self.counts[e], checks)]
             self.worst[e] = max(self.worst[e], max(abs(x - y) for x, y in zip(plain, full)))
 
@@ -215,9 +219,11 @@ def main(argv=None) -> int:
 
     print(f"Tool retrieval, {common.machine()}")
     small_ok, small_diff = check_small_catalog()
-    print(f"48-tool practice catalog, {len(CATALOG_QUERIES)} queries, each also with a word said twice: "
-          f"top 5 and scores identical for all four engines, largest score difference {small_diff:.1e}: "
-          f"{'yes' if small_ok else 'NO'}")
+    print(
+        f"48-tool practice catalog, {len(CATALOG_QUERIES)} queries, each also with a word said twice: "
+        f"top 5 and scores identical for all four engines, largest score difference {small_diff:.1e}: "
+        f"{'yes' if small_ok else 'NO'}"
+    )
 
     tools = zipf_catalog()
     queries = zipf_queries(args.queries)
@@ -253,37 +259,64 @@ def main(argv=None) -> int:
             repeating.add(engines, query, top)
 
     fast = median(times[0])
-    print(f"\n{len(tools):,} tools, {n} queries, top {K}; ms per query from query text to list "
-          f"(tokenizing included);\n{args.passes} passes over the queries for the fast engines, 1 for the slow ones")
+    print(
+        f"\n{len(tools):,} tools, {n} queries, top {K}; ms per query from query text to list "
+        f"(tokenizing included);\n{args.passes} passes over the queries for the fast engines, 1 for the slow ones"
+    )
     rows = []
     for e, (engine, t, bs) in enumerate(zip(engines, times, build)):
-        rows.append([engine.name, f"{bs:.2f}", f"{median(t) * 1e3:.3f}", f"{p95(t) * 1e3:.3f}",
-                     f"{median(t) / fast:,.2f}x", *everywhere.cells(e), f"{everywhere.worst[e]:.0e}"])
-    table(["engine", "build s", "median ms", "p95 ms", "median / ToolIndex's", *Agreement.COLUMNS,
-           "max score diff"], rows)
+        rows.append(
+            [
+                engine.name,
+                f"{bs:.2f}",
+                f"{median(t) * 1e3:.3f}",
+                f"{p95(t) * 1e3:.3f}",
+                f"{median(t) / fast:,.2f}x",
+                *everywhere.cells(e),
+                f"{everywhere.worst[e]:.0e}",
+            ]
+        )
+    table(
+        ["engine", "build s", "median ms", "p95 ms", "median / ToolIndex's", *Agreement.COLUMNS, "max score diff"], rows
+    )
     print(f"\nthe {repeating.queries} of these queries that repeat a word:")
-    table(["engine", *Agreement.COLUMNS, "max score diff"],
-          [[engine.name, *repeating.cells(e), f"{repeating.worst[e]:.0e}"]
-           for e, engine in enumerate(engines)])
-    print("same top 5: the engine's full score vector ranked by exact score, ties by catalog index, zero\n"
-          "  scores dropped, equals ToolIndex.search's list; same scores: and its five scores, rounded to\n"
-          "  3 places as search rounds them, equal search's. own top-k: the list from the timed call itself\n"
-          "  (rank-bm25's scores and argsort, as its get_top_n; bm25s retrieve), in its own tie order;\n"
-          "  own scores same: that list's scores equal search's, so it differs at most in the order of\n"
-          "  ties. Score differences are against the plain loop's full scores.")
+    table(
+        ["engine", *Agreement.COLUMNS, "max score diff"],
+        [[engine.name, *repeating.cells(e), f"{repeating.worst[e]:.0e}"] for e, engine in enumerate(engines)],
+    )
+    print(
+        "same top 5: the engine's full score vector ranked by exact score, ties by catalog index, zero\n"
+        "  scores dropped, equals ToolIndex.search's list; same scores: and its five scores, rounded to\n"
+        "  3 places as search rounds them, equal search's. own top-k: the list from the timed call itself\n"
+        "  (rank-bm25's scores and argsort, as its get_top_n; bm25s retrieve), in its own tie order;\n"
+        "  own scores same: that list's scores equal search's, so it differs at most in the order of\n"
+        "  ties. Score differences are against the plain loop's full scores."
+    )
 
     plain = median(times[1]) / fast
     vs_bm25s = median(times[3]) / fast
-    return verdict([
-        (f"same top 5 with the same scores on all {n} queries ({repeating.queries} repeat a word) for all "
-         f"four engines, and on the 48-tool catalog", small_ok and everywhere.all_ranked_same()
-         and everywhere.counts[1][2] == n and everywhere.counts[3][3] == n),
-        (f"ToolIndex >= 30x faster than the plain loop at the median: {plain:,.1f}x", plain >= 30),
-        (f"ToolIndex no slower than 1.5x bm25s at the median (issue 11): ToolIndex / bm25s = "
-         f"{1 / vs_bm25s:.2f}x", 1 / vs_bm25s <= 1.5),
-        (f"ToolIndex at least as fast as bm25s at the median (issue 7): bm25s / ToolIndex = {vs_bm25s:.2f}x",
-         vs_bm25s >= 1.0),
-    ])
+    return verdict(
+        [
+            (
+                f"same top 5 with the same scores on all {n} queries ({repeating.queries} repeat a word) for all "
+                f"four engines, and on the 48-tool catalog",
+                small_ok
+                and everywhere.all_ranked_same()
+                and everywhere.counts[1][2] == n
+                and everywhere.counts[3][3] == n,
+            ),
+            (f"ToolIndex >= 30x faster than the plain loop at the median: {plain:,.1f}x", plain >= 30),
+            (
+                f"ToolIndex no slower than 1.5x bm25s at the median (issue 11): ToolIndex / bm25s = "
+                f"{1 / vs_bm25s:.2f}x",
+                1 / vs_bm25s <= 1.5,
+            ),
+            (
+                f"ToolIndex at least as fast as bm25s at the median (issue 7): bm25s / ToolIndex = {vs_bm25s:.2f}x",
+                vs_bm25s >= 1.0,
+            ),
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -109,15 +109,24 @@ def bench_classify(repeat: int) -> bool:
     same = naive_labels == labels
     n = len(work)
     print(f"\nclassify: {n:,} replies to the 250 BFCL cases (median of {repeat} runs)")
-    table(["matcher inside classify", "replies / s", "median s", "time / toolkit's"], [
-        ["one-to-one matching (toolkit)", f"{n / median(fast):,.0f}", f"{median(fast):.3f}", "1.00x"],
-        ["every order (pack)", f"{n / median(slow):,.0f}", f"{median(slow):.3f}",
-         f"{median(slow) / median(fast):.2f}x"],
-    ])
-    print("labels: " + ", ".join(f"{k} {v}" for k, v in Counter(labels).most_common())
-          + f"; the same from both matchers: {'yes' if same else 'NO'}")
-    print("BFCL's parallel cases have at most 6 calls, so the order of the search hardly matters "
-          "here; it does below.")
+    table(
+        ["matcher inside classify", "replies / s", "median s", "time / toolkit's"],
+        [
+            ["one-to-one matching (toolkit)", f"{n / median(fast):,.0f}", f"{median(fast):.3f}", "1.00x"],
+            [
+                "every order (pack)",
+                f"{n / median(slow):,.0f}",
+                f"{median(slow):.3f}",
+                f"{median(slow) / median(fast):.2f}x",
+            ],
+        ],
+    )
+    print(
+        "labels: "
+        + ", ".join(f"{k} {v}" for k, v in Counter(labels).most_common())
+        + f"; the same from both matchers: {'yes' if same else 'NO'}"
+    )
+    print("BFCL's parallel cases have at most 6 calls, so the order of the search hardly matters here; it does below.")
     return same
 
 
@@ -140,8 +149,10 @@ def naive_time(preds, golds) -> float:
 
 
 def bench_growth(sizes) -> float | None:
-    print(f"\ncalls_match: n parallel calls, one wrong (matching: median of 101 runs; permutations: "
-          f"median of 21 runs below 50 ms, else one run, stopped at {NAIVE_CAP_S:.0f} s)")
+    print(
+        f"\ncalls_match: n parallel calls, one wrong (matching: median of 101 runs; permutations: "
+        f"median of 21 runs below 50 ms, else one run, stopped at {NAIVE_CAP_S:.0f} s)"
+    )
     rows, ratio_at_10 = [], None
     prev_fast = prev_slow = None
     stopped = False
@@ -178,11 +189,16 @@ def main(argv=None) -> int:
     print(f"Call scoring, {common.machine()}")
     same = bench_classify(args.repeat)
     r10 = bench_growth(range(2, 13))
-    return verdict([
-        ("classify gives the same label with either matcher on every reply", same),
-        (f"matching >= 100x faster than permutations at n = 10: "
-         f"{'at least ' if r10 and r10 >= NAIVE_CAP_S else ''}{r10 or 0:,.0f}x", bool(r10 and r10 >= 100)),
-    ])
+    return verdict(
+        [
+            ("classify gives the same label with either matcher on every reply", same),
+            (
+                f"matching >= 100x faster than permutations at n = 10: "
+                f"{'at least ' if r10 and r10 >= NAIVE_CAP_S else ''}{r10 or 0:,.0f}x",
+                bool(r10 and r10 >= 100),
+            ),
+        ]
+    )
 
 
 if __name__ == "__main__":

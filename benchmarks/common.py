@@ -16,8 +16,10 @@ if str(ROOT) not in sys.path:  # run as `python benchmarks/bench_x.py` from anyw
 
 def machine() -> str:
     """One line of context for the numbers that follow."""
-    return (f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"{platform.system()} {platform.machine()}")
+    return (
+        f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{platform.system()} {platform.machine()}"
+    )
 
 
 def timed(fn, *args):

@@ -57,6 +57,7 @@ SEED = 11
 # --------------------------------------------------------------------------------------------
 # BFCL's side
 
+
 def load_bfcl_eval():
     """BFCL's runner module and decoder, or exit with the install instructions."""
     stub = types.ModuleType("bfcl_eval.constants.model_config")
@@ -75,8 +76,11 @@ def load_bfcl_eval():
         from bfcl_eval.eval_checker import eval_runner
         from bfcl_eval.model_handler.utils import default_decode_ast_prompting
     except ImportError as exc:
-        print(f"bfcl_eval could not be imported ({exc}). It is not a course dependency; install it "
-              "in a throw-away venv and run this script with that venv's python:\n" + INSTALL, file=sys.stderr)
+        print(
+            f"bfcl_eval could not be imported ({exc}). It is not a course dependency; install it "
+            "in a throw-away venv and run this script with that venv's python:\n" + INSTALL,
+            file=sys.stderr,
+        )
         sys.exit(2)
     return eval_runner, default_decode_ast_prompting, Language, ReturnFormat
 
@@ -91,9 +95,9 @@ class Handler:
         if self._phi:  # bfcl_eval/model_handler/local_inference/phi.py, decode_ast
             result = result.strip()
             if result.startswith("```json"):
-                result = result[len("```json"):]
+                result = result[len("```json") :]
             if result.startswith("```python"):
-                result = result[len("```python"):]
+                result = result[len("```python") :]
         return self._decode(result, language, has_tool_call_tag)
 
 
@@ -104,8 +108,17 @@ def bfcl_verdict(bfcl, handler, case, reply) -> tuple[bool, str]:
     if "irrelevance" in category:
         out = runner._evaluate_single_relevance_entry(handler, case["id"], reply, case, "stub", category)
     else:
-        out = runner._evaluate_single_ast_entry(handler, case["id"], reply, case["ground_truth"], case,
-                                                "stub", category, Language.PYTHON, ReturnFormat.PYTHON)
+        out = runner._evaluate_single_ast_entry(
+            handler,
+            case["id"],
+            reply,
+            case["ground_truth"],
+            case,
+            "stub",
+            category,
+            Language.PYTHON,
+            ReturnFormat.PYTHON,
+        )
     return out["valid"], out.get("error_type", "")
 
 
@@ -114,12 +127,16 @@ def as_bfcl_case(case) -> dict:
     if "ground_truth" in case:
         return case
     cat = {"simple": "simple_python"}.get(case["category"], case["category"])
-    return {"id": f"{cat}_pack_{case['id']}", "function": [FUNCS[n] for n in case["functions"]],
-            "ground_truth": [{g["name"]: g["args"]} for g in gold_calls(case)]}
+    return {
+        "id": f"{cat}_pack_{case['id']}",
+        "function": [FUNCS[n] for n in case["functions"]],
+        "ground_truth": [{g["name"]: g["args"]} for g in gold_calls(case)],
+    }
 
 
 # --------------------------------------------------------------------------------------------
 # replies
+
 
 def render(calls, brackets: bool | None = None) -> str:
     """Calls as text; ``brackets`` None: a list only for several calls."""
@@ -226,10 +243,20 @@ def with_arg(calls, i, key, value=None, drop=False):
 
 def fences(text):
     """The reply in the fences models write, and a few BFCL does not see through."""
-    return [f"```\n{text}\n```", f"```python\n{text}\n```", f"\n  ```python\n{text}\n```  \n",
-            f"```{text}```", f"`{text}`", f"```python\r\n{text}\r\n```", f"```json\n{text}\n```",
-            f"```py\n{text}\n```", f"```Python\n{text}\n```", f"```python\n{text}\n```\nDone.",
-            f"Here you go:\n```python\n{text}\n```", f"```python\n{text}"]
+    return [
+        f"```\n{text}\n```",
+        f"```python\n{text}\n```",
+        f"\n  ```python\n{text}\n```  \n",
+        f"```{text}```",
+        f"`{text}`",
+        f"```python\r\n{text}\r\n```",
+        f"```json\n{text}\n```",
+        f"```py\n{text}\n```",
+        f"```Python\n{text}\n```",
+        f"```python\n{text}\n```\nDone.",
+        f"Here you go:\n```python\n{text}\n```",
+        f"```python\n{text}",
+    ]
 
 
 def replies_for(case, rng):
@@ -241,8 +268,13 @@ def replies_for(case, rng):
         props = fdef["parameters"].get("properties", {})
         kwargs = {p: (1 if spec.get("type") in ("integer", "float") else "x") for p, spec in props.items()}
         call = render([(name, kwargs)])
-        out += [("irrelevance", "I cannot help with that using these tools."), ("irrelevance", "[]"),
-                ("irrelevance", ""), ("irrelevance", call), ("irrelevance", f"{name}()")]
+        out += [
+            ("irrelevance", "I cannot help with that using these tools."),
+            ("irrelevance", "[]"),
+            ("irrelevance", ""),
+            ("irrelevance", call),
+            ("irrelevance", f"{name}()"),
+        ]
         out += [("fence", f) for f in fences(call)] + [("fence", "```\nNo tool fits here.\n```")]
         two = render([(name, kwargs), (name, kwargs)], brackets=False)
         out += [("brackets", two), ("brackets", "[" + call), ("brackets", call + "]"), ("brackets", f"({two})")]
@@ -257,19 +289,36 @@ def replies_for(case, rng):
     out += [("right", right), ("right", render(calls, brackets=True)), ("right", render(right_calls(case, False)))]
     out += [("fence", f) for f in fences(right)] + [("fence", f) for f in fences(render(calls, brackets=True))]
     bare = render(calls, brackets=False)
-    out += [("brackets", bare), ("brackets", "[" + bare), ("brackets", bare + "]"), ("brackets", f"({bare})"),
-            ("brackets", bare + ",")]
+    out += [
+        ("brackets", bare),
+        ("brackets", "[" + bare),
+        ("brackets", bare + "]"),
+        ("brackets", f"({bare})"),
+        ("brackets", bare + ","),
+    ]
     if len(calls) > 1:
-        out += [("brackets", "\n".join(render([c]) for c in calls)), ("brackets", "; ".join(render([c]) for c in calls))]
+        out += [
+            ("brackets", "\n".join(render([c]) for c in calls)),
+            ("brackets", "; ".join(render([c]) for c in calls)),
+        ]
         shuffled = calls[:]
         rng.shuffle(shuffled)
         out.append(("right", render(shuffled, brackets=False)))
-        out += [("brackets", render(calls[:-1], brackets=False)), ("fence", f"```python\n{render(calls[:-1], brackets=False)}\n```")]
+        out += [
+            ("brackets", render(calls[:-1], brackets=False)),
+            ("fence", f"```python\n{render(calls[:-1], brackets=False)}\n```"),
+        ]
     else:
-        out += [("brackets", render(calls + calls, brackets=False)), ("fence", f"```python\n{render(calls + calls, brackets=False)}\n```")]
+        out += [
+            ("brackets", render(calls + calls, brackets=False)),
+            ("fence", f"```python\n{render(calls + calls, brackets=False)}\n```"),
+        ]
     out += [("brackets", f"[{bare}], [{bare}]"), ("brackets", f"[[{bare}]]"), ("brackets", f"[{bare}]]")]
-    out += [("trailing_text", right + " I hope this helps."), ("trailing_text", "Sure: " + right),
-            ("trailing_text", right + "\n\nThat call answers it.")]
+    out += [
+        ("trailing_text", right + " I hope this helps."),
+        ("trailing_text", "Sure: " + right),
+        ("trailing_text", right + "\n\nThat call answers it."),
+    ]
 
     for i, (name, kwargs) in enumerate(calls):
         gold = next(g for g in gold_calls(case) if g["name"] == name)
@@ -287,8 +336,14 @@ def replies_for(case, rng):
             if optional and isinstance(value, list):
                 out.append(("empty_string", render(with_arg(calls, i, key, []))))
             for inner in inner_mutations(value):
-                out.append(("empty_string" if "" in (inner if isinstance(inner, dict) else inner[0]).values()
-                            else "typed_value", render(with_arg(calls, i, key, inner))))
+                out.append(
+                    (
+                        "empty_string"
+                        if "" in (inner if isinstance(inner, dict) else inner[0]).values()
+                        else "typed_value",
+                        render(with_arg(calls, i, key, inner)),
+                    )
+                )
             out.append(("wrong_value", render(with_arg(calls, i, key, nudge(value)))))
             for v in reword(value) or []:
                 out.append(("wording", render(with_arg(calls, i, key, v))))
@@ -310,6 +365,7 @@ def replies_for(case, rng):
 
 # --------------------------------------------------------------------------------------------
 
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decoder", choices=("phi", "default", "both"), default="both")
@@ -320,10 +376,12 @@ def main(argv=None) -> int:
     cases = load_bfcl() + [as_bfcl_case(c) for c in BFCL_CASES]
     rows = [(case, kind, reply) for case in cases for kind, reply in replies_for(case, rng)]
     ours = [classify(case, reply) == "pass" for case, _, reply in rows]
-    print(f"{len(rows):,} replies to {len(cases)} cases (250 BFCL + the pack's 7); "
-          f"{sum(ours):,} pass the toolkit's classify")
+    print(
+        f"{len(rows):,} replies to {len(cases)} cases (250 BFCL + the pack's 7); "
+        f"{sum(ours):,} pass the toolkit's classify"
+    )
     failed_shared = False
-    for name in (("phi", "default") if args.decoder == "both" else (args.decoder,)):
+    for name in ("phi", "default") if args.decoder == "both" else (args.decoder,):
         handler = Handler(bfcl[1], phi=name == "phi")
         per_kind = defaultdict(Counter)
         disagreements = []
@@ -341,22 +399,29 @@ def main(argv=None) -> int:
                 disagreements.append((kind, case["id"], reply, mine, theirs, error))
         n = sum(c["n"] for c in per_kind.values())
         agree = sum(c["agree"] for c in per_kind.values())
-        print(f"\nBFCL decoder '{name}': agreement {agree:,}/{n:,} = {agree / n:.2%}"
-              + (f" ({crashed} replies made BFCL's checker raise; left out)" if crashed else ""))
-        common.table(["kind of reply", "replies", "agree", "%", "shared rule"], [
-            [k, c["n"], c["agree"], f"{c['agree'] / c['n']:.1%}" if c["n"] else "-", "yes" if k in SHARED else ""]
-            for k, c in sorted(per_kind.items(), key=lambda kv: (kv[0] not in SHARED, kv[0]))])
+        print(
+            f"\nBFCL decoder '{name}': agreement {agree:,}/{n:,} = {agree / n:.2%}"
+            + (f" ({crashed} replies made BFCL's checker raise; left out)" if crashed else "")
+        )
+        common.table(
+            ["kind of reply", "replies", "agree", "%", "shared rule"],
+            [
+                [k, c["n"], c["agree"], f"{c['agree'] / c['n']:.1%}" if c["n"] else "-", "yes" if k in SHARED else ""]
+                for k, c in sorted(per_kind.items(), key=lambda kv: (kv[0] not in SHARED, kv[0]))
+            ],
+        )
         shared_n = sum(per_kind[k]["n"] for k in SHARED)
         shared_ok = sum(per_kind[k]["agree"] for k in SHARED)
         print(f"shared rules: {shared_ok:,}/{shared_n:,} = {shared_ok / shared_n:.2%}")
         if name == "phi" and shared_ok != shared_n:
             failed_shared = True
         for kind, cid, reply, mine, theirs, error in disagreements[: args.show]:
-            print(f"  [{kind}] {cid}: toolkit {'pass' if mine else 'fail'}, BFCL {'pass' if theirs else 'fail'}"
-                  f" ({error or 'valid'}): {reply[:110]!r}")
+            print(
+                f"  [{kind}] {cid}: toolkit {'pass' if mine else 'fail'}, BFCL {'pass' if theirs else 'fail'}"
+                f" ({error or 'valid'}): {reply[:110]!r}"
+            )
         if len(disagreements) > args.show:
-            print(f"  ... and {len(disagreements) - args.show} more "
-                  f"({dict(Counter(d[0] for d in disagreements))})")
+            print(f"  ... and {len(disagreements) - args.show} more ({dict(Counter(d[0] for d in disagreements))})")
     return 1 if failed_shared else 0
 
 

@@ -86,14 +86,23 @@ def measurements(repeat: int):
     yield "recall.k1", time_updates(rc, rc.k1, steps(0.1, 3.0, 30), repeat)
     yield "recall.b", time_updates(rc, rc.b, steps(0, 1, 21), repeat)
     yield "recall.k", time_updates(rc, rc.k, list(range(1, 11)), repeat)
-    yield "recall.synonyms", time_updates(rc, rc.synonyms,
-                                          [f"look up => find\nphrase{i} => word{i}" for i in range(50)], repeat)
+    yield (
+        "recall.synonyms",
+        time_updates(rc, rc.synonyms, [f"look up => find\nphrase{i} => word{i}" for i in range(50)], repeat),
+    )
     base = recall.default_query_text()
-    yield "recall.queries", time_updates(rc, rc.queries,
-                                         [base + f"\nFind hotel rooms in city {i} => hotels_search" for i in range(50)],
-                                         repeat)
-    yield "recall.descriptions", time_updates(
-        rc, rc.descriptions, [f"flights_search: Look up airline flights, version {i}." for i in range(50)], repeat)
+    yield (
+        "recall.queries",
+        time_updates(
+            rc, rc.queries, [base + f"\nFind hotel rooms in city {i} => hotels_search" for i in range(50)], repeat
+        ),
+    )
+    yield (
+        "recall.descriptions",
+        time_updates(
+            rc, rc.descriptions, [f"flights_search: Look up airline flights, version {i}." for i in range(50)], repeat
+        ),
+    )
 
     sp = scoring.scoring_panel()
     yield "scoring.invents_slip", time_updates(sp, sp.invents, steps(0, 1, 21), repeat)
@@ -114,6 +123,7 @@ def measurements(repeat: int):
     result, _, _ = T.injection_demo(True)
     yield "transcript.render", time_calls(lambda: transcript_html(result), repeat)
     from toolkit.lessons.toy_tools import make_server_registry
+
     transport = T.InMemoryTransport(T.MCPServer(make_server_registry()))
     client = T.MCPClient(transport)
     client.initialize()
@@ -134,8 +144,7 @@ def main(argv=None) -> int:
         if median >= args.budget:
             slow.append(name)
     if hasattr(os, "getloadavg"):  # other work on the machine inflates wall-clock times
-        print(f"(load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)",
-              file=sys.stderr)
+        print(f"(load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)", file=sys.stderr)
     if slow:
         print(f"over the {args.budget:g} ms budget: {', '.join(slow)}", file=sys.stderr)
         return 1

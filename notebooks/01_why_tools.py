@@ -88,10 +88,11 @@ for digits in (1, 2, 3, 4, 5):
 # An answer counts only if it is exactly right.
 
 # %%
-models = {"pattern-matching (mock)": PatternMatchingModel(seed=SEED),
-          "calls the calculator (mock)": CalculatorCallingModel()}
-rows = {name: accuracy_by_digits(model, digits=(1, 2, 3, 4, 5), n=100, seed=1)
-        for name, model in models.items()}
+models = {
+    "pattern-matching (mock)": PatternMatchingModel(seed=SEED),
+    "calls the calculator (mock)": CalculatorCallingModel(),
+}
+rows = {name: accuracy_by_digits(model, digits=(1, 2, 3, 4, 5), n=100, seed=1) for name, model in models.items()}
 print(format_accuracy_table(rows))
 print()
 print("How far off the pattern-matching mock is (median of |answer − truth| / truth):")

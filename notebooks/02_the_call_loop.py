@@ -66,11 +66,12 @@ show_figure(1)
 # A run where nothing goes wrong (mock model):
 
 # %%
-model = T.ScriptedModel([
-    {"tool_calls": [T.call("c1", "get_weather", city="Paris"),
-                    T.call("c2", "get_weather", city="Oslo")]},
-    {"content": "Paris is at 21 °C and Oslo at 9 °C."},
-])
+model = T.ScriptedModel(
+    [
+        {"tool_calls": [T.call("c1", "get_weather", city="Paris"), T.call("c2", "get_weather", city="Oslo")]},
+        {"content": "Paris is at 21 °C and Oslo at 9 °C."},
+    ]
+)
 happy = T.run_agent(model, make_weather_registry(), "Is it warmer in Paris or Oslo?")
 transcript(happy, "The happy path (scripted mock)")
 
@@ -102,11 +103,13 @@ transcript(happy, "The happy path (scripted mock)")
 # what was wrong and what the tool expects, and the mock's second attempt succeeds.
 
 # %%
-model = T.ScriptedModel([
-    {"tool_calls": [T.call("c1", "get_weather", unit="celsius")]},
-    {"tool_calls": [T.call("c2", "get_weather", city="Rome", unit="celsius")]},
-    {"content": "It is 21 °C in Rome."},
-])
+model = T.ScriptedModel(
+    [
+        {"tool_calls": [T.call("c1", "get_weather", unit="celsius")]},
+        {"tool_calls": [T.call("c2", "get_weather", city="Rome", unit="celsius")]},
+        {"content": "It is 21 °C in Rome."},
+    ]
+)
 job1 = T.run_agent(model, make_weather_registry(), "How warm is it in Rome?")
 transcript(job1, "Job 1: a call that breaks the schema (scripted mock)")
 
@@ -118,10 +121,12 @@ transcript(job1, "Job 1: a call that breaks the schema (scripted mock)")
 # through; with a gate that requires a person to confirm each state-changing call, it stops.
 # (The mock person below approves only orders that are still pending.)
 
+
 # %%
 def careless_cancel():
-    return T.ScriptedModel([{"tool_calls": [T.call("c1", "cancel_order", order_id="A2")]},
-                            {"content": "Order A2 is cancelled."}])
+    return T.ScriptedModel(
+        [{"tool_calls": [T.call("c1", "cancel_order", order_id="A2")]}, {"content": "Order A2 is cancelled."}]
+    )
 
 
 open_env = T.RetailEnv()
@@ -157,14 +162,14 @@ transcript(job2, "Job 2: a state-changing call stopped by the gate (scripted moc
 # also retries it twice; job 4 is about when that is safe.)
 
 # %%
-model = T.ScriptedModel([
-    {"tool_calls": [T.call("c1", "slow_lookup", key="1999 rates"),
-                    T.call("c2", "get_weather", city="Lima")]},
-    {"content": "The archive did not answer; Lima is at 17 °C."},
-])
+model = T.ScriptedModel(
+    [
+        {"tool_calls": [T.call("c1", "slow_lookup", key="1999 rates"), T.call("c2", "get_weather", city="Lima")]},
+        {"content": "The archive did not answer; Lima is at 17 °C."},
+    ]
+)
 start = time.perf_counter()
-job3 = T.run_agent(model, make_weather_registry(slow_seconds=30), "Old rates, and Lima's weather.",
-                   call_timeout=0.3)
+job3 = T.run_agent(model, make_weather_registry(slow_seconds=30), "Old rates, and Lima's weather.", call_timeout=0.3)
 print("finished in under 5 s, though the archive alone takes 30 s:", time.perf_counter() - start < 5)
 transcript(job3, "Job 3: a slow tool cut off by the time limit (scripted mock)")
 
@@ -194,13 +199,13 @@ def charge_card(amount: float) -> str:
 
 registry.add(charge_card, read_only=False)
 waits = []
-model = T.ScriptedModel([
-    {"tool_calls": [T.call("c1", "flaky_rate", currency="EUR"),
-                    T.call("c2", "charge_card", amount=40.0)]},
-    {"content": "The rate is 1.08. The payment timed out; I will check before trying again."},
-])
-job4 = T.run_agent(model, registry, "EUR rate, then charge 40 EUR.", call_timeout=0.3,
-                   sleep=waits.append)
+model = T.ScriptedModel(
+    [
+        {"tool_calls": [T.call("c1", "flaky_rate", currency="EUR"), T.call("c2", "charge_card", amount=40.0)]},
+        {"content": "The rate is 1.08. The payment timed out; I will check before trying again."},
+    ]
+)
+job4 = T.run_agent(model, registry, "EUR rate, then charge 40 EUR.", call_timeout=0.3, sleep=waits.append)
 time.sleep(1.5)  # let the abandoned charge finish in the background
 print("back-off waits the harness asked for:", waits)
 print("charges that actually happened:", charges)
@@ -235,8 +240,9 @@ registry.add(read_log)
 
 
 def one_log_call():
-    return T.ScriptedModel([{"tool_calls": [T.call("c1", "read_log", service="billing")]},
-                            {"content": "The log looks healthy."}])
+    return T.ScriptedModel(
+        [{"tool_calls": [T.call("c1", "read_log", service="billing")]}, {"content": "The log looks healthy."}]
+    )
 
 
 uncapped = T.run_agent(one_log_call(), registry, "Is billing healthy?")
@@ -252,11 +258,11 @@ print("events:", capped.events)
 # A mock that never stops asking would loop forever. `max_steps` ends the run and says so.
 
 # %%
-runaway = T.ScriptedModel([{"tool_calls": [T.call(f"r{i}", "get_weather", city="Paris")]}
-                           for i in range(100)])
+runaway = T.ScriptedModel([{"tool_calls": [T.call(f"r{i}", "get_weather", city="Paris")]} for i in range(100)])
 job6 = T.run_agent(runaway, make_weather_registry(), "Keep an eye on Paris.", max_steps=3)
-print(f"stop reason: {job6.stop_reason}; final answer: {job6.final}; "
-      f"model turns: {job6.steps}; tool calls: {job6.calls}")
+print(
+    f"stop reason: {job6.stop_reason}; final answer: {job6.final}; model turns: {job6.steps}; tool calls: {job6.calls}"
+)
 print("events:", job6.events)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
@@ -264,6 +270,7 @@ print("events:", job6.events)
 #
 # Each run above, reduced to what the harness reported (this table is printed from the runs,
 # not typed in):
+
 
 # %%
 def kinds(run):
@@ -274,8 +281,12 @@ evidence = [
     ("1 check arguments", "invalid_args" in kinds(job1) and job1.final is not None),
     ("2 permission", "blocked" in kinds(job2) and gated_env.db["A2"] == "shipped"),
     ("3 time limit", "timeout" in kinds(job3) and "ok" in kinds(job3)),
-    ("4 safe retries", "retry 1/2 for flaky_rate (transient)" in job4.events
-     and not any("charge_card" in e for e in job4.events) and charges == [40.0]),
+    (
+        "4 safe retries",
+        "retry 1/2 for flaky_rate (transient)" in job4.events
+        and not any("charge_card" in e for e in job4.events)
+        and charges == [40.0],
+    ),
     ("5 result size", any(e.startswith("truncated read_log") for e in capped.events)),
     ("6 step limit", job6.stop_reason == "max_steps"),
 ]

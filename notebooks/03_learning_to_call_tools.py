@@ -27,7 +27,7 @@ from toolkit.lessons.toolformer import (
 )
 from toolkit.widgets.toolformer import toolformer_explorer
 
-SEED = 0              # corpus seed for training; the filtered texts use SEED + 2, held-out SEED + 1
+SEED = 0  # corpus seed for training; the filtered texts use SEED + 2, held-out SEED + 1
 TRAIN_TEXTS = 2000
 FILTER_TEXTS = 400
 
@@ -150,8 +150,10 @@ print(format_explanation(explain_call(lm, sentence, 10, "23 * 17")))
 # %%
 texts = make_corpus(FILTER_TEXTS, seed=SEED + 2)
 candidates = run_filter(lm, texts)
-print(f"{len(candidates):,} candidate calls in {len({c.text_id for c in candidates})} texts "
-      f"that have at least two numbers (of {len(texts)} texts)")
+print(
+    f"{len(candidates):,} candidate calls in {len({c.text_id for c in candidates})} texts "
+    f"that have at least two numbers (of {len(texts)} texts)"
+)
 print()
 print(format_threshold_table(threshold_table(candidates, taus=(0.5, 1.0, 2.0))))
 
@@ -172,8 +174,10 @@ print(format_threshold_table(threshold_table(candidates, taus=(0.5, 1.0, 2.0))))
 best = sorted(best_per_text(candidates).values(), key=lambda c: (c.gain, c.text_id))
 useful = [c for c in best if c.gain >= 0.5]
 for c in useful[:3] + useful[-3:]:
-    print(f"L⁻ − L⁺ = {c.gain:4.2f}  result {c.result:>4} seen {lm.number_counts[c.result]:>3}× "
-          f"in training | {c.augmented()}")
+    print(
+        f"L⁻ − L⁺ = {c.gain:4.2f}  result {c.result:>4} seen {lm.number_counts[c.result]:>3}× "
+        f"in training | {c.augmented()}"
+    )
 
 # %% [markdown]
 # A result the model already expects (a small number it met dozens of times in training, like

@@ -73,9 +73,11 @@ print("\nrough size of all 48 definitions:", T.schema_size_estimate(catalog), "t
 registry = T.ToolRegistry()
 for tool in catalog:
     registry.register(tool)
-for name, args in [("flights_book", {"airport": "SFO"}),       # no such tool
-                   ("flights_search", {"city": "SFO"}),         # real tool, wrong argument
-                   ("flights_search", {"airport": "SFO"})]:     # fine
+for name, args in [
+    ("flights_book", {"airport": "SFO"}),  # no such tool
+    ("flights_search", {"city": "SFO"}),  # real tool, wrong argument
+    ("flights_search", {"airport": "SFO"}),
+]:  # fine
     result = registry.run(name, args, repair=False)
     gorilla_word = {"unknown_tool": "hallucination", "invalid_args": "error", "ok": "correct call"}[result.kind]
     print(f"{name}({args}) -> {result.kind:12} ({gorilla_word} in Gorilla's terms)")
@@ -253,8 +255,10 @@ top5 = [n for n, _ in index.search(query, k=5)]
 all_tokens = T.schema_size_estimate(catalog)
 menu_tokens = T.schema_size_estimate([t for t in catalog if t.name in top5])
 print(f"all 48 definitions: {all_tokens} tokens; a top-5 menu: {menu_tokens} tokens")
-print(f"our arithmetic: the menu is {menu_tokens / all_tokens:.0%} of the full list, "
-      f"{all_tokens - menu_tokens} tokens saved on every request")
+print(
+    f"our arithmetic: the menu is {menu_tokens / all_tokens:.0%} of the full list, "
+    f"{all_tokens - menu_tokens} tokens saved on every request"
+)
 
 # %% [markdown]
 # (The explorer above averages the menu over all its queries, so its figure differs a little.)
@@ -264,6 +268,7 @@ print(f"our arithmetic: the menu is {menu_tokens / all_tokens:.0%} of the full l
 # A variation keeps a handful of tools in the prompt and adds one tool whose job is to find more,
 # so searching for a tool becomes just another call. Anthropic's documentation lists such a
 # tool-search tool among its server tools [22]. The index above is all it needs:
+
 
 # %%
 def find_tools(need: str) -> list:
@@ -301,6 +306,7 @@ for found in searcher.run("find_tools", {"need": "a short summary of stock price
 # description holding every word of one of your queries. The check then tries both repairs on
 # ten unseen queries that this notebook does not show.
 
+
 # %% tags=["starter"]
 def my_queries() -> list[tuple[str, str]]:
     """Eight (query, right tool) pairs in a user's words."""
@@ -320,14 +326,16 @@ def synonym_table() -> dict[str, str]:
 # %% tags=["solution"]
 def my_queries() -> list[tuple[str, str]]:
     """Eight (query, right tool) pairs in a user's words."""
-    return [("Any chance of rain in Bergen tomorrow?", "weather_search"),
-            ("Get me on a plane from Oslo to Rome next Monday", "flights_create"),
-            ("Push the team sync back an hour", "calendar_update"),
-            ("Trash the promo mail from the shoe store", "email_delete"),
-            ("Recap how my tech shares moved this week", "stocks_summarize"),
-            ("Book a room near the Louvre for Friday", "hotels_create"),
-            ("Queue some songs by Fela Kuti", "music_search"),
-            ("Any ideas for a quick vegan dinner?", "recipes_search")]
+    return [
+        ("Any chance of rain in Bergen tomorrow?", "weather_search"),
+        ("Get me on a plane from Oslo to Rome next Monday", "flights_create"),
+        ("Push the team sync back an hour", "calendar_update"),
+        ("Trash the promo mail from the shoe store", "email_delete"),
+        ("Recap how my tech shares moved this week", "stocks_summarize"),
+        ("Book a room near the Louvre for Friday", "hotels_create"),
+        ("Queue some songs by Fela Kuti", "music_search"),
+        ("Any ideas for a quick vegan dinner?", "recipes_search"),
+    ]
 
 
 def better_descriptions() -> dict[str, str]:
@@ -349,11 +357,23 @@ def better_descriptions() -> dict[str, str]:
 
 def synonym_table() -> dict[str, str]:
     """Phrases users say, mapped to catalog words to add to the query."""
-    return {"rain": "weather forecast", "snow": "weather forecast", "plane": "airline flights",
-            "mail": "email messages", "shares": "stock prices", "room": "hotel rooms",
-            "songs": "music tracks", "dinner": "cooking recipes", "trash": "remove",
-            "get me on": "create new entry", "book": "create new entry",
-            "push": "change existing entry", "recap": "short summary", "queue": "find", "ideas": "find"}
+    return {
+        "rain": "weather forecast",
+        "snow": "weather forecast",
+        "plane": "airline flights",
+        "mail": "email messages",
+        "shares": "stock prices",
+        "room": "hotel rooms",
+        "songs": "music tracks",
+        "dinner": "cooking recipes",
+        "trash": "remove",
+        "get me on": "create new entry",
+        "book": "create new entry",
+        "push": "change existing entry",
+        "recap": "short summary",
+        "queue": "find",
+        "ideas": "find",
+    }
 
 
 # %% tags=["check"]
@@ -364,9 +384,13 @@ ex08.check(my_queries, better_descriptions, synonym_table)
 
 # %% tags=["nbval-ignore-output"]
 try:
-    display(recall_explorer(queries="\n".join(f"{q} => {g}" for q, g in my_queries()),
-                    synonyms="\n".join(f"{p} => {w}" for p, w in synonym_table().items()),
-                    descriptions="\n".join(f"{n}: {d}" for n, d in better_descriptions().items())))
+    display(
+        recall_explorer(
+            queries="\n".join(f"{q} => {g}" for q, g in my_queries()),
+            synonyms="\n".join(f"{p} => {w}" for p, w in synonym_table().items()),
+            descriptions="\n".join(f"{n}: {d}" for n, d in better_descriptions().items()),
+        )
+    )
 except NotImplementedError:
     print("Finish Exercise 8 to load your queries and repairs here.")
 

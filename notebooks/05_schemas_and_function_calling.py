@@ -60,17 +60,27 @@ show_figure(4)
 
 # %%
 shop_api = {  # made up: an imaginary shop's REST API, OpenAPI-style
-    "/orders/{order_id}": {"get": {"summary": "Read one order",
-                                   "parameters": [{"name": "order_id", "in": "path", "required": True,
-                                                   "schema": {"type": "string"}}],
-                                   "responses": {"200": {"description": "The order"},
-                                                 "404": {"description": "No such order"}}}},
-    "/orders/{order_id}/status": {"patch": {"summary": "Change an order's status",
-                                            "requestBody": {"content": {"application/json": {"schema": {
-                                                "type": "object", "properties": {"status": {"type": "string"}}}}}},
-                                            "responses": {"200": {"description": "Updated"}}}},
-    "/orders/{order_id}/events": {"post": {"summary": "Append an audit event",
-                                           "responses": {"201": {"description": "Created"}}}},
+    "/orders/{order_id}": {
+        "get": {
+            "summary": "Read one order",
+            "parameters": [{"name": "order_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "The order"}, "404": {"description": "No such order"}},
+        }
+    },
+    "/orders/{order_id}/status": {
+        "patch": {
+            "summary": "Change an order's status",
+            "requestBody": {
+                "content": {
+                    "application/json": {"schema": {"type": "object", "properties": {"status": {"type": "string"}}}}
+                }
+            },
+            "responses": {"200": {"description": "Updated"}},
+        }
+    },
+    "/orders/{order_id}/events": {
+        "post": {"summary": "Append an audit event", "responses": {"201": {"description": "Created"}}}
+    },
 }
 
 
@@ -139,9 +149,18 @@ print(json.dumps(weather_tool, indent=1))
 # Each Python type hint becomes one JSON Schema type. The next cell shows the whole mapping on
 # one made-up function, then what happens when a parameter has no type hint at all.
 
+
 # %%
-def mapping_tour(count: int, ratio: float, label: str, dry_run: bool, tags: list[str],
-                 extra: dict, level: Literal[1, 2, 3], note: str | None = None) -> None:
+def mapping_tour(
+    count: int,
+    ratio: float,
+    label: str,
+    dry_run: bool,
+    tags: list[str],
+    extra: dict,
+    level: Literal[1, 2, 3],
+    note: str | None = None,
+) -> None:
     """Show how each Python type hint becomes JSON Schema."""
 
 
@@ -198,8 +217,10 @@ bad_calls = [
 for args in bad_calls:
     fixed, notes = T.repair_args(args, schema)
     still = T.validate_args(fixed, schema)
-    print(f"{json.dumps(args)}\n   problems: {T.validate_args(args, schema)}\n"
-          f"   repaired: {json.dumps(fixed)}  notes: {notes}\n   after repair: {still or 'valid'}\n")
+    print(
+        f"{json.dumps(args)}\n   problems: {T.validate_args(args, schema)}\n"
+        f"   repaired: {json.dumps(fixed)}  notes: {notes}\n   after repair: {still or 'valid'}\n"
+    )
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # The check behind those `problems` lines is `validate_args`. It answers a call that is not an
@@ -283,6 +304,7 @@ print(registry.run("get_weather", {"city": "Oslo", "unit": "fahrenheit"}).conten
 # place for them. Do not change the dict you are given. The check runs both functions on four
 # tools you have not seen.
 
+
 # %% tags=["starter"]
 def my_tool(size: Literal["small", "medium", "large"], toppings: list[str], note: str = "") -> str:
     """Order one pizza. (An example: replace it with a tool of your own.)
@@ -312,8 +334,11 @@ def to_anthropic(tool: dict) -> dict:
 # %% tags=["solution"]
 def to_openai(tool: dict, strict: bool = False) -> dict:
     """Turn an MCP-shaped tool definition into an OpenAI function tool."""
-    function = {"name": tool["name"], "description": tool["description"],
-                "parameters": copy.deepcopy(tool["inputSchema"])}
+    function = {
+        "name": tool["name"],
+        "description": tool["description"],
+        "parameters": copy.deepcopy(tool["inputSchema"]),
+    }
     if strict:
         function["strict"] = True
     return {"type": "function", "function": function}
@@ -321,8 +346,11 @@ def to_openai(tool: dict, strict: bool = False) -> dict:
 
 def to_anthropic(tool: dict) -> dict:
     """Turn an MCP-shaped tool definition into an Anthropic tool."""
-    return {"name": tool["name"], "description": tool["description"],
-            "input_schema": copy.deepcopy(tool["inputSchema"])}
+    return {
+        "name": tool["name"],
+        "description": tool["description"],
+        "input_schema": copy.deepcopy(tool["inputSchema"]),
+    }
 
 
 # %% tags=["check"]
@@ -342,17 +370,22 @@ ex01.check(to_openai, to_anthropic)
 # parameter with no named keys) cannot be written that way, so it says so instead of guessing.
 # Rules like these change; check the current documentation before relying on them.
 
+
 # %%
 def strict_parameters(schema: dict, where: str = "parameters") -> dict:
     """A copy of `schema` rewritten for OpenAI's strict mode [23] (our own helper, not the vendor's)."""
     node = {key: value for key, value in schema.items() if key != "default"}
     if node.get("type") == "object":
         if "properties" not in node:
-            raise ValueError(f"strict mode needs every key of an object named, and {where} names none: "
-                             "list its properties, or leave this tool out of strict mode")
+            raise ValueError(
+                f"strict mode needs every key of an object named, and {where} names none: "
+                "list its properties, or leave this tool out of strict mode"
+            )
         optional = set(node["properties"]) - set(node.get("required", []))
-        node["properties"] = {name: (or_null if name in optional else strict_parameters)(spec, f"{where}.{name}")
-                              for name, spec in node["properties"].items()}
+        node["properties"] = {
+            name: (or_null if name in optional else strict_parameters)(spec, f"{where}.{name}")
+            for name, spec in node["properties"].items()
+        }
         node["required"] = list(node["properties"])
         node["additionalProperties"] = False
     if isinstance(node.get("items"), dict):
@@ -380,26 +413,35 @@ print(json.dumps(strict_parameters(weather_tool["inputSchema"])["properties"]["u
 # %%
 strict_call = {"city": "Oslo", "unit": None}
 print("as sent:        ", T.validate_args(strict_call, weather_tool["inputSchema"]))
-print("nulls dropped:  ", T.validate_args({k: v for k, v in strict_call.items() if v is not None},
-                                          weather_tool["inputSchema"]) or "valid")
+print(
+    "nulls dropped:  ",
+    T.validate_args({k: v for k, v in strict_call.items() if v is not None}, weather_tool["inputSchema"]) or "valid",
+)
 
 # %% [markdown]
 # Once both converters pass, the next cell puts the three shapes of the weather tool next to each
 # other. The MCP form includes the annotations, which only MCP has a slot for; the OpenAI one is
 # your `to_openai(..., strict=True)` applied after `strict_parameters`.
 
+
 # %%
 def side_by_side(shapes: dict) -> HTML:
-    cols = "".join(f"<div><b>{html.escape(title)}</b><pre style='font-size:11px'>"
-                   f"{html.escape(json.dumps(shape, indent=1))}</pre></div>" for title, shape in shapes.items())
+    cols = "".join(
+        f"<div><b>{html.escape(title)}</b><pre style='font-size:11px'>"
+        f"{html.escape(json.dumps(shape, indent=1))}</pre></div>"
+        for title, shape in shapes.items()
+    )
     return HTML(f"<div style='display:grid;grid-template-columns:repeat({len(shapes)},1fr);gap:12px'>{cols}</div>")
 
 
 mcp_shape = T.Tool("get_weather", weather_tool["description"], get_weather, weather_tool["inputSchema"]).to_mcp()
 strict_shape = {**mcp_shape, "inputSchema": strict_parameters(mcp_shape["inputSchema"])}
 try:
-    shapes = {"MCP (toolkit)": mcp_shape, "OpenAI, strict [23]": to_openai(strict_shape, strict=True),
-              "Anthropic [22]": to_anthropic(mcp_shape)}
+    shapes = {
+        "MCP (toolkit)": mcp_shape,
+        "OpenAI, strict [23]": to_openai(strict_shape, strict=True),
+        "Anthropic [22]": to_anthropic(mcp_shape),
+    }
 except NotImplementedError:
     shapes = {"MCP (toolkit)": mcp_shape}
     print("Finish Exercise 1 to see the two vendor shapes here.")

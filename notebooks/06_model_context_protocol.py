@@ -129,8 +129,7 @@ for label, msg in probes.items():
 # `notifications/initialized`, and only after that does ordinary traffic begin [3].
 
 # %%
-server = T.MCPServer(env.registry, name="shop", title="Toy Shop",
-                     instructions="Look an order up before you cancel it.")
+server = T.MCPServer(env.registry, name="shop", title="Toy Shop", instructions="Look an order up before you cancel it.")
 link = T.InMemoryTransport(server)
 client = T.MCPClient(link)
 
@@ -154,6 +153,7 @@ wire(link.log, title="Step 1: the handshake")
 # 2025-11-25 and for a version nobody has. (A server that does speak 2025-11-25 comes in an
 # optional part of section 7.)
 
+
 # %%
 class OlderServer(T.MCPServer):
     SUPPORTED = ("2024-11-05", "2025-03-26")  # a server that never moved past 2025-03-26
@@ -162,8 +162,18 @@ class OlderServer(T.MCPServer):
 for kind in (T.MCPServer, OlderServer):
     print(f"{kind.__name__} speaks: {', '.join(kind.SUPPORTED)}")
     for asked in ("2025-06-18", "2025-11-25", "1999-01-01"):
-        offer = kind(env.registry).handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}})
+        offer = kind(env.registry).handle(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": asked,
+                    "capabilities": {},
+                    "clientInfo": {"name": "probe", "version": "0"},
+                },
+            }
+        )
         print(f"    asked for {asked}, answers {offer['result']['protocolVersion']}")
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
@@ -270,9 +280,9 @@ show_source(T.MCPServer._request)
 # %%
 attempts = [
     ("get_order", {"order_id": "B1"}),
-    ("refund_order", {"order_id": "A1"}),   # no such tool here
-    ("cancel_order", {"order_id": 7}),      # breaks the schema: an integer, not a string
-    ("cancel_order", {"order_id": "A2"}),   # valid call; the tool says no
+    ("refund_order", {"order_id": "A1"}),  # no such tool here
+    ("cancel_order", {"order_id": 7}),  # breaks the schema: an integer, not a string
+    ("cancel_order", {"order_id": "A2"}),  # valid call; the tool says no
 ]
 for name, args in attempts:
     try:
@@ -293,8 +303,11 @@ for name, args in attempts:
 # %%
 remote_tools = T.mcp_to_registry(client)
 mark = len(link.log)
-for name, args in [("cancel_order", {"order_id": "A2"}), ("cancel_order", {"order_id": 7}),
-                   ("refund_order", {"order_id": "A1"})]:
+for name, args in [
+    ("cancel_order", {"order_id": "A2"}),
+    ("cancel_order", {"order_id": 7}),
+    ("refund_order", {"order_id": "A1"}),
+]:
     seen = remote_tools.run(name, args, repair=False)
     print(f"{seen.kind:13} {seen.content}")
 print("\nmessages that crossed the wire:", len(link.log) - mark, "(one tools/call and its reply)")
@@ -389,6 +402,7 @@ wire(child.log[:4], title="the first four messages, over the child's stdin and s
 # process. (You can also do this in a terminal: run `python -m toolkit serve` and paste the
 # lines; end with Ctrl-D.) Afterwards, answer the question below the check.
 
+
 # %% tags=["starter"]
 def hand_typed_lines() -> list[str]:
     """Six raw lines for the stdio server, in the order given above."""
@@ -398,9 +412,16 @@ def hand_typed_lines() -> list[str]:
 # %% tags=["solution"]
 def hand_typed_lines() -> list[str]:
     """Six raw lines for the stdio server, in the order given above."""
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "by-hand", "version": "0.0.1"}}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "by-hand", "version": "0.0.1"},
+        },
+    }
     return [
         json.dumps(init),
         '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
@@ -455,6 +476,7 @@ ex06.check(hand_typed_lines)
 #
 # Then answer: what should the client do when the check fails?
 
+
 # %% tags=["starter"]
 def weather_output_schema() -> dict:
     """The JSON Schema of get_weather's structured result."""
@@ -469,10 +491,15 @@ def check_structured(result: dict, output_schema: dict | None) -> list[str]:
 # %% tags=["solution"]
 def weather_output_schema() -> dict:
     """The JSON Schema of get_weather's structured result."""
-    return {"type": "object",
-            "properties": {"city": {"type": "string"}, "temp": {"type": "number"},
-                           "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-            "required": ["city", "temp", "unit"]}
+    return {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "temp": {"type": "number"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
+        "required": ["city", "temp", "unit"],
+    }
 
 
 def check_structured(result: dict, output_schema: dict | None) -> list[str]:
@@ -493,6 +520,7 @@ ex07.check(weather_output_schema, check_structured)
 # When both parts pass, this cell runs them on the wire: a server that lists your schema, one
 # good call, and one call to a broken copy of the tool that sends the temperature as text.
 
+
 # %%
 def broken_weather(city: str) -> dict:
     """Get the current weather for a city (a broken copy: temp comes back as text)."""
@@ -507,8 +535,13 @@ except NotImplementedError:
 if schemas:
     registry7 = make_weather_registry()
     registry7.add(broken_weather)
-    client7 = T.MCPClient(T.InMemoryTransport(OutputSchemaServer(
-        registry7, {"get_weather": schemas["get_weather"], "broken_weather": schemas["get_weather"]})))
+    client7 = T.MCPClient(
+        T.InMemoryTransport(
+            OutputSchemaServer(
+                registry7, {"get_weather": schemas["get_weather"], "broken_weather": schemas["get_weather"]}
+            )
+        )
+    )
     client7.initialize()
     declared = {t["name"]: t.get("outputSchema") for t in client7.list_tools()}
     print("tools with an outputSchema:", [name for name, s in declared.items() if s])

@@ -60,11 +60,11 @@ BOOK_SIZE = 120
 
 # %%
 weak, better = weak_registry(), better_registry()
-SideBySide({"weak (first draft)": weak.list_schemas()[0],
-            "better (after review)": better.list_schemas()[0]})
+SideBySide({"weak (first draft)": weak.list_schemas()[0], "better (after review)": better.list_schemas()[0]})
 
 # %% [markdown]
 # The same four parts, side by side (printed from the two tools, not typed in):
+
 
 # %%
 def parts(registry, bad_id):
@@ -131,8 +131,10 @@ print(better.run("orders_get", {"order_id": "B7", "response_format": "short"}).c
 detailed = better.run("orders_get", {"order_id": "B7", "response_format": "detailed"}).data
 concise = better.run("orders_get", {"order_id": "B7"}).data
 print(json.dumps(concise))
-print(f"\ndetailed: about {token_estimate(detailed)} tokens; concise: about {token_estimate(concise)} tokens "
-      f"(our estimate; {token_estimate(concise) / token_estimate(detailed):.0%} of the detailed size)")
+print(
+    f"\ndetailed: about {token_estimate(detailed)} tokens; concise: about {token_estimate(concise)} tokens "
+    f"(our estimate; {token_estimate(concise) / token_estimate(detailed):.0%} of the detailed size)"
+)
 
 # %% [markdown]
 # The post's own example went from 206 tokens to 72 [21]; ours is a cut of the same kind, on a
@@ -154,8 +156,10 @@ everything = dump.fn()
 hits = search.fn("C17", status="shipped")
 print(f"list_orders():                        {len(everything):3} orders, about {token_estimate(everything):6,} tokens")
 print(f"orders_search('C17', status='shipped'): {len(hits):3} orders, about {token_estimate(hits):6,} tokens")
-print(f"(our estimate; the listing alone is {token_estimate(everything) / 25_000:.0%} of the 25,000-token "
-      "default cap the post reports for Claude Code [21])")
+print(
+    f"(our estimate; the listing alone is {token_estimate(everything) / 25_000:.0%} of the 25,000-token "
+    "default cap the post reports for Claude Code [21])"
+)
 
 # %% [markdown]
 # The search also moves the work to where it is cheap and exact: your code compares customer

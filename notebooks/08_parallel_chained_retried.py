@@ -30,6 +30,7 @@ SEED = 0  # nothing here draws random numbers; the timings come from sleeps, so 
 
 def sleepy_tool(seconds: float):
     """A made-up weather look-up that takes `seconds` to answer."""
+
     def look_up(city: str) -> str:
         """Current weather for a city (made up).
 
@@ -38,6 +39,7 @@ def sleepy_tool(seconds: float):
         """
         time.sleep(seconds)
         return f"{city}: mild (made up)"
+
     return look_up
 
 
@@ -71,11 +73,16 @@ for name, seconds in [("weather_paris", 0.1), ("weather_rome", 0.2), ("weather_o
 
 def three_lookups():
     """(mock) One turn asking for all three look-ups, then a short answer."""
-    return T.ScriptedModel([
-        {"tool_calls": [T.call(f"c{i}", name, city=name.split("_")[1].title())
-                        for i, name in enumerate(registry.names())]},
-        {"content": "All three cities are mild today (made-up data)."},
-    ])
+    return T.ScriptedModel(
+        [
+            {
+                "tool_calls": [
+                    T.call(f"c{i}", name, city=name.split("_")[1].title()) for i, name in enumerate(registry.names())
+                ]
+            },
+            {"content": "All three cities are mild today (made-up data)."},
+        ]
+    )
 
 
 runs = {}
@@ -105,6 +112,7 @@ print("together was at least 1.5x faster:", in_a_row >= 1.5 * together)
 # the policy says to cancel only pending orders, so a careful mock looks the order up first and
 # decides from what comes back. Its second turn is a function of the conversation so far.
 
+
 # %%
 def cancel_if_pending(messages):
     """(mock) Turn 2: read the status from the look-up, then act on it."""
@@ -115,8 +123,13 @@ def cancel_if_pending(messages):
 
 
 env = T.RetailEnv()
-careful = T.ScriptedModel([{"tool_calls": [T.call("c1", "get_order", order_id="B1")]},
-                           cancel_if_pending, {"content": "Order B1 is cancelled."}])
+careful = T.ScriptedModel(
+    [
+        {"tool_calls": [T.call("c1", "get_order", order_id="B1")]},
+        cancel_if_pending,
+        {"content": "Order B1 is cancelled."},
+    ]
+)
 chain = T.run_agent(careful, env.registry, "Please cancel order B1.", system=T.POLICY)
 print("model turns:", chain.steps, "| tool calls:", chain.calls, "| B1 is now", env.db["B1"])
 transcript(chain, "A two-link chain: look, then act (scripted mock)")
@@ -144,6 +157,7 @@ transcript(chain, "A two-link chain: look, then act (scripted mock)")
 # noting every repair. It must never make up a value the model did not send.
 #
 # Here is a slip the toolkit's repair does **not** handle: an enum value with stray spaces.
+
 
 # %%
 def set_heating(mode: str, level: int) -> str:
@@ -185,6 +199,7 @@ print(result.kind, "|", result.content)
 # `repair_with(rule, args, schema)` (from `toolkit.lessons.repair_rules`) runs the toolkit's repair and
 # then your rule on each argument, so you can try your rule on the heating call above.
 
+
 # %% tags=["starter"]
 def trim_enum_value(value, spec: dict):
     """Fix an enum value that only has stray white space; return (value, note or None)."""
@@ -221,9 +236,11 @@ def test_rule(rule) -> None:
     assert rule(" Paris ", {"type": "string"}) == (" Paris ", None), "no enum, no repair"
 
 
-heating_schema = {"type": "object", "required": ["mode", "level"],
-                  "properties": {"mode": {"type": "string", "enum": ["eco", "comfort", "off"]},
-                                 "level": {"type": "integer"}}}
+heating_schema = {
+    "type": "object",
+    "required": ["mode", "level"],
+    "properties": {"mode": {"type": "string", "enum": ["eco", "comfort", "off"]}, "level": {"type": "integer"}},
+}
 print(repair_with(trim_enum_value, {"mode": " Comfort ", "level": "2"}, heating_schema))
 
 # %% tags=["check"]
@@ -254,6 +271,7 @@ ex03.check(trim_enum_value, test_rule)
 # `rate_service` below fails three times and then answers. The clock's `sleep` really waits and
 # notes each wait, so the plot shows the attempts and the pauses between them.
 
+
 # %%
 def make_rate_service(failures: int, seconds: float = 0.05):
     """A made-up exchange-rate tool that takes `seconds` and is busy for its first `failures` calls."""
@@ -270,6 +288,7 @@ def make_rate_service(failures: int, seconds: float = 0.05):
         if calls["n"] <= failures:
             raise T.TransientToolError("Rate service busy (HTTP 429). Try again shortly.")
         return f"{currency}=1.08 (made up)"
+
     return rate_service
 
 
@@ -277,8 +296,9 @@ rates = T.ToolRegistry()
 rates.add(make_rate_service(3))
 clock = CallClock()
 clock.wrap(rates)
-one_call = T.ScriptedModel([{"tool_calls": [T.call("c1", "rate_service", currency="EUR")]},
-                            {"content": "The euro is at 1.08 (made up)."}])
+one_call = T.ScriptedModel(
+    [{"tool_calls": [T.call("c1", "rate_service", currency="EUR")]}, {"content": "The euro is at 1.08 (made up)."}]
+)
 flaky_run = T.run_agent(one_call, rates, "EUR rate?", max_retries=3, sleep=clock.sleep)
 plot_timeline({"max_retries=3": clock.spans}, title="A tool that is busy three times, then answers")
 
@@ -304,6 +324,7 @@ print("what the model read:", flaky_run.messages[2]["content"])
 # Below, two tools take 0.2 s against a limit of 0.05 s. Both were going to write one line to
 # a list; one is registered as read-only (wrongly, on purpose), the other honestly as not.
 
+
 # %%
 def slow_writer(log: list):
     def save_note(text: str) -> str:
@@ -315,6 +336,7 @@ def slow_writer(log: list):
         time.sleep(0.2)
         log.append(text)
         return "saved"
+
     return save_note
 
 
@@ -322,13 +344,18 @@ for read_only in (True, False):
     log = []
     reg = T.ToolRegistry()
     reg.add(slow_writer(log), read_only=read_only)
-    model = T.ScriptedModel([{"tool_calls": [T.call("c1", "save_note", text="call the plumber")]},
-                             {"content": "I could not confirm that the note was saved."}])
-    outcome = T.run_agent(model, reg, "Note: call the plumber.", call_timeout=0.05, max_retries=2,
-                          sleep=lambda s: None)
+    model = T.ScriptedModel(
+        [
+            {"tool_calls": [T.call("c1", "save_note", text="call the plumber")]},
+            {"content": "I could not confirm that the note was saved."},
+        ]
+    )
+    outcome = T.run_agent(model, reg, "Note: call the plumber.", call_timeout=0.05, max_retries=2, sleep=lambda s: None)
     time.sleep(0.5)  # let calls the harness stopped waiting for finish in the background
-    print(f"registered read_only={read_only!s:5}: retries {sum(e.startswith('retry') for e in outcome.events)}, "
-          f"notes actually saved: {len(log)}")
+    print(
+        f"registered read_only={read_only!s:5}: retries {sum(e.startswith('retry') for e in outcome.events)}, "
+        f"notes actually saved: {len(log)}"
+    )
 
 # %% [markdown]
 # The "timed out" call was not lost: it finished in the background. Marked read-only, it was
@@ -339,6 +366,7 @@ for read_only in (True, False):
 # and the service remembers keys it has handled, so a repeat of the same key does nothing the
 # second time. Then a retry is safe again. The toolkit's loop does not know about keys; it only
 # looks at `read_only`.
+
 
 # %%
 def make_charge():
@@ -355,6 +383,7 @@ def make_charge():
             return f"already charged {done[idempotency_key]} EUR for {idempotency_key}"
         done[idempotency_key] = amount
         return f"charged {amount} EUR"
+
     return charge, done
 
 
@@ -377,6 +406,7 @@ print("charges on the card:", list(charged.values()))
 #
 # The check runs your flaky tool with several retry limits and counts the tries, then runs your
 # slow writer under a time limit shorter than its sleep and watches what the harness does.
+
 
 # %% tags=["starter"]
 def make_flaky_tool(failures: int):
@@ -404,11 +434,13 @@ def make_flaky_tool(failures: int):
         if count["calls"] <= failures:
             raise T.TransientToolError(f"Quote service busy (attempt {count['calls']}). Try again.")
         return f"{symbol}: 12.5 (made up)"
+
     return quote
 
 
 def slow_writer_registry(seconds: float, saved: list) -> T.ToolRegistry:
     """A registry with one state-changing tool that sleeps `seconds`, then appends to `saved`."""
+
     def save_note(text: str) -> str:
         """Save a note.
 
@@ -438,10 +470,17 @@ try:
         reg.add(make_flaky_tool(5), name="flaky_quote")
         waits = []
         args = sample_args(reg.get("flaky_quote"))
-        outcome = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("c1", "flaky_quote", **args)]}]), reg,
-                              "Quote ACME.", max_retries=max_retries, sleep=waits.append)
-        print(f"max_retries={max_retries}: waits {waits}\n   events {outcome.events}\n"
-              f"   model read: {outcome.messages[2]['content']}")
+        outcome = T.run_agent(
+            T.ScriptedModel([{"tool_calls": [T.call("c1", "flaky_quote", **args)]}]),
+            reg,
+            "Quote ACME.",
+            max_retries=max_retries,
+            sleep=waits.append,
+        )
+        print(
+            f"max_retries={max_retries}: waits {waits}\n   events {outcome.events}\n"
+            f"   model read: {outcome.messages[2]['content']}"
+        )
 except NotImplementedError:
     print("Write make_flaky_tool (step 1) to see the retries here.")
 
@@ -465,11 +504,13 @@ except NotImplementedError:
 # turns: every turn sends the whole conversation so far back to the model. The mock below never
 # stops; it records the size of what it is sent each turn (characters / 4, our rough estimate).
 
+
 # %%
 def runaway(sizes: list):
     def respond(messages, tools):
         sizes.append(len(json.dumps(messages)) // 4)
         return {"tool_calls": [T.call(f"r{len(sizes)}", "rate_service", currency="EUR")]}
+
     return respond
 
 
@@ -479,8 +520,10 @@ totals = {}
 for limit in (3, 6, 12):
     sizes = []
     looped = T.run_agent(runaway(sizes), rates, "What is the euro rate?", max_steps=limit)
-    print(f"max_steps={limit:2}: stop reason {looped.stop_reason}, tool calls {looped.calls:2}, "
-          f"tokens sent to the model over the run about {sum(sizes):5} (last turn {sizes[-1]})")
+    print(
+        f"max_steps={limit:2}: stop reason {looped.stop_reason}, tool calls {looped.calls:2}, "
+        f"tokens sent to the model over the run about {sum(sizes):5} (last turn {sizes[-1]})"
+    )
     totals[limit] = sum(sizes)
 print("last event:", looped.events[-1])
 print(f"our arithmetic: 12 turns read {totals[12] / totals[6]:.1f} times as much as 6 turns")
@@ -526,9 +569,9 @@ def time_one_turn(parallel: bool, n_calls: int = 4, delay: float = 0.2) -> float
     registry = T.ToolRegistry()
     for i in range(n_calls):
         registry.add(sleepy_tool(delay), name=f"lookup_{i}")
-    model = T.ScriptedModel([{"tool_calls": [T.call(f"c{i}", f"lookup_{i}", city="Paris")
-                                             for i in range(n_calls)]},
-                             {"content": "done"}])
+    model = T.ScriptedModel(
+        [{"tool_calls": [T.call(f"c{i}", f"lookup_{i}", city="Paris") for i in range(n_calls)]}, {"content": "done"}]
+    )
     start = time.perf_counter()
     T.run_agent(model, registry, "Four look-ups, please.", parallel=parallel)
     return time.perf_counter() - start
@@ -536,13 +579,18 @@ def time_one_turn(parallel: bool, n_calls: int = 4, delay: float = 0.2) -> float
 
 def chained_model():
     """A mock that finds Dana's latest order, then cancels the id it was given."""
+
     def cancel_what_was_found(messages):
         found = json.loads(messages[-1]["content"])
         return {"tool_calls": [T.call("c2", "cancel_order", order_id=found["order_id"])]}
 
-    return T.ScriptedModel([{"tool_calls": [T.call("c1", "find_order", customer="Dana")]},
-                            cancel_what_was_found,
-                            {"content": "Your latest order is cancelled."}])
+    return T.ScriptedModel(
+        [
+            {"tool_calls": [T.call("c1", "find_order", customer="Dana")]},
+            cancel_what_was_found,
+            {"content": "Your latest order is cancelled."},
+        ]
+    )
 
 
 registry_demo, db_demo = order_registry("K2")

@@ -224,8 +224,11 @@ for caller in callers:
     replies = caller.answers(bfcl)
     result = T.evaluate_calls(bfcl, replies)
     exact = sum(T.exact_string_match(r, gold_text(c)) for r, c in zip(replies, bfcl)) / len(bfcl)
-    print(f"{caller.name:16}{result['overall']:8.2f}" + "".join(f"{result['by_category'][cat]:19.2f}" for cat in categories)
-          + f"{exact:14.2f}")
+    print(
+        f"{caller.name:16}{result['overall']:8.2f}"
+        + "".join(f"{result['by_category'][cat]:19.2f}" for cat in categories)
+        + f"{exact:14.2f}"
+    )
     print(f"{'':16}failures: {result['failures']}")
 
 # %% [markdown]
@@ -252,8 +255,10 @@ scoring_panel()
 # %%
 state = scoring_state((SLIP, SLIP, SLIP), seed=SEED)
 for score in state.callers:
-    print(f"{score.name:14} AST {score.overall:.2f} | exact match {score.exact_overall:.2f} | "
-          f"verdicts differ on {len(score.disagreements)} cases | failures {score.failures}")
+    print(
+        f"{score.name:14} AST {score.overall:.2f} | exact match {score.exact_overall:.2f} | "
+        f"verdicts differ on {len(score.disagreements)} cases | failures {score.failures}"
+    )
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 7. Where our scorer and BFCL's part ways
@@ -292,8 +297,14 @@ for score in state.callers:
 # can pass a call that is a `format_error` here.
 
 # %%
-for a, b in [("New York", "new york"), ("New York!", "new york"), ("Paris, France", "paris france"),
-             (3, 3.0), (True, 1), (["Rome", "Oslo"], ["rome", "oslo"])]:
+for a, b in [
+    ("New York", "new york"),
+    ("New York!", "new york"),
+    ("Paris, France", "paris france"),
+    (3, 3.0),
+    (True, 1),
+    (["Rome", "Oslo"], ["rome", "oslo"]),
+]:
     print(f"values_equal({a!r}, {b!r}) = {T.values_equal(a, b)}")
 
 # %% [markdown]
@@ -360,41 +371,133 @@ def stricter_equal(a, b) -> bool:
 # %% tags=["solution"]
 def harder_cases() -> list[dict]:
     """Ten or more new cases, with a nested dictionary argument and an optional parameter."""
+
     def case(cid, category, question, functions, gold):
-        return {"id": f"ex9_{cid}", "category": category, "question": question,
-                "functions": functions, "gold": gold}
+        return {"id": f"ex9_{cid}", "category": category, "question": question, "functions": functions, "gold": gold}
 
     return [
-        case("nested_1", "simple", "Put 'Team retro' in the calendar on 2026-12-09 at 15:00 and invite ana@example.test.",
-             ["create_event"],
-             [{"name": "create_event", "args": {"title": ["Team retro"],
-                                                "when": [{"date": ["2026-12-09"], "time": ["15:00", "3pm", "3 pm"]}],
-                                                "attendees": [["ana@example.test"]]}}]),
-        case("nested_2", "parallel", "Add two events: 'Gym' on 2026-12-01 at 07:00 and 'Gym' on 2026-12-03 at 07:00.",
-             ["create_event"],
-             [{"name": "create_event", "args": {"title": ["Gym"], "when": [{"date": ["2026-12-01"], "time": ["07:00", "7am"]}],
-                                                "attendees": [""]}},
-              {"name": "create_event", "args": {"title": ["Gym"], "when": [{"date": ["2026-12-03"], "time": ["07:00", "7am"]}],
-                                                "attendees": [""]}}]),
-        case("optional_1", "simple", "Find flights from Madrid to Athens on 2026-12-20.", ["search_flights"],
-             [{"name": "search_flights", "args": {"origin": ["Madrid", "MAD"], "destination": ["Athens", "ATH"],
-                                                  "date": ["2026-12-20"], "cabin": ["", "economy"]}}]),
-        case("optional_2", "simple", "Table for two at Nopa at 20:00, a window seat if they can.", ["book_table"],
-             [{"name": "book_table", "args": {"restaurant": ["Nopa"], "people": [2], "time": ["20:00", "8pm", "8 pm"],
-                                              "notes": ["", "window seat", "window seat if possible"]}}]),
-        case("multiple_1", "multiple", "Tell Omar the meeting moved to Friday.",
-             ["set_reminder", "send_message", "create_event"],
-             [{"name": "send_message", "args": {"to": ["Omar"], "text": ["the meeting moved to Friday",
-                                                                        "The meeting moved to Friday."]}}]),
-        case("multiple_2", "multiple", "What's 15 times 4?", ["add", "mult", "get_stock_price"],
-             [{"name": "mult", "args": {"a": [15], "b": [4]}}]),
-        case("pm_1", "parallel_multiple", "Convert 30 GBP to EUR and give me the ACME share price.",
-             ["convert_currency", "get_stock_price"],
-             [{"name": "convert_currency", "args": {"amount": [30], "from_currency": ["GBP"], "to_currency": ["EUR"]}},
-              {"name": "get_stock_price", "args": {"ticker": ["ACME"]}}]),
-        case("translate_1", "simple", "Translate 'see you tomorrow' into Spanish.", ["translate"],
-             [{"name": "translate", "args": {"text": ["see you tomorrow"], "target_language": ["Spanish", "es"],
-                                             "source_language": ["", "English", "en"]}}]),
+        case(
+            "nested_1",
+            "simple",
+            "Put 'Team retro' in the calendar on 2026-12-09 at 15:00 and invite ana@example.test.",
+            ["create_event"],
+            [
+                {
+                    "name": "create_event",
+                    "args": {
+                        "title": ["Team retro"],
+                        "when": [{"date": ["2026-12-09"], "time": ["15:00", "3pm", "3 pm"]}],
+                        "attendees": [["ana@example.test"]],
+                    },
+                }
+            ],
+        ),
+        case(
+            "nested_2",
+            "parallel",
+            "Add two events: 'Gym' on 2026-12-01 at 07:00 and 'Gym' on 2026-12-03 at 07:00.",
+            ["create_event"],
+            [
+                {
+                    "name": "create_event",
+                    "args": {
+                        "title": ["Gym"],
+                        "when": [{"date": ["2026-12-01"], "time": ["07:00", "7am"]}],
+                        "attendees": [""],
+                    },
+                },
+                {
+                    "name": "create_event",
+                    "args": {
+                        "title": ["Gym"],
+                        "when": [{"date": ["2026-12-03"], "time": ["07:00", "7am"]}],
+                        "attendees": [""],
+                    },
+                },
+            ],
+        ),
+        case(
+            "optional_1",
+            "simple",
+            "Find flights from Madrid to Athens on 2026-12-20.",
+            ["search_flights"],
+            [
+                {
+                    "name": "search_flights",
+                    "args": {
+                        "origin": ["Madrid", "MAD"],
+                        "destination": ["Athens", "ATH"],
+                        "date": ["2026-12-20"],
+                        "cabin": ["", "economy"],
+                    },
+                }
+            ],
+        ),
+        case(
+            "optional_2",
+            "simple",
+            "Table for two at Nopa at 20:00, a window seat if they can.",
+            ["book_table"],
+            [
+                {
+                    "name": "book_table",
+                    "args": {
+                        "restaurant": ["Nopa"],
+                        "people": [2],
+                        "time": ["20:00", "8pm", "8 pm"],
+                        "notes": ["", "window seat", "window seat if possible"],
+                    },
+                }
+            ],
+        ),
+        case(
+            "multiple_1",
+            "multiple",
+            "Tell Omar the meeting moved to Friday.",
+            ["set_reminder", "send_message", "create_event"],
+            [
+                {
+                    "name": "send_message",
+                    "args": {"to": ["Omar"], "text": ["the meeting moved to Friday", "The meeting moved to Friday."]},
+                }
+            ],
+        ),
+        case(
+            "multiple_2",
+            "multiple",
+            "What's 15 times 4?",
+            ["add", "mult", "get_stock_price"],
+            [{"name": "mult", "args": {"a": [15], "b": [4]}}],
+        ),
+        case(
+            "pm_1",
+            "parallel_multiple",
+            "Convert 30 GBP to EUR and give me the ACME share price.",
+            ["convert_currency", "get_stock_price"],
+            [
+                {
+                    "name": "convert_currency",
+                    "args": {"amount": [30], "from_currency": ["GBP"], "to_currency": ["EUR"]},
+                },
+                {"name": "get_stock_price", "args": {"ticker": ["ACME"]}},
+            ],
+        ),
+        case(
+            "translate_1",
+            "simple",
+            "Translate 'see you tomorrow' into Spanish.",
+            ["translate"],
+            [
+                {
+                    "name": "translate",
+                    "args": {
+                        "text": ["see you tomorrow"],
+                        "target_language": ["Spanish", "es"],
+                        "source_language": ["", "English", "en"],
+                    },
+                }
+            ],
+        ),
         case("irrelevance_1", "irrelevance", "What is the capital of Peru?", ["get_weather", "translate"], []),
         case("missing_1", "missing_parameter", "Remind me about the dentist.", ["set_reminder"], []),
     ]

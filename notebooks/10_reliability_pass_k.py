@@ -22,8 +22,8 @@ from toolkit.checks import ex10, ex11
 from toolkit.figures import show as show_figure
 from toolkit.widgets import passk_explorer, transcript
 
-SEED = 0       # seeds every mock trial below; T.run_retail_trials(seed=SEED) is reproducible
-N_TRIALS = 8   # trials per task for the mock agent
+SEED = 0  # seeds every mock trial below; T.run_retail_trials(seed=SEED) is reproducible
+N_TRIALS = 8  # trials per task for the mock agent
 random.seed(SEED)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
@@ -96,10 +96,12 @@ runs = {}
 for label, skip in [("careful (p_skip_check=0)", 0.0), ("hasty (p_skip_check=1)", 1.0)]:
     world = T.RetailEnv()
     agent = T.PolicyAgentModel(task, random.Random(SEED), p_skip_check=skip, p_typo=0.0)
-    runs[label] = T.run_agent(agent, world.registry, task["instruction"], system=world.POLICY,
-                              call_timeout=None, parallel=False)
-    print(f"{label:26} says {runs[label].final!r:8} C1 is now {world.db['C1']!r:12}"
-          f"goal met: {world.db == task['goal']}")
+    runs[label] = T.run_agent(
+        agent, world.registry, task["instruction"], system=world.POLICY, call_timeout=None, parallel=False
+    )
+    print(
+        f"{label:26} says {runs[label].final!r:8} C1 is now {world.db['C1']!r:12}goal met: {world.db == task['goal']}"
+    )
 
 # %%
 transcript(runs["hasty (p_skip_check=1)"], title="T3, hasty mock agent: the policy is in the prompt, and ignored")
@@ -123,8 +125,20 @@ transcript(runs["hasty (p_skip_check=1)"], title="T3, hasty mock agent: the poli
 # pass@2 = 1 − 0/6 = 1. The code agrees:
 
 # %%
-print("by hand:  pass^2 =", comb(3, 2), "/", comb(4, 2), "=", comb(3, 2) / comb(4, 2),
-      "  pass@2 = 1 -", comb(1, 2), "/", comb(4, 2), "=", 1 - comb(1, 2) / comb(4, 2))
+print(
+    "by hand:  pass^2 =",
+    comb(3, 2),
+    "/",
+    comb(4, 2),
+    "=",
+    comb(3, 2) / comb(4, 2),
+    "  pass@2 = 1 -",
+    comb(1, 2),
+    "/",
+    comb(4, 2),
+    "=",
+    1 - comb(1, 2) / comb(4, 2),
+)
 print("toolkit:  pass^2 =", T.pass_hat_k([3], n=4, k=2), "  pass@2 =", T.pass_at_k([3], n=4, k=2))
 
 # %% [markdown]
@@ -137,8 +151,10 @@ successes = T.run_retail_trials(n=N_TRIALS, seed=SEED)
 print("successes per task (T1, T2, T3) out of", N_TRIALS, "(mock):", successes)
 print(f"{'k':>3} {'pass^k':>8} {'pass@k':>8} {'0.9^k':>8}")
 for k in (1, 2, 4, 8):
-    print(f"{k:>3} {T.pass_hat_k(successes, N_TRIALS, k):>8.3f} {T.pass_at_k(successes, N_TRIALS, k):>8.3f} {0.9 ** k:>8.3f}")
-print(f"\nour own arithmetic: 0.9^5 = {0.9 ** 5:.2f}, 0.9^8 = {0.9 ** 8:.2f}")
+    print(
+        f"{k:>3} {T.pass_hat_k(successes, N_TRIALS, k):>8.3f} {T.pass_at_k(successes, N_TRIALS, k):>8.3f} {0.9**k:>8.3f}"
+    )
+print(f"\nour own arithmetic: 0.9^5 = {0.9**5:.2f}, 0.9^8 = {0.9**8:.2f}")
 
 # %% [markdown]
 # An agent that is "90% right" fails more than half of its customers at least once in eight
@@ -184,7 +200,7 @@ for k in range(1, n + 1):
 # %%
 p1 = T.pass_hat_k(counts, n, 1)
 for k in range(1, n + 1):
-    print(f"k={k}: real pass^k = {T.pass_hat_k(counts, n, k):.3f}   pass^1 ** k = {p1 ** k:.3f}")
+    print(f"k={k}: real pass^k = {T.pass_hat_k(counts, n, k):.3f}   pass^1 ** k = {p1**k:.3f}")
 
 # %% [markdown]
 # The real curve falls much more slowly than the independent one, because the failures cluster
@@ -245,10 +261,12 @@ def passk_table(p_skip_check: float, p_typo: float) -> list[float]:
     return [T.pass_hat_k(wins, N_TRIALS, k) for k in range(1, N_TRIALS + 1)]
 
 
-print("successes per task (T1, T2, T3):",
-      T.run_retail_trials(n=N_TRIALS, p_skip_check=P_SKIP_CHECK, p_typo=P_TYPO, seed=SEED))
+print(
+    "successes per task (T1, T2, T3):",
+    T.run_retail_trials(n=N_TRIALS, p_skip_check=P_SKIP_CHECK, p_typo=P_TYPO, seed=SEED),
+)
 for k, value in enumerate(passk_table(P_SKIP_CHECK, P_TYPO), start=1):
-    print(f"k={k}: pass^k = {value:.3f}   0.9^k = {0.9 ** k:.3f} (our own arithmetic)")
+    print(f"k={k}: pass^k = {value:.3f}   0.9^k = {0.9**k:.3f} (our own arithmetic)")
 
 
 def my_pass2_by_hand() -> dict:
@@ -292,6 +310,7 @@ ex10.check(passk_table, my_pass2_by_hand, P_SKIP_CHECK, P_TYPO, seed=SEED)
 # pass^k before and after, for a hasty agent (p_skip_check = 0.5, p_typo = 0.2, our own
 # choices).
 
+
 # %% tags=["starter"]
 def enforce_cancel_policy(env: T.RetailEnv) -> None:
     """Make env's cancel_order refuse (raise T.ToolError) any order that is not pending."""
@@ -307,8 +326,10 @@ def enforce_cancel_policy(env: T.RetailEnv) -> None:
     def cancel_order(order_id: str) -> dict:
         status = env.db.get(order_id)  # None: unknown id, which the original tool reports
         if status is not None and status != "pending":
-            raise T.ToolError(f"Order {order_id} is {status}; only pending orders can be canceled. "
-                              "Tell the user it cannot be canceled.")
+            raise T.ToolError(
+                f"Order {order_id} is {status}; only pending orders can be canceled. "
+                "Tell the user it cannot be canceled."
+            )
         return unguarded(order_id)
 
     tool.fn = cancel_order

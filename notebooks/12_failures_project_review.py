@@ -82,14 +82,14 @@ def sort_failures() -> dict:
     """Each run's group: {"F1": "...", "F2": "...", ..., "F9": "..."}."""
     return {
         "F1": "conversation",  # did what the user asked, against the written policy
-        "F2": "single call",   # a function name nobody offered
-        "F3": "many steps",    # the same failing call, turn after turn
+        "F2": "single call",  # a function name nobody offered
+        "F3": "many steps",  # the same failing call, turn after turn
         "F4": "conversation",  # guessed a currency instead of asking
-        "F5": "many steps",    # two right writes in the wrong order, without reading first
-        "F6": "single call",   # a required argument left out
+        "F5": "many steps",  # two right writes in the wrong order, without reading first
+        "F6": "single call",  # a required argument left out
         "F7": "conversation",  # obeyed a planted instruction
-        "F8": "many steps",    # mangled the id in its first look-up, then ignored the error
-        "F9": "single call",   # called a tool when none fits
+        "F8": "many steps",  # mangled the id in its first look-up, then ignored the error
+        "F9": "single call",  # called a tool when none fits
     }
 
 

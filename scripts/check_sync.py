@@ -7,6 +7,7 @@ Same test as the project's one-line check, for every pair at once:
   jupytext --to py:percent --opt notebook_metadata_filter=-all \
            --opt cell_metadata_filter=tags,slideshow,-all -o - NB.ipynb | diff -q NB.py -
 """
+
 import sys
 from pathlib import Path
 

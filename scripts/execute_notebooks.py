@@ -9,6 +9,7 @@ Each notebook runs in its own process under a time limit (jupytext's own executo
 A notebook edited in Jupyter without its .py being updated is never overwritten without
 --force: the message says how to keep the edits. `make notebooks` calls this.
 """
+
 import argparse
 import os
 import sys
@@ -39,8 +40,9 @@ def select(names):
         stem = Path(name).stem
         match = [p for p in every if p[0].stem == stem or p[0].stem.startswith(stem + "_")]
         if not match:
-            raise PipelineError(f"no notebook called {name!r} in {rel(NOTEBOOKS)}; "
-                                f"choose from {', '.join(p[0].stem for p in every)}")
+            raise PipelineError(
+                f"no notebook called {name!r} in {rel(NOTEBOOKS)}; choose from {', '.join(p[0].stem for p in every)}"
+            )
         chosen.extend(m for m in match if m not in chosen)
     return chosen
 
@@ -49,8 +51,7 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*")
     parser.add_argument("--force", action="store_true")
-    parser.add_argument("--timeout", type=float,
-                        default=float(os.environ.get("NOTEBOOK_TIMEOUT") or DEFAULT_TIMEOUT))
+    parser.add_argument("--timeout", type=float, default=float(os.environ.get("NOTEBOOK_TIMEOUT") or DEFAULT_TIMEOUT))
     parser.add_argument("--one", nargs=2, metavar=("JOB", "IPYNB"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:  # the child process: run one prepared notebook, write the .ipynb

@@ -11,6 +11,7 @@ show what the reference solution computed), and saved widget state is kept only 
 that a remaining output shows. A student notebook in OUT changed since the last build is not
 replaced without --force. `make student` calls this; scripts/nbpipeline.py does the work.
 """
+
 import argparse
 import sys
 from pathlib import Path

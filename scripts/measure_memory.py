@@ -15,6 +15,7 @@ kernel's. Finally it prints a per-student recommendation from those figures (see
 :func:`recommend`). Linux only: the figures come from /proc. Memory is in MiB (2^20 bytes),
 the unit JupyterHub's ``mem_limit``/``mem_guarantee`` use for "M".
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from nbpipeline import CELL_TIMEOUT, NOTEBOOKS, ROOT, PipelineError, child_env, pairs, read_ipynb, rel  # noqa: E402
 
 MIB = 1024 * 1024
-SETTLE = 10.0         # seconds the server is left alone before it is measured
+SETTLE = 10.0  # seconds the server is left alone before it is measured
 
 
 # --------------------------------------------------------------------------------------------
@@ -115,8 +116,13 @@ def measure_notebook(ipynb: Path, interval: float) -> dict:
     from nbclient import NotebookClient
 
     nb = read_ipynb(ipynb)
-    client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", allow_errors=False,
-                            resources={"metadata": {"path": str(ipynb.parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
+        allow_errors=False,
+        resources={"metadata": {"path": str(ipynb.parent)}},
+    )
     start = time.perf_counter()
     with client.setup_kernel():
         pid = client.km.provisioner.process.pid
@@ -129,8 +135,13 @@ def measure_notebook(ipynb: Path, interval: float) -> dict:
         finally:
             with_children = sampler.stop()
         kernel_peak = peak_rss(pid)
-    return {"notebook": ipynb.stem, "kernel_start": at_start, "kernel_peak": kernel_peak,
-            "with_children_peak": max(with_children, kernel_peak), "seconds": time.perf_counter() - start}
+    return {
+        "notebook": ipynb.stem,
+        "kernel_start": at_start,
+        "kernel_peak": kernel_peak,
+        "with_children_peak": max(with_children, kernel_peak),
+        "seconds": time.perf_counter() - start,
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -156,21 +167,35 @@ def measure_server(notebook: Path, settle: float = SETTLE) -> dict:
     (contents, then a session, which starts its kernel), wait ``settle`` seconds, and read the
     RSS of the server process and of the notebook's kernel. The server is stopped afterwards."""
     port, token = _free_port(), secrets.token_hex(16)
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ROOT}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={ROOT}",
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")  # containers often run as root; Jupyter refuses otherwise
     base, auth = f"http://127.0.0.1:{port}", f"token={token}"
     with tempfile.TemporaryDirectory() as runtime:
         env = dict(child_env(), JUPYTER_RUNTIME_DIR=runtime)
-        server = subprocess.Popen(cmd, env=env, cwd=str(ROOT), stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, text=True, start_new_session=True)
+        server = subprocess.Popen(
+            cmd,
+            env=env,
+            cwd=str(ROOT),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         try:
             deadline = time.monotonic() + 90
             while True:
                 if server.poll() is not None:
-                    raise PipelineError("jupyter lab stopped before it answered:\n"
-                                        + server.stderr.read()[-2000:])
+                    raise PipelineError("jupyter lab stopped before it answered:\n" + server.stderr.read()[-2000:])
                 try:
                     _request(f"{base}/api/status?{auth}", timeout=2)
                     break
@@ -180,14 +205,17 @@ def measure_server(notebook: Path, settle: float = SETTLE) -> dict:
                     time.sleep(0.5)
             started = rss(server.pid)
             path = notebook.relative_to(ROOT).as_posix()
-            _request(f"{base}/lab?{auth}")                                  # the page a browser loads
-            _request(f"{base}/api/contents/{path}?content=1&{auth}")        # opening the notebook
-            session = _request(f"{base}/api/sessions?{auth}", "POST",
-                               {"path": path, "name": notebook.name, "type": "notebook",
-                                "kernel": {"name": "python3"}}, timeout=60)
+            _request(f"{base}/lab?{auth}")  # the page a browser loads
+            _request(f"{base}/api/contents/{path}?content=1&{auth}")  # opening the notebook
+            session = _request(
+                f"{base}/api/sessions?{auth}",
+                "POST",
+                {"path": path, "name": notebook.name, "type": "notebook", "kernel": {"name": "python3"}},
+                timeout=60,
+            )
             time.sleep(settle)
             idle = 0
-            for _ in range(5):            # the largest of five readings a fifth of a second apart
+            for _ in range(5):  # the largest of five readings a fifth of a second apart
                 idle = max(idle, rss(server.pid))
                 time.sleep(0.2)
             kernel_idle = sum(rss(pid) for pid in descendants(server.pid))
@@ -200,8 +228,7 @@ def measure_server(notebook: Path, settle: float = SETTLE) -> dict:
                 except subprocess.TimeoutExpired:
                     os.killpg(server.pid, signal.SIGKILL)
                     server.wait()
-    return {"notebook": notebook.stem, "server_started": started, "server_idle": idle,
-            "kernel_idle": kernel_idle}
+    return {"notebook": notebook.stem, "server_started": started, "server_idle": idle, "kernel_idle": kernel_idle}
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,8 +265,10 @@ def machine() -> str:
             mem = f", {int(handle.readline().split()[1]) / MIB:.1f} GiB RAM"
     except (OSError, ValueError, IndexError):
         pass
-    return (f"{platform.system()} {platform.release()} {platform.machine()}, {cpus} cores{mem}, "
-            f"Python {platform.python_version()}")
+    return (
+        f"{platform.system()} {platform.release()} {platform.machine()}, {cpus} cores{mem}, "
+        f"Python {platform.python_version()}"
+    )
 
 
 def load() -> str:
@@ -255,8 +284,11 @@ def main(argv) -> int:
     if not Path("/proc/self/status").exists():
         print("measure_memory: this script reads /proc and runs on Linux only (as hubs do).")
         return 2
-    chosen = [ipynb for _, ipynb in pairs(NOTEBOOKS) if ipynb.exists()
-              and (not args.notebooks or ipynb.stem[:2] in args.notebooks)]
+    chosen = [
+        ipynb
+        for _, ipynb in pairs(NOTEBOOKS)
+        if ipynb.exists() and (not args.notebooks or ipynb.stem[:2] in args.notebooks)
+    ]
     if not chosen:
         print(f"measure_memory: no notebook matches {args.notebooks} in {rel(NOTEBOOKS)}")
         return 2
@@ -274,23 +306,29 @@ def main(argv) -> int:
             print(f"| {ipynb.stem} | failed: {type(exc).__name__}: {str(exc).splitlines()[0][:80]} | | | |")
             continue
         rows.append(row)
-        print(f"| {row['notebook']} | {mib(row['kernel_start'])} | {mib(row['kernel_peak'])} "
-              f"| {mib(row['with_children_peak'])} | {row['seconds']:.1f} |", flush=True)
+        print(
+            f"| {row['notebook']} | {mib(row['kernel_start'])} | {mib(row['kernel_peak'])} "
+            f"| {mib(row['with_children_peak'])} | {row['seconds']:.1f} |",
+            flush=True,
+        )
     if not rows:
         return 1
     largest = max(rows, key=lambda r: r["with_children_peak"])
-    print(f"\nlargest kernel peak: {mib(largest['with_children_peak'])} MiB ({largest['notebook']}, "
-          "subprocesses included)")
+    print(
+        f"\nlargest kernel peak: {mib(largest['with_children_peak'])} MiB ({largest['notebook']}, "
+        "subprocesses included)"
+    )
     if args.no_server:
         return 0
     biggest_file = max(chosen, key=lambda p: p.stat().st_size)
     server = measure_server(biggest_file)
-    print(f"JupyterLab server: {mib(server['server_started'])} MiB when it first answers, "
-          f"{mib(server['server_idle'])} MiB idle with {server['notebook']} open "
-          f"(its kernel idle: {mib(server['kernel_idle'])} MiB)")
+    print(
+        f"JupyterLab server: {mib(server['server_started'])} MiB when it first answers, "
+        f"{mib(server['server_idle'])} MiB idle with {server['notebook']} open "
+        f"(its kernel idle: {mib(server['kernel_idle'])} MiB)"
+    )
     guarantee, limit = recommend(largest["with_children_peak"], server["server_idle"])
-    print(f"per student: guarantee {guarantee} MiB, limit {limit} MiB "
-          "(see recommend() in this script for the rule)")
+    print(f"per student: guarantee {guarantee} MiB, limit {limit} MiB (see recommend() in this script for the rule)")
     print(f"load average after: {load()}")
     return 0
 

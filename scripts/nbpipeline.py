@@ -41,14 +41,13 @@ PY_FORMAT = {
     "cell_metadata_filter": "tags,slideshow,-all",
 }
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
-BUILD_KEY = "courseware"          # notebook metadata written by execute_pair
+BUILD_KEY = "courseware"  # notebook metadata written by execute_pair
 EXERCISE_TAGS = ("starter", "solution", "check")
-SOLUTION_STUB = ("# Your turn: write your solution in the starter cell above, run it, "
-                 "then run the check cell below.")
+SOLUTION_STUB = "# Your turn: write your solution in the starter cell above, run it, then run the check cell below."
 ANSWER_STUB = "**Your answer:**"
 STUDENT_MARKER = ".student-edition.json"
-DEFAULT_TIMEOUT = 120.0           # seconds per notebook (the whole run, one process)
-CELL_TIMEOUT = 60                 # seconds per cell
+DEFAULT_TIMEOUT = 120.0  # seconds per notebook (the whole run, one process)
+CELL_TIMEOUT = 60  # seconds per cell
 
 
 class PipelineError(Exception):
@@ -63,8 +62,7 @@ def _jupytext():
     try:
         import jupytext  # noqa: F401
     except ImportError:  # pragma: no cover - only without the lab extra
-        raise PipelineError("jupytext is not installed; run `make lab` or "
-                            "`pip install -e '.[dev]'` first") from None
+        raise PipelineError("jupytext is not installed; run `make lab` or `pip install -e '.[dev]'` first") from None
     return jupytext
 
 
@@ -89,9 +87,11 @@ def read_ipynb(path: Path):
     try:
         return nbformat.read(str(path), as_version=4)
     except Exception as exc:  # a broken file: say which one and what to do
-        raise PipelineError(f"{rel(path)} is not a readable notebook ({type(exc).__name__}: {exc}). "
-                            "Restore it from git, or rebuild it from its .py with "
-                            "`make notebooks FORCE=1`.") from None
+        raise PipelineError(
+            f"{rel(path)} is not a readable notebook ({type(exc).__name__}: {exc}). "
+            "Restore it from git, or rebuild it from its .py with "
+            "`make notebooks FORCE=1`."
+        ) from None
 
 
 def py_text(nb) -> str:
@@ -126,8 +126,9 @@ def sync_problems(folder: Path = NOTEBOOKS) -> list[str]:
     problems = []
     for py, ipynb in pairs(folder):
         if not py.exists():
-            problems.append(f"{rel(ipynb)} has no {py.name}. Create it with "
-                            f"`jupytext --set-formats ipynb,py:percent {rel(ipynb)}`.")
+            problems.append(
+                f"{rel(ipynb)} has no {py.name}. Create it with `jupytext --set-formats ipynb,py:percent {rel(ipynb)}`."
+            )
             continue
         if not ipynb.exists():
             problems.append(f"{rel(py)} has no {ipynb.name}. Build it with `make notebooks`.")
@@ -142,7 +143,8 @@ def sync_problems(folder: Path = NOTEBOOKS) -> list[str]:
             problems.append(
                 f"{rel(py)} and {ipynb.name} differ. After editing the .py, run `make notebooks`; "
                 f"after editing the notebook in Jupyter, run `jupytext --sync {rel(ipynb)}`.\n"
-                + short_diff(want, have, py.name, ipynb.name + " (as .py)"))
+                + short_diff(want, have, py.name, ipynb.name + " (as .py)")
+            )
         if nb.metadata.get("kernelspec", {}).get("name") != "python3":
             problems.append(f"{rel(ipynb)} should use the python3 kernel; rebuild it with `make notebooks`.")
     return problems
@@ -156,7 +158,7 @@ def sync_problems(folder: Path = NOTEBOOKS) -> list[str]:
 class BuildPlan:
     py: Path
     ipynb: Path
-    action: str   # "build" or "refuse"
+    action: str  # "build" or "refuse"
     reason: str
 
 
@@ -169,8 +171,13 @@ def plan(py: Path, ipynb: Path, force: bool = False) -> BuildPlan:
     throw those edits away: refuse, unless ``force``.
     """
     if not py.exists():
-        return BuildPlan(py, ipynb, "refuse", f"{rel(ipynb)} has no {py.name}; create it with "
-                         f"`jupytext --set-formats ipynb,py:percent {rel(ipynb)}`, then run this again.")
+        return BuildPlan(
+            py,
+            ipynb,
+            "refuse",
+            f"{rel(ipynb)} has no {py.name}; create it with "
+            f"`jupytext --set-formats ipynb,py:percent {rel(ipynb)}`, then run this again.",
+        )
     if not ipynb.exists() or force:
         return BuildPlan(py, ipynb, "build", "forced" if force and ipynb.exists() else "new")
     nb = read_ipynb(ipynb)
@@ -180,11 +187,15 @@ def plan(py: Path, ipynb: Path, force: bool = False) -> BuildPlan:
     built_from = nb.metadata.get(BUILD_KEY, {}).get("source_sha256")
     if built_from == text_hash(current):
         return BuildPlan(py, ipynb, "build", ".py changed")
-    return BuildPlan(py, ipynb, "refuse",
-                     f"{rel(ipynb)} has edits that are not in {py.name} (it was changed in Jupyter "
-                     f"without jupytext pairing). Nothing was overwritten. To keep the edits, run "
-                     f"`jupytext --sync {rel(ipynb)}` (it copies them into the .py), check the diff, "
-                     f"then run `make notebooks` again. To throw them away, run `make notebooks FORCE=1`.")
+    return BuildPlan(
+        py,
+        ipynb,
+        "refuse",
+        f"{rel(ipynb)} has edits that are not in {py.name} (it was changed in Jupyter "
+        f"without jupytext pairing). Nothing was overwritten. To keep the edits, run "
+        f"`jupytext --sync {rel(ipynb)}` (it copies them into the .py), check the diff, "
+        f"then run `make notebooks` again. To throw them away, run `make notebooks FORCE=1`.",
+    )
 
 
 def _cell_id(stem: str, index: int, source: str) -> str:
@@ -196,9 +207,15 @@ def execute_notebook(nb, cwd: Path, cell_timeout: int = CELL_TIMEOUT):
     """Run every cell of ``nb`` in a fresh python3 kernel with ``cwd`` as working folder."""
     from nbclient import NotebookClient
 
-    client = NotebookClient(nb, timeout=cell_timeout, kernel_name="python3", allow_errors=False,
-                            record_timing=False, store_widget_state=True,
-                            resources={"metadata": {"path": str(cwd)}})
+    client = NotebookClient(
+        nb,
+        timeout=cell_timeout,
+        kernel_name="python3",
+        allow_errors=False,
+        record_timing=False,
+        store_widget_state=True,
+        resources={"metadata": {"path": str(cwd)}},
+    )
     client.execute()
     return nb
 
@@ -278,8 +295,12 @@ def coalesce_streams(nb):
     for cell in nb.cells:
         merged = []
         for output in cell.get("outputs", []):
-            if (output.get("output_type") == "stream" and merged
-                    and merged[-1].get("output_type") == "stream" and merged[-1].get("name") == output.get("name")):
+            if (
+                output.get("output_type") == "stream"
+                and merged
+                and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == output.get("name")
+            ):
                 merged[-1]["text"] += output["text"]
             else:
                 merged.append(output)
@@ -328,15 +349,15 @@ def execute_pair(py: Path, ipynb: Path, timeout: float = DEFAULT_TIMEOUT) -> flo
     nb, canonical = prepare(py)
     job = ipynb.with_name(ipynb.name + ".job")
     nbformat.write(nb, str(job))
-    cmd = [sys.executable, str(Path(__file__).resolve().parent / "execute_notebooks.py"),
-           "--one", str(job), str(ipynb)]
+    cmd = [sys.executable, str(Path(__file__).resolve().parent / "execute_notebooks.py"), "--one", str(job), str(ipynb)]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=child_env(),
-                              cwd=str(py.parent))
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=child_env(), cwd=str(py.parent))
     except subprocess.TimeoutExpired:
-        raise PipelineError(f"{rel(py)} did not finish within {timeout:g} s and was stopped; "
-                            f"{ipynb.name} was left as it was. Look for a cell that waits or "
-                            "loops, or raise the limit with NOTEBOOK_TIMEOUT=…") from None
+        raise PipelineError(
+            f"{rel(py)} did not finish within {timeout:g} s and was stopped; "
+            f"{ipynb.name} was left as it was. Look for a cell that waits or "
+            "loops, or raise the limit with NOTEBOOK_TIMEOUT=…"
+        ) from None
     finally:
         job.unlink(missing_ok=True)
     if proc.returncode != 0:
@@ -378,8 +399,9 @@ def cell_names(source: str):
     except (SyntaxError, ValueError):
         return None
     read = {sym.get_name() for sym in top.get_symbols() if sym.is_referenced()}
-    bound = {sym.get_name() for sym in top.get_symbols()
-             if sym.is_assigned() or sym.is_imported() or sym.is_namespace()}
+    bound = {
+        sym.get_name() for sym in top.get_symbols() if sym.is_assigned() or sym.is_imported() or sym.is_namespace()
+    }
     for scope in _scopes(top):
         if scope is not top:
             read |= {sym.get_name() for sym in scope.get_symbols() if sym.is_referenced() and sym.is_global()}
@@ -393,8 +415,7 @@ def cell_names(source: str):
         for node in ast.walk(statement):
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
                 first_use.setdefault(node.id, i)
-    read = {name for name in read
-            if name not in first_set or first_use.get(name, len(tree.body)) <= first_set[name]}
+    read = {name for name in read if name not in first_set or first_use.get(name, len(tree.body)) <= first_set[name]}
     changed = set()
     for node in ast.walk(tree):
         target = None
@@ -529,8 +550,7 @@ def _file_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def build_student(out: Path, source: Path = NOTEBOOKS, force: bool = False,
-                  figures: Path = FIGURES) -> list[Path]:
+def build_student(out: Path, source: Path = NOTEBOOKS, force: bool = False, figures: Path = FIGURES) -> list[Path]:
     """Write the student edition into ``out`` (``out/notebooks``, ``out/figures``).
 
     Never writes into ``source``. A notebook in ``out`` that was changed since the last
@@ -540,8 +560,7 @@ def build_student(out: Path, source: Path = NOTEBOOKS, force: bool = False,
 
     out, source = Path(out).resolve(), Path(source).resolve()
     if out == source or source in out.parents or out in source.parents:
-        raise PipelineError(f"the student edition must go outside {rel(source)} and not contain it; "
-                            f"got {out}")
+        raise PipelineError(f"the student edition must go outside {rel(source)} and not contain it; got {out}")
     found = [ipynb for py, ipynb in pairs(source) if ipynb.exists()]
     if not found:
         raise PipelineError(f"no notebooks in {rel(source)}; run `make notebooks` first")
@@ -554,9 +573,11 @@ def build_student(out: Path, source: Path = NOTEBOOKS, force: bool = False,
         if dest.exists() and not force and written.get(ipynb.name) != _file_hash(dest):
             edited.append(rel(dest))
     if edited:
-        raise PipelineError("these student notebooks were changed since they were built and were "
-                            "left alone: " + ", ".join(edited) + ". Move them somewhere safe, or run "
-                            "`make student FORCE=1` to replace them.")
+        raise PipelineError(
+            "these student notebooks were changed since they were built and were "
+            "left alone: " + ", ".join(edited) + ". Move them somewhere safe, or run "
+            "`make student FORCE=1` to replace them."
+        )
     target.mkdir(parents=True, exist_ok=True)
     paths = []
     for ipynb in found:
@@ -569,7 +590,8 @@ def build_student(out: Path, source: Path = NOTEBOOKS, force: bool = False,
         shutil.copytree(figures, out / "figures", dirs_exist_ok=True)
     # Inside the repository, the root jupytext.toml would pair these copies with new .py files
     # when they are saved; the student edition is notebooks only.
-    (out / "jupytext.toml").write_text('# The student edition: notebooks only, no paired .py files.\n'
-                                       'formats = "ipynb"\n', encoding="utf-8")
+    (out / "jupytext.toml").write_text(
+        '# The student edition: notebooks only, no paired .py files.\nformats = "ipynb"\n', encoding="utf-8"
+    )
     marker.write_text(json.dumps(written, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return paths

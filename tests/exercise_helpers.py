@@ -50,8 +50,7 @@ def check_cell(stem: str, module: str) -> str:
     """The source of the notebook's check cell that calls ``module.check(...)``."""
     nb = jupytext.read(NOTEBOOKS / f"{stem}.py")
     for cell in nb.cells:
-        if cell.cell_type == "code" and "check" in cell.metadata.get("tags", []) \
-                and f"{module}.check(" in cell.source:
+        if cell.cell_type == "code" and "check" in cell.metadata.get("tags", []) and f"{module}.check(" in cell.source:
             return cell.source
     raise LookupError(f"no check cell calling {module}.check in {stem}")
 

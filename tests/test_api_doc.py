@@ -75,13 +75,17 @@ def parse_entries(text: str) -> list[Entry]:
         if "(" in head:
             if not head.endswith(")"):
                 raise ValueError(f"docs/API.md:{number}: `{span}` opens a parenthesis it does not close")
-            name, params = head[:head.index("(")], head[head.index("(") + 1:-1]
+            name, params = head[: head.index("(")], head[head.index("(") + 1 : -1]
         if not NAME.match(name):
             raise ValueError(f"docs/API.md:{number}: `{span}` does not start with a dotted name")
         description = [rest.strip()]
         for follow in lines[number:]:  # continuation lines, indented deeper than the item
-            if not follow.strip() or ENTRY.match(follow) or follow.lstrip().startswith("- ") \
-                    or len(follow) - len(follow.lstrip()) <= len(indent):
+            if (
+                not follow.strip()
+                or ENTRY.match(follow)
+                or follow.lstrip().startswith("- ")
+                or len(follow) - len(follow.lstrip()) <= len(indent)
+            ):
                 break
             description.append(follow.strip())
         entries.append(Entry(number, namespace, name, params, " ".join(d for d in description if d)))
@@ -148,8 +152,7 @@ def written_parameters(params: str) -> list[tuple[str, inspect._ParameterKind, a
     """``[(name, kind, default expression or None)]`` of a signature as written on the page."""
     args = ast.parse(f"def _({params}): pass").body[0].args
     P = inspect.Parameter
-    positional = [(a, P.POSITIONAL_ONLY) for a in args.posonlyargs] + \
-                 [(a, P.POSITIONAL_OR_KEYWORD) for a in args.args]
+    positional = [(a, P.POSITIONAL_ONLY) for a in args.posonlyargs] + [(a, P.POSITIONAL_OR_KEYWORD) for a in args.args]
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     out = [(a.arg, kind, d) for (a, kind), d in zip(positional, defaults)]
     if args.vararg:
@@ -175,8 +178,7 @@ def default_problem(name: str, written: ast.expr, actual) -> str | None:
             value = getattr(importlib.import_module(module), attr) if module else None
         except ImportError:
             value = None
-        return None if value is actual and value is not None else \
-            f"{name}={text} on the page, {actual!r} in the code"
+        return None if value is actual and value is not None else f"{name}={text} on the page, {actual!r} in the code"
     if type(value) is type(actual) and value == actual:
         return None
     return f"{name}={text} on the page, {actual!r} in the code"
@@ -272,34 +274,45 @@ def test_every_T_name_in_the_prose_exists(doc_text):
 
 
 def test_the_command_line_block_matches_the_program(doc_text):
-    help_text = subprocess.run([sys.executable, "-m", "toolkit", "--help"], capture_output=True,
-                               text=True, cwd=ROOT, timeout=60).stdout
+    help_text = subprocess.run(
+        [sys.executable, "-m", "toolkit", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=60
+    ).stdout
     choices = re.search(r"\{([a-z,]+)\}", help_text).group(1).split(",")
     block = doc_text.split("## The command line", 1)[1].split("```")[1]
     written = set(re.findall(r"python -m toolkit (\w+)", block))
     assert written == set(choices), f"commands: {sorted(written)} on the page, {choices} in the program"
-    unknown = sorted(f for f in set(re.findall(r"(--[a-z][a-z-]+)", block))
-                     if f not in help_text and f not in ("--api", "--base-url", "--model", "--trials"))
+    unknown = sorted(
+        f
+        for f in set(re.findall(r"(--[a-z][a-z-]+)", block))
+        if f not in help_text and f not in ("--api", "--base-url", "--model", "--trials")
+    )
     assert not unknown, f"options on the page that python -m toolkit --help does not list: {unknown}"
 
 
 # --- the checker can fail ----------------------------------------------------------------------
 
+
 def test_the_checker_catches_a_wrong_signature_a_wrong_name_and_a_wrong_default():
-    page = ("## 1. Part\n\n"
-            "- `run_agent(model, registry)`: the loop, with its keyword options forgotten.\n"
-            "- `ToolRegistry.prepare(name, args, repair=False)`: a default written wrong.\n"
-            "- `no_such_function(x)`: a name the toolkit does not have.\n"
-            "### `toolkit.lessons.retail`\n\n"
-            "- `mangle_id(order_id)`: a module heading sets where names are looked up.\n")
+    page = (
+        "## 1. Part\n\n"
+        "- `run_agent(model, registry)`: the loop, with its keyword options forgotten.\n"
+        "- `ToolRegistry.prepare(name, args, repair=False)`: a default written wrong.\n"
+        "- `no_such_function(x)`: a name the toolkit does not have.\n"
+        "### `toolkit.lessons.retail`\n\n"
+        "- `mangle_id(order_id)`: a module heading sets where names are looked up.\n"
+    )
     entries = parse_entries(page)
     assert [(e.namespace, e.name) for e in entries] == [
-        ("toolkit", "run_agent"), ("toolkit", "ToolRegistry.prepare"),
-        ("toolkit", "no_such_function"), ("toolkit.lessons.retail", "mangle_id")]
+        ("toolkit", "run_agent"),
+        ("toolkit", "ToolRegistry.prepare"),
+        ("toolkit", "no_such_function"),
+        ("toolkit.lessons.retail", "mangle_id"),
+    ]
     run_agent, prepare, missing, mangle = entries
     assert signature_problems(run_agent.params, code_signature(*resolve("toolkit", "run_agent")))
-    assert signature_problems(prepare.params, code_signature(*resolve("toolkit", "ToolRegistry.prepare"))) \
-        == ["repair=False on the page, True in the code"]
+    assert signature_problems(prepare.params, code_signature(*resolve("toolkit", "ToolRegistry.prepare"))) == [
+        "repair=False on the page, True in the code"
+    ]
     with pytest.raises(LookupError):
         resolve(missing.namespace, missing.name)
     assert signature_problems(mangle.params, code_signature(*resolve(mangle.namespace, mangle.name))) == []
@@ -307,9 +320,9 @@ def test_the_checker_catches_a_wrong_signature_a_wrong_name_and_a_wrong_default(
 
 def test_defaults_compare_by_value_type_and_identity():
     import time
+
     P = inspect.Parameter
-    sig = inspect.Signature([P("sleep", P.KEYWORD_ONLY, default=time.sleep),
-                             P("k", P.KEYWORD_ONLY, default=5)])
+    sig = inspect.Signature([P("sleep", P.KEYWORD_ONLY, default=time.sleep), P("k", P.KEYWORD_ONLY, default=5)])
     assert signature_problems("*, sleep=time.sleep, k=5", sig) == []
     assert signature_problems("*, sleep=time.monotonic, k=5", sig)
     assert signature_problems("*, sleep=time.sleep, k=5.0", sig)  # 5.0 is not the int 5

@@ -22,32 +22,47 @@ from toolkit.lessons.calculator import (
 # -- the calculator ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("expression, expected", [
-    ("2 + 3 * 4", "14"), ("(2 + 3) * 4", "20"), ("7 / 2", "3.5"), ("8 / 2", "4"),
-    ("10 // 3", "3"), ("-7 % 3", "2"), ("2 ** 10", "1024"), ("-3 * -2", "6"),
-    ("12 × 3", "36"), ("12 ÷ 4", "3"), ("12,345 * 2", "24690"), ("1 / 3", "0.3333333333"),
-    ("123456789 * 987654321", "121932631112635269"),
-])
+@pytest.mark.parametrize(
+    "expression, expected",
+    [
+        ("2 + 3 * 4", "14"),
+        ("(2 + 3) * 4", "20"),
+        ("7 / 2", "3.5"),
+        ("8 / 2", "4"),
+        ("10 // 3", "3"),
+        ("-7 % 3", "2"),
+        ("2 ** 10", "1024"),
+        ("-3 * -2", "6"),
+        ("12 × 3", "36"),
+        ("12 ÷ 4", "3"),
+        ("12,345 * 2", "24690"),
+        ("1 / 3", "0.3333333333"),
+        ("123456789 * 987654321", "121932631112635269"),
+    ],
+)
 def test_calculator_is_exact(expression, expected):
     assert calculate(expression) == expected
 
 
-@pytest.mark.parametrize("expression, words", [
-    ("12 / 0", "divides by zero"),
-    ("5 % 0", "divides by zero"),
-    ("2 +* 3", "Cannot read"),
-    ("", "empty"),
-    ("__import__('os').system('true')", "only does arithmetic"),
-    ("x + 1", "'x'"),
-    ("True + 1", "'True'"),
-    ("[1, 2]", "only does arithmetic"),
-    ("2 ** 5000", "too large"),
-    ("(10 ** 900) ** 900", "too large"),
-    ("(-8) ** 0.5", "not a real number"),
-    ("2.5 ** 999", "overflows"),
-    ("1e308 * 10", "not a finite number"),
-    ("1" * 600, "limit"),
-])
+@pytest.mark.parametrize(
+    "expression, words",
+    [
+        ("12 / 0", "divides by zero"),
+        ("5 % 0", "divides by zero"),
+        ("2 +* 3", "Cannot read"),
+        ("", "empty"),
+        ("__import__('os').system('true')", "only does arithmetic"),
+        ("x + 1", "'x'"),
+        ("True + 1", "'True'"),
+        ("[1, 2]", "only does arithmetic"),
+        ("2 ** 5000", "too large"),
+        ("(10 ** 900) ** 900", "too large"),
+        ("(-8) ** 0.5", "not a real number"),
+        ("2.5 ** 999", "overflows"),
+        ("1e308 * 10", "not a finite number"),
+        ("1" * 600, "limit"),
+    ],
+)
 def test_calculator_errors_teach(expression, words):
     with pytest.raises(T.ToolError) as info:
         calculate(expression)
@@ -62,7 +77,7 @@ def test_calculator_rejects_non_text():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(-10**12, 10**12), st.integers(-10**12, 10**12))
+@given(st.integers(-(10**12), 10**12), st.integers(-(10**12), 10**12))
 def test_calculator_agrees_with_python_on_integers(a, b):
     assert calculate(f"{a} * ({b})") == str(a * b)
     assert calculate(f"{a} + ({b})") == str(a + b)
@@ -140,8 +155,8 @@ def test_pattern_matcher_is_plausible_but_wrong_on_long_numbers():
     wrong = [(p, x) for p, x in zip(problems, answers) if x != p[0] * p[1]]
     assert len(wrong) >= 95
     for (a, b), x in wrong:
-        assert x % 10 == (a % 10) * (b % 10) % 10          # the last digit is always right
-        assert abs(x - a * b) / (a * b) < 0.1                # and the size is close
+        assert x % 10 == (a % 10) * (b % 10) % 10  # the last digit is always right
+        assert abs(x - a * b) / (a * b) < 0.1  # and the size is close
 
 
 def test_pattern_matcher_depends_on_its_seed_and_handles_edges():
@@ -150,7 +165,7 @@ def test_pattern_matcher_depends_on_its_seed_and_handles_edges():
     assert [a.multiply(*p) for p in problems] != [b.multiply(*p) for p in problems]
     assert a.multiply(0, 123) == 0
     assert a.multiply(-3, 4) == -12
-    assert a.multiply(12, 3456) % 10 == 2   # a shape it never saw: still a plausible guess
+    assert a.multiply(12, 3456) % 10 == 2  # a shape it never saw: still a plausible guess
 
 
 def test_the_mocks_through_the_loop():
@@ -209,7 +224,7 @@ def _printed_examples_and_the_text_after():
         printed = "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
         found = [(int(t.replace(",", "")), int(g.replace(",", ""))) for t, g in line.findall(printed)]
         if found:
-            after = next(c for c in cells[i + 1:] if c["cell_type"] == "markdown")
+            after = next(c for c in cells[i + 1 :] if c["cell_type"] == "markdown")
             return found, "".join(after["source"])
     raise AssertionError("notebook 01 prints no 'mock says' examples")
 
@@ -230,13 +245,17 @@ def test_notebook_01_claims_only_what_its_printed_wrong_answers_show():
 def test_wrong_answers_keep_the_last_digit_and_length_but_not_always_the_lead():
     """What notebook 01 tells students to notice, over the problems it asks (seed 1)."""
     mock = PatternMatchingModel(seed=0)
-    wrong = [(a * b, mock.multiply(a, b)) for d in (2, 3, 4, 5) for a, b in make_problems(d, 100)
-             if mock.multiply(a, b) != a * b]
+    wrong = [
+        (a * b, mock.multiply(a, b))
+        for d in (2, 3, 4, 5)
+        for a, b in make_problems(d, 100)
+        if mock.multiply(a, b) != a * b
+    ]
     assert len(wrong) > 300
     assert all(g % 10 == t % 10 for t, g in wrong)
     same_length = sum(len(str(g)) == len(str(t)) for t, g in wrong)
     assert same_length >= 0.98 * len(wrong)
-    assert any(str(g)[0] != str(t)[0] for t, g in wrong)   # the lead digit can be wrong
+    assert any(str(g)[0] != str(t)[0] for t, g in wrong)  # the lead digit can be wrong
     assert max(abs(g - t) / t for t, g in wrong) < 0.15
 
 
@@ -244,6 +263,7 @@ def test_the_accuracy_plot_keeps_its_legend_off_the_bars():
     """Notebook 01's chart: the legend must not sit on a bar, even when every bar is full."""
     pytest.importorskip("matplotlib")
     import matplotlib
+
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
@@ -253,8 +273,10 @@ def test_the_accuracy_plot_keeps_its_legend_off_the_bars():
     def rows(correct):
         return [DigitRow(d, 100, c, 0, 0.0) for d, c in zip((1, 2, 3, 4, 5), correct)]
 
-    shown = {"pattern-matching (mock)": rows([100, 55, 3, 0, 0]),    # notebook 01's numbers
-             "calls the calculator (mock)": rows([100] * 5)}
+    shown = {
+        "pattern-matching (mock)": rows([100, 55, 3, 0, 0]),  # notebook 01's numbers
+        "calls the calculator (mock)": rows([100] * 5),
+    }
     fig = plot_accuracy(shown, "Exact answers by problem size (two mocks, 100 problems each)")
     assert collisions(fig) == []
     plt.close(fig)

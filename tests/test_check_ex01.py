@@ -14,6 +14,7 @@ from toolkit.checks import ex01
 
 # ---------------------------------------------------------------------------------- exercise 1
 
+
 def test_ex01_solution_passes(nb05_solution):
     assert ex01.check(nb05_solution["to_openai"], nb05_solution["to_anthropic"]).ok
 
@@ -70,8 +71,10 @@ def test_ex01_strict_path_is_checked_like_the_plain_one(nb05_solution):
 
     def strict_drops_parameters(tool, strict=False):
         if strict:
-            return {"type": "function", "function": {"name": tool["name"], "description": tool["description"],
-                                                     "strict": True}}
+            return {
+                "type": "function",
+                "function": {"name": tool["name"], "description": tool["description"], "strict": True},
+            }
         return to_openai(tool)
 
     assert_fails_with_sentence(ex01.check(strict_drops_parameters, to_anthropic), "strict=True", "parameters")
@@ -80,6 +83,7 @@ def test_ex01_strict_path_is_checked_like_the_plain_one(nb05_solution):
 def test_ex01_a_looser_schema_fails(nb05_solution):
     """A converter that loosens the schema (integer to number, enum dropped) changes what the model may send."""
     import json
+
     to_openai = nb05_solution["to_openai"]
 
     def loosened(tool):
@@ -98,13 +102,24 @@ def test_ex01_other_right_answers_pass(nb05_solution):
     import json
 
     def flat_openai(tool, strict=False):
-        return {"type": "function", "name": tool["name"], "description": tool["description"],
-                "parameters": json.loads(json.dumps(tool["inputSchema"])), "strict": bool(strict)}
+        return {
+            "type": "function",
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters": json.loads(json.dumps(tool["inputSchema"])),
+            "strict": bool(strict),
+        }
 
     def filtered_anthropic(tool):
         renamed = {"inputSchema": "input_schema"}
-        return {"type": "custom", **{renamed.get(k, k): copy.deepcopy(v) for k, v in tool.items()
-                                     if k in ("name", "description", "inputSchema")}}
+        return {
+            "type": "custom",
+            **{
+                renamed.get(k, k): copy.deepcopy(v)
+                for k, v in tool.items()
+                if k in ("name", "description", "inputSchema")
+            },
+        }
 
     assert ex01.check(flat_openai, filtered_anthropic).ok
     assert ex01.check(nb05_solution["to_openai"], filtered_anthropic).ok

@@ -15,6 +15,7 @@ from toolkit.checks import ex02
 
 # ---------------------------------------------------------------------------------- exercise 2
 
+
 def test_ex02_solution_passes(nb05_solution):
     assert ex02.check(nb05_solution["valid_but_wrong"]).ok
 
@@ -23,14 +24,17 @@ def test_ex02_starter_is_not_done(nb05_starter, capsys):
     assert_not_done(ex02.check(nb05_starter["valid_but_wrong"]), capsys)
 
 
-@pytest.mark.parametrize("args, fragment", [
-    ({"city": "Oslo", "unit": "fahrenheit"}, "is the intended call"),
-    ({"city": "oslo", "unit": "fahrenheit"}, "is the intended call"),  # same city, other case
-    ({"city": "Oslo", "unit": "kelvin"}, "validate_args says"),
-    ({"town": "Oslo"}, "missing required parameter 'city'"),
-    (["Oslo"], "returned list"),
-    ({"city": "Oslo", "unit": "Fahrenheit"}, "validate_args says"),  # the enum is exact
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        ({"city": "Oslo", "unit": "fahrenheit"}, "is the intended call"),
+        ({"city": "oslo", "unit": "fahrenheit"}, "is the intended call"),  # same city, other case
+        ({"city": "Oslo", "unit": "kelvin"}, "validate_args says"),
+        ({"town": "Oslo"}, "missing required parameter 'city'"),
+        (["Oslo"], "returned list"),
+        ({"city": "Oslo", "unit": "Fahrenheit"}, "validate_args says"),  # the enum is exact
+    ],
+)
 def test_ex02_wrong_answers_fail(args, fragment):
     assert_fails_with_sentence(ex02.check(lambda: copy.deepcopy(args)), fragment)
 

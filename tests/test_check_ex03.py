@@ -6,13 +6,13 @@ student writes makes a check raise. Starter and solution code are read from the 
 jupytext sources, so the tests follow the cells students actually get.
 """
 
-
 from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, failed_lines
 
 from toolkit.checks import ex03
 from toolkit.lessons.repair_rules import repair_with
 
 # ---------------------------------------------------------------------------------- exercise 3
+
 
 def test_ex03_solution_passes(nb08_solution):
     assert ex03.check(nb08_solution["trim_enum_value"], nb08_solution["test_rule"]).ok
@@ -38,6 +38,7 @@ def test_ex03_reference_rule_agrees_with_its_own_cases():
 
 def test_ex03_drawn_cases_agree_with_the_reference_rule():
     import random
+
     for seed in range(200):
         (value, spec, want), (quiet, quiet_spec, _) = ex03.drawn_cases(random.Random(seed))
         assert ex03.reference_rule(value, spec)[0] == want and value != want
@@ -153,6 +154,7 @@ def test_ex03_right_answers_written_differently_pass(nb08_solution):
 def test_ex03_tests_tied_to_one_note_wording_fail(nb08_solution):
     """The exercise asks for a note, not a wording: tests that demand the solution's exact note reject
     other correct rules."""
+
     def wording_test(rule):
         unit = {"type": "string", "enum": ["celsius", "fahrenheit"]}
         assert rule(" Celsius ", unit) == ("celsius", "trimmed ' Celsius ' to 'celsius'")
@@ -167,8 +169,10 @@ def test_ex03_half_done_is_not_passed(nb08_solution, nb08_starter):
 
 
 def test_repair_with_applies_the_rule_after_the_toolkit():
-    schema = {"type": "object", "properties": {"mode": {"type": "string", "enum": ["eco", "off"]},
-                                               "level": {"type": "integer"}}}
+    schema = {
+        "type": "object",
+        "properties": {"mode": {"type": "string", "enum": ["eco", "off"]}, "level": {"type": "integer"}},
+    }
     args = {"mode": " Eco", "level": "3"}
     fixed, notes = repair_with(ex03.reference_rule, args, schema)
     assert fixed == {"mode": "eco", "level": 3} and len(notes) == 2

@@ -15,6 +15,7 @@ from toolkit.checks import ex04
 
 # ---------------------------------------------------------------------------------- exercise 4
 
+
 def test_ex04_solution_passes(nb08_solution):
     assert ex04.check(nb08_solution["make_flaky_tool"], nb08_solution["slow_writer_registry"]).ok
 
@@ -43,6 +44,7 @@ def test_ex04_wrong_flaky_tools_fail(nb08_solution):
             if count["n"] <= failures:
                 raise T.ToolError("busy")
             return "ok"
+
         return quote
 
     assert_fails_with_sentence(ex04.check(plain_error, writer), "raise T.TransientToolError")
@@ -60,6 +62,7 @@ def test_ex04_wrong_flaky_tools_fail(nb08_solution):
             if shared["n"] <= failures:
                 raise T.TransientToolError("busy")
             return "ok"
+
         return quote
 
     assert_fails_with_sentence(ex04.check(shared_counter, writer), "share")
@@ -67,6 +70,7 @@ def test_ex04_wrong_flaky_tools_fail(nb08_solution):
     def no_hints(failures):
         def quote(symbol):
             return "ok"
+
         return quote
 
     assert_fails_with_sentence(ex04.check(no_hints, writer), "type hint")
@@ -112,12 +116,14 @@ def test_ex04_wrong_writers_fail(nb08_solution):
 
 def test_ex04_never_raises(nb08_solution):
     assert_fails_with_sentence(ex04.check(boom, boom), "KeyError")
-    assert_fails_with_sentence(ex04.check(lambda n: 42, nb08_solution["slow_writer_registry"]),
-                               "should return a function")
+    assert_fails_with_sentence(
+        ex04.check(lambda n: 42, nb08_solution["slow_writer_registry"]), "should return a function"
+    )
 
 
 def _writer(sleep_for, save_what="input", before=False):
     """A slow writer for the tests: sleeps ``sleep_for(seconds)``, saves its input (or a constant)."""
+
     def slow_writer_registry(seconds, saved):
         def save_note(text: str) -> str:
             """Save a note.
@@ -135,6 +141,7 @@ def _writer(sleep_for, save_what="input", before=False):
         registry = T.ToolRegistry()
         registry.add(save_note, read_only=False)
         return registry
+
     return slow_writer_registry
 
 
@@ -165,6 +172,7 @@ def test_ex04_a_counter_reset_by_each_new_tool_fails(nb08_solution):
             if count["calls"] <= failures:
                 raise T.TransientToolError("busy")
             return "42"
+
         return quote
 
     result = ex04.check(make_flaky_tool, nb08_solution["slow_writer_registry"])
@@ -186,6 +194,7 @@ def test_ex04_right_answers_written_differently_pass(nb08_solution):
                 left[0] -= 1
                 raise T.TransientToolError("the price feed is busy; try again")
             return 12.5
+
         return get_price
 
     class Writer:

@@ -16,6 +16,7 @@ from toolkit.lessons.order_shop import order_registry
 
 # ---------------------------------------------------------------------------------- exercise 5
 
+
 def test_ex05_solution_passes(nb08_solution, capsys):
     assert ex05.check(nb08_solution["time_one_turn"], nb08_solution["chained_model"]).ok
     assert "By your own clock" in capsys.readouterr().out
@@ -27,11 +28,13 @@ def test_ex05_starter_is_not_done(nb08_starter, capsys):
 
 def test_ex05_wrong_timings_fail(nb08_solution):
     chained = nb08_solution["chained_model"]
-    assert_fails_with_sentence(ex05.check(lambda parallel, n=4, delay=0.2: delay if parallel else n * delay, chained),
-                               "took")  # made-up numbers: the check's own clock disagrees
+    assert_fails_with_sentence(
+        ex05.check(lambda parallel, n=4, delay=0.2: delay if parallel else n * delay, chained), "took"
+    )  # made-up numbers: the check's own clock disagrees
     real = nb08_solution["time_one_turn"]
-    assert_fails_with_sentence(ex05.check(lambda parallel, n=4, delay=0.2: real(False, n, delay), chained),
-                               "parallel=True")
+    assert_fails_with_sentence(
+        ex05.check(lambda parallel, n=4, delay=0.2: real(False, n, delay), chained), "parallel=True"
+    )
     assert_fails_with_sentence(ex05.check(lambda parallel, n=4, delay=0.2: "fast", chained), "as a number")
 
 
@@ -39,16 +42,28 @@ def test_ex05_hard_coded_or_eager_chains_fail(nb08_solution):
     timer = nb08_solution["time_one_turn"]
 
     def hard_coded():
-        return T.ScriptedModel([{"tool_calls": [T.call("c1", "find_order", customer="Dana")]},
-                                {"tool_calls": [T.call("c2", "cancel_order", order_id="K2")]},
-                                {"content": "done"}])
+        return T.ScriptedModel(
+            [
+                {"tool_calls": [T.call("c1", "find_order", customer="Dana")]},
+                {"tool_calls": [T.call("c2", "cancel_order", order_id="K2")]},
+                {"content": "done"},
+            ]
+        )
 
     assert_fails_with_sentence(ex05.check(timer, hard_coded), "find_order returned")
 
     def both_at_once():
-        return T.ScriptedModel([{"tool_calls": [T.call("c1", "find_order", customer="Dana"),
-                                                T.call("c2", "cancel_order", order_id="K2")]},
-                                {"content": "done"}])
+        return T.ScriptedModel(
+            [
+                {
+                    "tool_calls": [
+                        T.call("c1", "find_order", customer="Dana"),
+                        T.call("c2", "cancel_order", order_id="K2"),
+                    ]
+                },
+                {"content": "done"},
+            ]
+        )
 
     assert_fails_with_sentence(ex05.check(timer, both_at_once), "find_order alone")
     assert_fails_with_sentence(ex05.check(timer, lambda: 42), "should return a model")
@@ -68,10 +83,12 @@ def test_ex05_never_raises():
 
 def _timer(tools_for, sleep_for):
     """A timer for the tests: ``tools_for(n_calls)`` tools that each sleep ``sleep_for(delay)``."""
+
     def time_one_turn(parallel, n_calls=4, delay=0.2):
         registry = T.ToolRegistry()
         names = [f"wait_{i}" for i in range(tools_for(n_calls))]
         for name in names:
+
             def wait(city: str) -> str:
                 """Wait a while.
 
@@ -80,12 +97,15 @@ def _timer(tools_for, sleep_for):
                 """
                 time.sleep(sleep_for(delay))
                 return "ok"
+
             registry.add(wait, name=name)
-        model = T.ScriptedModel([{"tool_calls": [T.call(f"c{i}", n, city="Oslo") for i, n in enumerate(names)]},
-                                 {"content": "done"}])
+        model = T.ScriptedModel(
+            [{"tool_calls": [T.call(f"c{i}", n, city="Oslo") for i, n in enumerate(names)]}, {"content": "done"}]
+        )
         start = time.perf_counter()
         T.run_agent(model, registry, "Go.", parallel=parallel)
         return time.perf_counter() - start
+
     return time_one_turn
 
 
@@ -101,9 +121,13 @@ def test_ex05_ids_from_the_labels_fail(nb08_solution):
 
     def cycles_ids():
         order_id = next(runs, "K2")
-        return T.ScriptedModel([{"tool_calls": [T.call("c1", "find_order", customer="Dana")]},
-                                {"tool_calls": [T.call("c2", "cancel_order", order_id=order_id)]},
-                                {"content": "done"}])
+        return T.ScriptedModel(
+            [
+                {"tool_calls": [T.call("c1", "find_order", customer="Dana")]},
+                {"tool_calls": [T.call("c2", "cancel_order", order_id=order_id)]},
+                {"content": "done"},
+            ]
+        )
 
     assert_fails_with_sentence(ex05.check(nb08_solution["time_one_turn"], cycles_ids), "this time")
     assert "hidden" not in " ".join(dir(ex05)).lower()
@@ -121,6 +145,7 @@ def test_ex05_right_answers_written_differently_pass(nb08_solution):
                 return {"content": "Done: your latest order is cancelled."}
             found = re.search(r'"order_id":\s*"([^"]+)"', last["content"]).group(1)
             return {"tool_calls": [T.call("b", "cancel_order", order_id=found)]}
+
         return respond
 
     def time_one_turn(parallel, n_calls=4, delay=0.2):
@@ -130,8 +155,9 @@ def test_ex05_right_answers_written_differently_pass(nb08_solution):
             registry.add(nb08_solution["sleepy_tool"](delay), name=f"city_{i}")
             calls.append(T.call(f"id{i}", f"city_{i}", city="Lima"))
         began = time.monotonic()
-        T.run_agent(T.ScriptedModel([{"tool_calls": calls}, {"content": "ok"}]), registry, "Weather?",
-                    parallel=parallel)
+        T.run_agent(
+            T.ScriptedModel([{"tool_calls": calls}, {"content": "ok"}]), registry, "Weather?", parallel=parallel
+        )
         return time.monotonic() - began
 
     assert ex05.check(time_one_turn, chained_model).ok

@@ -16,6 +16,7 @@ from toolkit.lessons.output_schemas import OutputSchemaServer
 
 # ---------------------------------------------------------------------------------- exercise 7
 
+
 def test_ex07_solution_passes(nb06_solution):
     assert ex07.check(nb06_solution["weather_output_schema"], nb06_solution["check_structured"]).ok
 
@@ -41,6 +42,7 @@ def test_ex07_check_that_flags_error_results_fails(nb06_solution):
 def test_ex07_server_lists_output_schema_and_never_raises(nb06_solution):
     schema = nb06_solution["weather_output_schema"]()
     from toolkit.lessons.toy_tools import make_weather_registry
+
     client = T.MCPClient(T.InMemoryTransport(OutputSchemaServer(make_weather_registry(), {"get_weather": schema})))
     client.initialize()
     listed = {t["name"]: t for t in client.list_tools()}
@@ -66,8 +68,11 @@ def test_ex07_client_checks_that_ignore_the_schema_or_crash_fail(nb06_solution):
     def weather_only(result, output_schema):  # checks every tool against the weather schema
         if output_schema is None or result.get("isError"):
             return []
-        return T.validate_args(result.get("structuredContent"), schema()) if "structuredContent" in result \
+        return (
+            T.validate_args(result.get("structuredContent"), schema())
+            if "structuredContent" in result
             else ["no structuredContent"]
+        )
 
     assert_fails_with_sentence(ex07.check(schema, weather_only), "another tool's schema")
 
@@ -78,15 +83,22 @@ def test_ex07_client_checks_that_ignore_the_schema_or_crash_fail(nb06_solution):
             return ["no structuredContent"]
         return T.validate_args(result["structuredContent"], output_schema)
 
-    assert_fails_with_sentence(ex07.check(schema, needs_is_error), "without \"isError\"", "KeyError")
+    assert_fails_with_sentence(ex07.check(schema, needs_is_error), 'without "isError"', "KeyError")
 
 
 def test_ex07_other_right_answers_pass():
     def schema():  # the same requirements, written with a different key order and an extra title
-        return {"title": "weather", "required": ["unit", "temp", "city"], "type": "object",
-                "properties": {"unit": {"enum": ["celsius", "fahrenheit"], "type": "string"},
-                               "temp": {"type": "number"}, "city": {"type": "string"}},
-                "additionalProperties": False}
+        return {
+            "title": "weather",
+            "required": ["unit", "temp", "city"],
+            "type": "object",
+            "properties": {
+                "unit": {"enum": ["celsius", "fahrenheit"], "type": "string"},
+                "temp": {"type": "number"},
+                "city": {"type": "string"},
+            },
+            "additionalProperties": False,
+        }
 
     def check_structured(result, output_schema):
         if not output_schema or result.get("isError", False):

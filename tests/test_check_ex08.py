@@ -6,7 +6,6 @@ student writes makes a check raise. Starter and solution code are read from the 
 jupytext sources, so the tests follow the cells students actually get.
 """
 
-
 from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom
 
 import toolkit as T
@@ -14,9 +13,11 @@ from toolkit.checks import ex08
 
 # ---------------------------------------------------------------------------------- exercise 8
 
+
 def test_ex08_solution_passes(nb04_solution, capsys):
-    result = ex08.check(nb04_solution["my_queries"], nb04_solution["better_descriptions"],
-                        nb04_solution["synonym_table"])
+    result = ex08.check(
+        nb04_solution["my_queries"], nb04_solution["better_descriptions"], nb04_solution["synonym_table"]
+    )
     assert result.ok
     assert "unseen queries" in capsys.readouterr().out
 
@@ -44,14 +45,16 @@ def test_ex08_bad_queries_fail(nb04_solution):
 
 
 def test_ex08_queries_that_already_hit_fail(nb04_solution):
-    easy = [("weather search for Paris tomorrow evening please", "weather_search"),
-            ("flights summarize my trips last year overall", "flights_summarize"),
-            ("hotels delete booking 55 at once now", "hotels_delete"),
-            ("calendar get entry 12 right away today", "calendar_get"),
-            ("email update draft 9 subject line tonight", "email_update"),
-            ("music create playlist called sunday morning mood", "music_create"),
-            ("stocks search ticker NVDA closing values daily", "stocks_search"),
-            ("recipes summarize pancake variants I saved earlier", "recipes_summarize")]
+    easy = [
+        ("weather search for Paris tomorrow evening please", "weather_search"),
+        ("flights summarize my trips last year overall", "flights_summarize"),
+        ("hotels delete booking 55 at once now", "hotels_delete"),
+        ("calendar get entry 12 right away today", "calendar_get"),
+        ("email update draft 9 subject line tonight", "email_update"),
+        ("music create playlist called sunday morning mood", "music_create"),
+        ("stocks search ticker NVDA closing values daily", "stocks_search"),
+        ("recipes summarize pancake variants I saved earlier", "recipes_summarize"),
+    ]
     assert_fails_with_sentence(ex08.check(lambda: easy, *fixes(nb04_solution)), "nothing to fix")
 
 
@@ -60,11 +63,14 @@ def test_ex08_bad_fixes_fail(nb04_solution):
     pasted = {"weather_search": "Any chance of rain in Bergen tomorrow?"}
     assert_fails_with_sentence(ex08.check(queries, lambda: pasted, synonyms), "word for word")
     # replacing the old wording loses the pack's queries ("Find cooking recipes that match ...")
-    replaced = {"recipes_search": "Meal ideas for a dish, a diet or a dinner.",
-                "flights_create": "Book a seat on a plane."}
+    replaced = {
+        "recipes_search": "Meal ideas for a dish, a diet or a dinner.",
+        "flights_create": "Book a seat on a plane.",
+    }
     assert_fails_with_sentence(ex08.check(queries, lambda: replaced, synonyms), "on the pack's eight queries")
-    assert_fails_with_sentence(ex08.check(queries, descriptions, lambda: {"zebra": "giraffe"}),
-                               "recall on your queries went from")
+    assert_fails_with_sentence(
+        ex08.check(queries, descriptions, lambda: {"zebra": "giraffe"}), "recall on your queries went from"
+    )
     assert_fails_with_sentence(ex08.check(queries, lambda: {"nope_tool": "x"}, synonyms), "no tool 'nope_tool'")
 
 
@@ -82,8 +88,9 @@ def test_ex08_fixes_fitted_to_the_test_queries_fail(nb04_solution):
 def test_ex08_queries_copied_from_the_notebook_or_the_unseen_set_fail(nb04_solution):
     good = nb04_solution["my_queries"]()
     printed = ("Look up airline flights from SFO to LAX", "flights_search")  # the notebook's example, one word changed
-    assert_fails_with_sentence(ex08.check(lambda: good[:7] + [printed], *fixes(nb04_solution)),
-                               "close to an example the notebook shows")
+    assert_fails_with_sentence(
+        ex08.check(lambda: good[:7] + [printed], *fixes(nb04_solution)), "close to an example the notebook shows"
+    )
     unseen = [list(p) for p in ex08._unseen_queries()[:8]]
     assert_fails_with_sentence(ex08.check(lambda: unseen, *fixes(nb04_solution)), "unseen")
     assert "HELD_OUT" not in ex08.__all__ and not hasattr(ex08, "HELD_OUT")
@@ -92,25 +99,38 @@ def test_ex08_queries_copied_from_the_notebook_or_the_unseen_set_fail(nb04_solut
 def test_ex08_other_right_answers_pass(nb04_solution):
     """Right answers written differently from the solution: other queries and tools, repairs in
     other words, phrases in any case; and the solution's own pairs as lists, in another order."""
-    queries = [("Will I need an umbrella in Lisbon on Sunday?", "weather_search"),
-               ("Cancel my stay at the beach resort", "hotels_delete"),
-               ("Play something upbeat by Daft Punk", "music_search"),
-               ("What could I cook for a gluten free lunch?", "recipes_search"),
-               ("Remove the dentist slot from my diary", "calendar_delete"),
-               ("Get rid of that spam message from the bank", "email_delete"),
-               ("How did Apple shares do overall this quarter?", "stocks_summarize"),
-               ("Grab me a seat on a plane to Madrid", "flights_create")]
-    added = {"weather_search": "Rain, umbrella, sun or snow today or on a given day.",
-             "hotels_delete": "Cancel a stay or a reservation.", "music_search": "Play songs by a band or an artist.",
-             "recipes_search": "What to cook for lunch or dinner.",
-             "calendar_delete": "Remove an appointment or slot from the diary.",
-             "email_delete": "Get rid of spam or a message.", "stocks_summarize": "How shares did over a quarter or year.",
-             "flights_create": "Get a seat on a plane."}
+    queries = [
+        ("Will I need an umbrella in Lisbon on Sunday?", "weather_search"),
+        ("Cancel my stay at the beach resort", "hotels_delete"),
+        ("Play something upbeat by Daft Punk", "music_search"),
+        ("What could I cook for a gluten free lunch?", "recipes_search"),
+        ("Remove the dentist slot from my diary", "calendar_delete"),
+        ("Get rid of that spam message from the bank", "email_delete"),
+        ("How did Apple shares do overall this quarter?", "stocks_summarize"),
+        ("Grab me a seat on a plane to Madrid", "flights_create"),
+    ]
+    added = {
+        "weather_search": "Rain, umbrella, sun or snow today or on a given day.",
+        "hotels_delete": "Cancel a stay or a reservation.",
+        "music_search": "Play songs by a band or an artist.",
+        "recipes_search": "What to cook for lunch or dinner.",
+        "calendar_delete": "Remove an appointment or slot from the diary.",
+        "email_delete": "Get rid of spam or a message.",
+        "stocks_summarize": "How shares did over a quarter or year.",
+        "flights_create": "Get a seat on a plane.",
+    }
     old = {t.name: t.description for t in T.make_catalog()}
     descriptions = {name: f"{old[name]} {extra}" for name, extra in added.items()}
-    synonyms = {"Umbrella": "weather forecast", "cancel my stay": "hotel delete", "Play": "music tracks",
-                "cook": "cooking recipes", "diary": "calendar", "spam": "email messages",
-                "shares": "stock prices summary", "plane": "airline flights"}
+    synonyms = {
+        "Umbrella": "weather forecast",
+        "cancel my stay": "hotel delete",
+        "Play": "music tracks",
+        "cook": "cooking recipes",
+        "diary": "calendar",
+        "spam": "email messages",
+        "shares": "stock prices summary",
+        "plane": "airline flights",
+    }
     assert ex08.check(lambda: queries, lambda: descriptions, lambda: synonyms).ok
     as_lists = [list(p) for p in reversed(nb04_solution["my_queries"]())]
     assert ex08.check(lambda: as_lists, *fixes(nb04_solution)).ok

@@ -15,6 +15,7 @@ from toolkit.checks import ex04, ex09
 
 # ---------------------------------------------------------------------------------- exercise 9
 
+
 def test_ex09_solution_passes(nb09_solution, capsys):
     s = nb09_solution
     assert ex09.check(s["harder_cases"], s["lenient_pair"], s["stricter_equal"]).ok
@@ -48,8 +49,7 @@ def test_ex09_bad_cases_fail(nb09_solution):
     check_edit(lambda cs: cs[0].update(functions=["create_meeting"]), "no function 'create_meeting'")
     check_edit(lambda cs: cs[0]["gold"][0]["args"].update(where=["Rome"]), "has no parameter 'where'")
     check_edit(lambda cs: cs[2]["gold"][0]["args"].pop("date"), "needs 'date'")
-    check_edit(lambda cs: cs[8].update(gold=[{"name": "get_weather", "args": {"city": ["Lima"]}}]),
-               "no call is right")
+    check_edit(lambda cs: cs[8].update(gold=[{"name": "get_weather", "args": {"city": ["Lima"]}}]), "no call is right")
     check_edit(lambda cs: cs[1].update(gold=cs[1]["gold"][:1]), "two or more gold calls")
     check_edit(lambda cs: cs[0].update(category="easy"), "'category' should be one of")
     check_edit(lambda cs: cs[0]["gold"][0]["args"].update(title="Team retro"), "should list its acceptable")
@@ -75,8 +75,9 @@ def test_ex09_missing_nested_or_optional_fail(nb09_solution):
                     if "" in g["args"][param]:
                         del g["args"][param]
 
-    assert_fails_with_sentence(ex09.check(with_cases(nb09_solution, required_only), pair, strict),
-                               "no gold argument is optional")
+    assert_fails_with_sentence(
+        ex09.check(with_cases(nb09_solution, required_only), pair, strict), "no gold argument is optional"
+    )
 
 
 def test_ex09_gold_that_cannot_pass_fails(nb09_solution):
@@ -113,8 +114,16 @@ def test_ex09_never_raises(nb09_solution):
     assert_fails_with_sentence(result, "KeyError")
     result = ex09.check(lambda: [1, "two", None] * 4, lambda: ("a", "b"), lambda a, b: True)
     assert_fails_with_sentence(result, "should be a dict")
-    weird = [{"id": f"w{i}", "category": "simple", "question": "q", "functions": ["add"],
-              "gold": [{"name": "add", "args": {"a": [{"x": ["y"]}], "b": [1]}}]} for i in range(10)]
+    weird = [
+        {
+            "id": f"w{i}",
+            "category": "simple",
+            "question": "q",
+            "functions": ["add"],
+            "gold": [{"name": "add", "args": {"a": [{"x": ["y"]}], "b": [1]}}],
+        }
+        for i in range(10)
+    ]
     result = ex09.check(lambda: weird, lambda: ("a", "b"), lambda a, b: True)
     assert result.status == "checked" and not result.ok
 
@@ -142,15 +151,24 @@ def test_ex09_wrong_categories_and_contradicting_gold_fail(nb09_solution):
     check_edit(lambda cs: cs[2].update(functions=["search_flights", "add"]), "offers exactly one function")
     check_edit(lambda cs: cs[5]["gold"][0]["args"].update(b=[5]), "mult.b", "not in the question")
     check_edit(lambda cs: cs[2]["gold"][0]["args"].update(destination=["Rome"]), "destination", "not in the question")
-    check_edit(lambda cs: cs[0]["gold"][0]["args"].update(when=[{"date": ["2026-12-10"], "time": ["15:00"]}]),
-               "when.date", "not in the question")
+    check_edit(
+        lambda cs: cs[0]["gold"][0]["args"].update(when=[{"date": ["2026-12-10"], "time": ["15:00"]}]),
+        "when.date",
+        "not in the question",
+    )
     check_edit(lambda cs: cs[4]["gold"][0]["args"].update(to=[{"name": ["Omar"]}]), "send_message.to", "not an object")
 
 
 def test_ex09_overfitted_or_loose_answers_fail(nb09_solution):
     cases, pair, strict = parts(nb09_solution)
-    printed = [("re-sign the lease", "resign the lease"), ("C++", "C"), ("C#", "C"), ("-5", "5"),
-               ("3.5", "35"), ("50%", "50")]
+    printed = [
+        ("re-sign the lease", "resign the lease"),
+        ("C++", "C"),
+        ("C#", "C"),
+        ("-5", "5"),
+        ("3.5", "35"),
+        ("50%", "50"),
+    ]
 
     def knows_the_list(a, b):
         if isinstance(a, str) and isinstance(b, str):
@@ -181,6 +199,7 @@ def test_ex09_other_right_answers_pass(nb09_solution):
 
 def test_ex04_an_off_by_one_is_not_called_a_shared_counter(nb08_solution):
     """A tool that works on its first call has its count wrong; nothing is shared."""
+
     def make_flaky_tool(failures: int):
         count = {"calls": 0}
 
@@ -194,6 +213,7 @@ def test_ex04_an_off_by_one_is_not_called_a_shared_counter(nb08_solution):
             if count["calls"] < failures:  # off by one: fails failures - 1 times
                 raise T.TransientToolError("busy")
             return "42"
+
         return quote
 
     result = ex04.check(make_flaky_tool, nb08_solution["slow_writer_registry"])

@@ -19,12 +19,18 @@ from toolkit.data import load_json
 
 # --------------------------------------------------------------------------------- exercise 10
 
+
 def ex10_check(ns, **overrides):
-    args = dict(passk_table=ns["passk_table"], my_pass2_by_hand=ns["my_pass2_by_hand"],
-                p_skip_check=ns["P_SKIP_CHECK"], p_typo=ns["P_TYPO"])
+    args = dict(
+        passk_table=ns["passk_table"],
+        my_pass2_by_hand=ns["my_pass2_by_hand"],
+        p_skip_check=ns["P_SKIP_CHECK"],
+        p_typo=ns["P_TYPO"],
+    )
     args.update(overrides)
-    return ex10.check(args["passk_table"], args["my_pass2_by_hand"], args["p_skip_check"],
-                      args["p_typo"], seed=ns["SEED"])
+    return ex10.check(
+        args["passk_table"], args["my_pass2_by_hand"], args["p_skip_check"], args["p_typo"], seed=ns["SEED"]
+    )
 
 
 def test_ex10_solution_passes(nb10_solution):
@@ -80,11 +86,13 @@ def test_ex10_settings_and_hand_arithmetic(nb10_solution):
         return {"task": "T3", "successes": c, "pass2": 1 - comb(8 - c, 2) / 28}
 
     assert_fails_with_sentence(ex10_check(nb10_solution, my_pass2_by_hand=pass_at_by_hand), "C(8, 2)")
-    assert_fails_with_sentence(ex10_check(nb10_solution, my_pass2_by_hand=lambda: {"task": "T9", "successes": 1,
-                                                                                     "pass2": 0}), "not a task")
+    assert_fails_with_sentence(
+        ex10_check(nb10_solution, my_pass2_by_hand=lambda: {"task": "T9", "successes": 1, "pass2": 0}), "not a task"
+    )
     assert_fails_with_sentence(ex10_check(nb10_solution, my_pass2_by_hand=lambda: (1, 2)), "'successes'")
-    rounded = ex10_check(nb10_solution, my_pass2_by_hand=lambda: {"task": "T3", "successes": c,
-                                                                   "pass2": round(comb(c, 2) / 28, 2)})
+    rounded = ex10_check(
+        nb10_solution, my_pass2_by_hand=lambda: {"task": "T3", "successes": c, "pass2": round(comb(c, 2) / 28, 2)}
+    )
     assert rounded.status == "checked"  # rounding to 2 places may be off by more than the tolerance
 
 
@@ -100,11 +108,13 @@ def test_ex10_never_raises(nb10_solution):
 
 # --------------------------------------------------------------------------------- exercise 11
 
+
 def test_ex11_a_prepared_world_runs_the_same_trials_as_the_builtin_switch():
     """The check compares a student's prepare(env) with policy_in_tool=True trial for trial."""
     for settings in [(0.2, 0.05), (0.5, 0.2), (1.0, 0.0)]:
-        assert T.run_retail_trials(8, *settings, seed=3, prepare=lambda env: None) == \
-            T.run_retail_trials(8, *settings, seed=3)
+        assert T.run_retail_trials(8, *settings, seed=3, prepare=lambda env: None) == T.run_retail_trials(
+            8, *settings, seed=3
+        )
     builtin = T.run_retail_trials(8, 0.5, 0.2, prepare=lambda env: setattr(env, "policy_in_tool", True))
     assert builtin == T.run_retail_trials(8, 0.5, 0.2, policy_in_tool=True)
 
@@ -133,13 +143,16 @@ def _wrap(env, rule, message="Order {oid} is {status}; only pending orders can b
 
 
 def test_ex11_wrong_rules_fail():
-    assert_fails_with_sentence(ex11.check(lambda env: _wrap(env, lambda s: s in ("shipped", "delivered"))),
-                               "a world you have not seen", "other than 'pending'")
+    assert_fails_with_sentence(
+        ex11.check(lambda env: _wrap(env, lambda s: s in ("shipped", "delivered"))),
+        "a world you have not seen",
+        "other than 'pending'",
+    )
     assert_fails_with_sentence(ex11.check(lambda env: _wrap(env, lambda s: s == "shipped")), "delivered order")
-    assert_fails_with_sentence(ex11.check(lambda env: _wrap(env, lambda s: True)), "pending orders must still",
-                               "Some trial ended differently")
-    assert_fails_with_sentence(ex11.check(lambda env: _wrap(env, lambda s: s != "pending", "Refused.")),
-                               "say why")
+    assert_fails_with_sentence(
+        ex11.check(lambda env: _wrap(env, lambda s: True)), "pending orders must still", "Some trial ended differently"
+    )
+    assert_fails_with_sentence(ex11.check(lambda env: _wrap(env, lambda s: s != "pending", "Refused.")), "say why")
     assert_fails_with_sentence(ex11.check(lambda env: setattr(env, "policy_in_tool", True)), "built-in rule")
 
     def swallows_errors(env):
@@ -183,6 +196,7 @@ def test_ex11_never_raises():
 # Issue 10, points 3 and 4: each wrong answer below is one a hurried student writes; each right
 # answer is written differently from the notebook's solution.
 
+
 def _table(p_skip_check, p_typo):
     wins = T.run_retail_trials(n=8, p_skip_check=p_skip_check, p_typo=p_typo, seed=0)
     return [T.pass_hat_k(wins, 8, k) for k in range(1, 9)]
@@ -205,7 +219,7 @@ def test_ex10_a_table_that_knows_only_the_printed_settings_fails(nb10_solution):
 
 
 def test_ex10_unseen_settings_move_each_rate_on_its_own():
-    drawn = ex10.unseen_settings(random.Random(1))[len(ex10.UNSEEN_SETTINGS):]
+    drawn = ex10.unseen_settings(random.Random(1))[len(ex10.UNSEEN_SETTINGS) :]
     assert [s[1] for s in drawn][0] == ex10.DEFAULTS[1] and drawn[0][0] != ex10.DEFAULTS[0]
     assert drawn[1][0] == ex10.DEFAULTS[0] and drawn[1][1] != ex10.DEFAULTS[1]
     assert not hasattr(ex10, "HIDDEN_SETTINGS")  # what a student can print is not "hidden"
@@ -223,8 +237,9 @@ def test_ex10_hand_calculation_on_a_task_that_always_succeeds_is_rejected(nb10_s
 def test_ex10_hand_calculation_on_a_task_that_never_succeeds_is_rejected(nb10_solution):
     counts = T.run_retail_trials(n=8, p_skip_check=1.0, p_typo=0.0, seed=0)
     task = f"T{counts.index(0) + 1}"
-    result = ex10_check(nb10_solution, p_skip_check=1.0, p_typo=0.0,
-                        my_pass2_by_hand=lambda: {"task": task, "successes": 0, "pass2": 0})
+    result = ex10_check(
+        nb10_solution, p_skip_check=1.0, p_typo=0.0, my_pass2_by_hand=lambda: {"task": task, "successes": 0, "pass2": 0}
+    )
     assert_fails_with_sentence(result, "nothing to work out")
 
 
@@ -238,8 +253,13 @@ def test_ex10_fractions_and_other_spellings_are_accepted(nb10_solution):
         rows = T.retail_outcomes(n=8, p_skip_check=p_skip_check, p_typo=p_typo, seed=0)
         return [sum(Fraction(comb(sum(r), k), comb(8, k)) for r in rows) / len(rows) for k in range(1, 9)]
 
-    result = ex10_check(nb10_solution, my_pass2_by_hand=exact_hand, passk_table=exact_table,
-                        p_skip_check=Fraction(1, 2), p_typo=Fraction(1, 10))
+    result = ex10_check(
+        nb10_solution,
+        my_pass2_by_hand=exact_hand,
+        passk_table=exact_table,
+        p_skip_check=Fraction(1, 2),
+        p_typo=Fraction(1, 10),
+    )
     assert result.ok, result.text
 
 
@@ -330,8 +350,10 @@ def test_ex11_right_rules_written_other_ways_pass():
 
         def cancel_order(order_id: str) -> dict:
             if env.db.get(order_id, "pending") != "pending":
-                raise T.ToolError(f"Cannot cancel {order_id}: its status is {env.db[order_id]}, "
-                                  "and only pending orders may be canceled.")
+                raise T.ToolError(
+                    f"Cannot cancel {order_id}: its status is {env.db[order_id]}, "
+                    "and only pending orders may be canceled."
+                )
             return plain(order_id)
 
         tool.fn = cancel_order
@@ -378,8 +400,7 @@ def test_ex10_a_table_that_edits_the_course_tasks_fails(nb10_solution):
         return _table(p_skip_check, p_typo)
 
     try:
-        assert_fails_with_sentence(ex10_check(nb10_solution, passk_table=drops_the_hard_task),
-                                   "the trials give")
+        assert_fails_with_sentence(ex10_check(nb10_solution, passk_table=drops_the_hard_task), "the trials give")
     finally:
         T.RETAIL_TASKS[:] = load_json("retail.json")["tasks"]
 

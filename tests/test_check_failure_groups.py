@@ -6,13 +6,13 @@ student writes makes a check raise. Starter and solution code are read from the 
 jupytext sources, so the tests follow the cells students actually get.
 """
 
-
 from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom
 
 from toolkit.checks import failure_groups
 from toolkit.lessons.failure_runs import failed_runs
 
 # ----------------------------------------------------------------------- sorting failed runs
+
 
 def test_sorting_solution_passes(nb12_solution):
     result = failure_groups.check(nb12_solution["sort_failures"])
@@ -34,11 +34,12 @@ def test_sorting_wrong_answers_fail_with_a_hint_that_does_not_give_the_group_awa
             hint = line.split("Hint:", 1)[1]
             assert not any(g in hint for g in ("single call", "many steps", "conversation")), line
     assert_fails_with_sentence(failure_groups.check(lambda: dict(right, F1="policy")), "not a group")
-    assert_fails_with_sentence(failure_groups.check(lambda: {k: v for k, v in right.items() if k != "F3"}),
-                               "not filed")
+    assert_fails_with_sentence(failure_groups.check(lambda: {k: v for k, v in right.items() if k != "F3"}), "not filed")
     assert_fails_with_sentence(failure_groups.check(lambda: dict(right, F10="conversation")), "no run F10")
-    spelled = {k.lower(): {"single call": "Single-call", "many steps": "multi-step",
-                           "conversation": "Conversation "}[v] for k, v in right.items()}
+    spelled = {
+        k.lower(): {"single call": "Single-call", "many steps": "multi-step", "conversation": "Conversation "}[v]
+        for k, v in right.items()
+    }
     assert failure_groups.check(lambda: spelled).ok
 
 

@@ -37,6 +37,7 @@ def _alarm_state():
 
 # ----------------------------------------------------------------------- point 1: time limits
 
+
 @needs_alarm
 @pytest.mark.parametrize("body", ["while True: pass", "time.sleep(100)", "threading.Event().wait()"])
 def test_a_call_that_never_returns_is_stopped_with_one_sentence(body):
@@ -55,8 +56,10 @@ def test_a_call_that_never_returns_is_stopped_with_one_sentence(body):
 @needs_alarm
 def test_a_bare_except_in_student_code_cannot_swallow_the_stop():
     c = Checker("t", time_limit=0.3)
-    stubborn = named("stubborn", "\n    ".join(["while True:", "    try:", "        while True: pass",
-                                                 "    except:", "        pass"]))
+    stubborn = named(
+        "stubborn",
+        "\n    ".join(["while True:", "    try:", "        while True: pass", "    except:", "        pass"]),
+    )
     start = time.monotonic()
     with pytest.raises(StudentTimeout):
         c.call(stubborn)
@@ -171,6 +174,7 @@ def test_every_check_returns_when_a_student_function_loops_forever(stem, module,
 
 # ------------------------------------------------------------------------- point 5: Checker
 
+
 @pytest.mark.parametrize("value,shown", [(None, "None"), ("yes", "'yes'"), (1, "1"), ([True], "[True]")])
 def test_an_item_passes_only_on_true(value, shown):
     c = Checker("t")
@@ -254,9 +258,11 @@ def test_objects_that_cannot_be_copied_are_passed_as_they_are():
 
 # ------------------------------------------------------------- point 6: the last cell failed
 
+
 def _shell():
     IPython = pytest.importorskip("IPython")
     from IPython.core.interactiveshell import InteractiveShell
+
     shell = InteractiveShell.instance()
     return IPython, shell
 
@@ -292,15 +298,18 @@ import toolkit as T  # noqa: E402
 
 
 def _mutable_globals(module):
-    return {name: value for name, value in vars(module).items()
-            if not name.startswith("__") and isinstance(value, (list, dict, set))}
+    return {
+        name: value
+        for name, value in vars(module).items()
+        if not name.startswith("__") and isinstance(value, (list, dict, set))
+    }
 
 
 def _vandalise(value):
     """What a careless cell might do to a list, dict or set it can reach."""
     if isinstance(value, list):
         value.reverse()
-        del value[len(value) // 2:]
+        del value[len(value) // 2 :]
     elif isinstance(value, dict):
         for key in list(value)[::2]:
             del value[key]
@@ -320,6 +329,7 @@ def _shared_course_data():
     """Course data every check might read: tasks, catalog, scoring functions."""
     import toolkit.lessons.catalog as catalog
     import toolkit.lessons.retail as retail
+
     return [retail.RETAIL_TASKS, catalog.CATALOG_QUERIES, catalog.CATALOG_DOMAINS, catalog.CATALOG_ACTIONS]
 
 
@@ -348,8 +358,7 @@ def test_the_reference_still_passes_after_a_student_edits_what_the_check_reuses(
             _restore(value, old)
     assert after.ok, after.text
     notes = [line for line in after.lines if line.startswith("  Note: ")]
-    assert _report(before, stem) == "\n".join(line for line in _report(after, stem).split("\n")
-                                              if line not in notes)
+    assert _report(before, stem) == "\n".join(line for line in _report(after, stem).split("\n") if line not in notes)
     if module in ("ex08", "ex10", "ex11"):  # they read shared course data: they say they put it back
         assert notes and all("put the course's own data back" in n for n in notes), after.text
 
@@ -392,8 +401,9 @@ def test_in_a_real_kernel_a_loop_and_an_unanswered_input_are_stopped_and_the_ker
     manager = pytest.importorskip("jupyter_client.manager")
     km, kc = manager.start_new_kernel(kernel_name="python3")
     try:
-        _kernel_run(kc, "import toolkit.checks as checks; checks.STUDENT_TIME_LIMIT = 1\n"
-                        "from toolkit.checks import ex02")
+        _kernel_run(
+            kc, "import toolkit.checks as checks; checks.STUDENT_TIME_LIMIT = 1\nfrom toolkit.checks import ex02"
+        )
         _kernel_run(kc, "def valid_but_wrong():\n    while True:\n        pass")
         text, error = _kernel_run(kc, "ex02.check(valid_but_wrong)")
         assert error is None and "`valid_but_wrong` did not return within 1 s" in text

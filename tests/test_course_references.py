@@ -73,23 +73,27 @@ def mentions(text: str, word: str) -> bool:
 
 # ---------------------------------------------------------------- the citation parser itself
 
+
 def test_citation_parser_reads_markdown_prose_only():
-    source = "\n".join([
-        "# %% [markdown]",
-        "# Toolformer [1] and MCP [3] [26]; `args[0]` and `x[7]` are code, not citations.",
-        "# ```",
-        "# {\"ids\": [5]}",
-        "# ```",
-        "#",
-        "# %%",
-        "values = x[0] + y[2]  # [9]",
-        "# %% [markdown] slideshow={\"slide_type\": \"slide\"}",
-        "# ## A heading citing [29]",
-    ])
+    source = "\n".join(
+        [
+            "# %% [markdown]",
+            "# Toolformer [1] and MCP [3] [26]; `args[0]` and `x[7]` are code, not citations.",
+            "# ```",
+            '# {"ids": [5]}',
+            "# ```",
+            "#",
+            "# %%",
+            "values = x[0] + y[2]  # [9]",
+            '# %% [markdown] slideshow={"slide_type": "slide"}',
+            "# ## A heading citing [29]",
+        ]
+    )
     assert citations(source) == {1, 3, 26, 29}
 
 
 # ---------------------------------------------------------------- references.json
+
 
 def test_reference_numbers_are_one_to_n_without_gaps():
     numbers = sorted(int(k) for k in REFS)
@@ -161,13 +165,15 @@ def test_numbers_outside_the_pack_list_are_cited_in_the_pack_text():
 
 
 def test_every_citation_in_the_notebooks_resolves():
-    unresolved = {stem: sorted(n for n in citations(src) if str(n) not in REFS)
-                  for stem, src in notebook_sources().items()}
+    unresolved = {
+        stem: sorted(n for n in citations(src) if str(n) not in REFS) for stem, src in notebook_sources().items()
+    }
     unresolved = {stem: ns for stem, ns in unresolved.items() if ns}
     assert not unresolved, f"cited but not in data/references.json: {unresolved}"
 
 
 # ---------------------------------------------------------------- reading_guide.json
+
 
 def test_reading_guide_places_each_reading_in_a_notebook_that_cites_it():
     sources = notebook_sources()
@@ -202,6 +208,7 @@ def test_reading_guide_lists_spec_pages_of_the_cited_revision():
 
 # ---------------------------------------------------------------- glossary.json
 
+
 def test_glossary_has_at_least_thirty_distinct_terms():
     terms = [t["term"].strip().lower() for t in GLOSSARY]
     assert len(terms) >= 30, len(terms)
@@ -215,8 +222,9 @@ def test_glossary_term_is_taught_where_it_points(entry):
     stem = entry["notebook"]
     assert stem in sources, f"{entry['term']}: no notebook notebooks/{stem}.py"
     spellings = [entry["term"], *entry.get("aliases", [])]
-    assert any(mentions(sources[stem], s) for s in spellings), \
+    assert any(mentions(sources[stem], s) for s in spellings), (
         f"{stem}.py never mentions {entry['term']!r} (nor any of {entry.get('aliases', [])})"
+    )
     definition = entry["definition"].strip()
     assert len(definition) >= 30 and definition.endswith((".", ")")), f"{entry['term']}: definition"
     for n in entry.get("refs", []):
@@ -255,13 +263,15 @@ def references_section(source: str):
     markdown is None when there is none.
     """
     cells = script_cells(source)
-    found = [i for i, (marker, body) in enumerate(cells)
-             if marker and "[markdown]" in marker and markdown_text(body).startswith("## References")]
+    found = [
+        i
+        for i, (marker, body) in enumerate(cells)
+        if marker and "[markdown]" in marker and markdown_text(body).startswith("## References")
+    ]
     if not found:
         return source, None, False
     i = found[-1]
-    rest = [line for j, (marker, body) in enumerate(cells) if j != i
-            for line in ([marker] if marker else []) + body]
+    rest = [line for j, (marker, body) in enumerate(cells) if j != i for line in ([marker] if marker else []) + body]
     return "\n".join(rest), markdown_text(cells[i][1]), i == len(cells) - 1
 
 
@@ -282,7 +292,7 @@ def reference_entries(section: str) -> dict:
 
 
 def short_authors(ref) -> str:
-    """"Schick et al.", "Yang and Ryan" or "Anthropic": surnames as a References line gives them."""
+    """ "Schick et al.", "Yang and Ryan" or "Anthropic": surnames as a References line gives them."""
     names = [a.split(",")[0] for a in ref["authors"]]
     if ref["et_al"] or len(names) > 2:
         return f"{names[0]} et al."
@@ -290,22 +300,26 @@ def short_authors(ref) -> str:
 
 
 def test_the_references_parser_separates_the_section_from_the_citations():
-    source = "\n".join([
-        "# %% [markdown]",
-        "# Gorilla [2] and the spec [3].",
-        "# %%",
-        "x = [1]",
-        "# %% [markdown] slideshow={\"slide_type\": \"slide\"}",
-        "# ## References",
-        "#",
-        "# - [2] Patil et al., *Gorilla*, 2024.",
-        "#   <https://arxiv.org/abs/2305.15334>",
-        "# - [3] MCP.",
-    ])
+    source = "\n".join(
+        [
+            "# %% [markdown]",
+            "# Gorilla [2] and the spec [3].",
+            "# %%",
+            "x = [1]",
+            '# %% [markdown] slideshow={"slide_type": "slide"}',
+            "# ## References",
+            "#",
+            "# - [2] Patil et al., *Gorilla*, 2024.",
+            "#   <https://arxiv.org/abs/2305.15334>",
+            "# - [3] MCP.",
+        ]
+    )
     body, section, last = references_section(source)
     assert last and citations(body) == {2, 3}
     assert reference_entries(section) == {
-        2: "- [2] Patil et al., *Gorilla*, 2024. <https://arxiv.org/abs/2305.15334>", 3: "- [3] MCP."}
+        2: "- [2] Patil et al., *Gorilla*, 2024. <https://arxiv.org/abs/2305.15334>",
+        3: "- [3] MCP.",
+    }
     assert references_section("# %% [markdown]\n# Text [1].")[1] is None
     assert short_authors(REFS["1"]) == "Schick et al." and short_authors(REFS["21"]) == "Anthropic"
 
@@ -330,9 +344,9 @@ def test_each_notebook_ends_with_references_listing_exactly_what_it_cites(stem):
         if ref["link"]:
             assert f"<{ref['link']}>" in line, f"{name}.py [{n}]: give the link as <{ref['link']}>"
         else:
-            assert "no link" in line.lower() and "pack" in line, \
+            assert "no link" in line.lower() and "pack" in line, (
                 f"{name}.py [{n}]: say there is no link and where in the pack the source is named"
-
+            )
 
 
 def reference_entry(n: int) -> str:
@@ -341,9 +355,11 @@ def reference_entry(n: int) -> str:
     year = ref["year"] or "undated"
     if ref["link"]:
         return f"- [{n}] {short_authors(ref)}, *{ref['title']}*, {year}. <{ref['link']}>"
-    return (f"- [{n}] {short_authors(ref)}, *{ref['title']}*, {ref['venue']}, {year}. No link: the "
-            f"course pack names these slides in its credit line and in §2.9 but leaves them out of "
-            f"its reference list.")
+    return (
+        f"- [{n}] {short_authors(ref)}, *{ref['title']}*, {ref['venue']}, {year}. No link: the "
+        f"course pack names these slides in its credit line and in §2.9 but leaves them out of "
+        f"its reference list."
+    )
 
 
 def references_cell(source: str) -> str:
@@ -352,12 +368,18 @@ def references_cell(source: str) -> str:
     Print one with `python tests/test_course_references.py NN` and paste it as the last cell.
     """
     body, _, _ = references_section(source)
-    lines = ['# %% [markdown] slideshow={"slide_type": "slide"}', "# ## References", "#",
-             "# The sources this notebook cites, under the course pack's numbers (all of them, with",
-             "# venues, are in `data/references.json`).", "#"]
+    lines = [
+        '# %% [markdown] slideshow={"slide_type": "slide"}',
+        "# ## References",
+        "#",
+        "# The sources this notebook cites, under the course pack's numbers (all of them, with",
+        "# venues, are in `data/references.json`).",
+        "#",
+    ]
     for n in sorted(citations(body)):
-        wrapped = textwrap.wrap(reference_entry(n), 94, subsequent_indent="  ",
-                                break_long_words=False, break_on_hyphens=False)
+        wrapped = textwrap.wrap(
+            reference_entry(n), 94, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+        )
         lines += ["# " + line for line in wrapped]
     return "\n".join(lines) + "\n"
 
@@ -370,6 +392,7 @@ def test_a_rendered_references_cell_passes_the_check():
 
 
 # ---------------------------------------------------------------- the reading guide, shown
+
 
 def flat(text: str) -> str:
     return " ".join(text.split())
@@ -414,8 +437,14 @@ def readme_section(title: str) -> str:
 def table_rows(text: str, first_header: str):
     """Rows (lists of stripped cells) of the Markdown table whose first header cell is first_header."""
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines)
-                  if line.startswith("|") and line.strip("| ").split("|")[0].strip() == first_header), None)
+    start = next(
+        (
+            i
+            for i, line in enumerate(lines)
+            if line.startswith("|") and line.strip("| ").split("|")[0].strip() == first_header
+        ),
+        None,
+    )
     assert start is not None, f"no table headed {first_header!r}"
     rows = []
     for line in lines[start:]:
@@ -435,13 +464,16 @@ def test_the_readme_glossary_is_the_glossary_data():
     shown = []
     for term, meaning, where in rows:
         link = NOTEBOOK_LINK.match(where)
-        assert link and link.group(2) in sources and link.group(2).startswith(link.group(1)), \
+        assert link and link.group(2) in sources and link.group(2).startswith(link.group(1)), (
             f"{term}: 'taught in' should link a notebook, like [04](notebooks/04_thousands_of_tools.ipynb)"
+        )
         shown.append((term, meaning, link.group(2)))
     expected = [(t["term"], t["definition"], t["notebook"]) for t in GLOSSARY]
     missing = [e for e in expected if e not in shown]
     extra = [s for s in shown if s not in expected]
-    assert not missing and not extra, f"README glossary differs from data/glossary.json: missing {missing}, extra {extra}"
+    assert not missing and not extra, (
+        f"README glossary differs from data/glossary.json: missing {missing}, extra {extra}"
+    )
     assert shown == expected, "README glossary rows should follow the order of data/glossary.json"
 
 
@@ -468,8 +500,15 @@ def minutes(cell: str) -> int:
 def test_the_syllabus_time_plan_adds_up_to_the_packs_study_time():
     """Issue 12, point 2: the per-notebook minutes, column by column, are the pack's budget."""
     header, *rows = table_rows(readme_section("Syllabus"), "notebook")
-    columns = ["notes", "required reading", "running the cells", "exercises", "discussion and quiz",
-               "assignment", "total"]
+    columns = [
+        "notes",
+        "required reading",
+        "running the cells",
+        "exercises",
+        "discussion and quiz",
+        "assignment",
+        "total",
+    ]
     assert [h.lower() for h in header[1:]] == columns, header
     lessons = [r for r in rows if re.match(r"\d\d\b", r[0])]
     assert [r[0][:2] for r in lessons] == [f"{n:02d}" for n in range(1, LESSON_COUNT + 1)]

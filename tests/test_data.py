@@ -21,8 +21,9 @@ def run_python(code_or_args, env_extra=None, pythonpath=None, cwd=None):
     if pythonpath:
         env["PYTHONPATH"] = str(pythonpath)
     args = ["-c", code_or_args] if isinstance(code_or_args, str) else code_or_args
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
-                          cwd=cwd or ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, env=env, cwd=cwd or ROOT, timeout=120
+    )
 
 
 def test_a_clone_reads_its_own_data_folder(monkeypatch):
@@ -47,12 +48,14 @@ def test_a_missing_file_says_how_to_get_the_data(monkeypatch, tmp_path):
 
 
 def test_import_toolkit_works_without_the_data_folder(tmp_path):
-    code = ("import toolkit as T\n"
-            "print('imported', len(T.__all__))\n"
-            "try:\n"
-            "    T.RETAIL_TASKS\n"
-            "except FileNotFoundError as exc:\n"
-            "    print('on use:', exc)\n")
+    code = (
+        "import toolkit as T\n"
+        "print('imported', len(T.__all__))\n"
+        "try:\n"
+        "    T.RETAIL_TASKS\n"
+        "except FileNotFoundError as exc:\n"
+        "    print('on use:', exc)\n"
+    )
     out = run_python(code, {"TOOLKIT_DATA": str(tmp_path / "gone")})
     assert out.returncode == 0, out.stderr
     assert "imported" in out.stdout
@@ -71,6 +74,7 @@ def test_lesson_names_keep_one_identity_through_the_facade():
     import toolkit as T
     from toolkit import scoring
     from toolkit.lessons import retail
+
     assert T.RETAIL_TASKS is retail.RETAIL_TASKS and T.BFCL_CASES is scoring.BFCL_CASES
     assert set(T.__all__) <= set(dir(T))
     with pytest.raises(AttributeError):
@@ -78,6 +82,7 @@ def test_lesson_names_keep_one_identity_through_the_facade():
 
 
 # --- packaging: a wheel carries data/ as toolkit/_data -----------------------------------------
+
 
 def pyproject():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
@@ -91,8 +96,13 @@ def test_the_wheel_lists_every_package_and_every_data_file():
     data_packages = {"toolkit._data"} | {f"toolkit._data.{d.name}" for d in (ROOT / "data").iterdir() if d.is_dir()}
     assert set(cfg["packages"]) == on_disk | data_packages
     assert cfg["package-dir"] == {"toolkit._data": "data"}
-    shipped = {p for package, patterns in cfg["package-data"].items() for pat in patterns
-               for p in (ROOT / "data" / Path(*package.split(".")[2:])).glob(pat) if p.is_file()}
+    shipped = {
+        p
+        for package, patterns in cfg["package-data"].items()
+        for pat in patterns
+        for p in (ROOT / "data" / Path(*package.split(".")[2:])).glob(pat)
+        if p.is_file()
+    }
     assert shipped == {p for p in (ROOT / "data").rglob("*") if p.is_file()}
 
 
@@ -102,8 +112,10 @@ def test_an_installed_copy_reads_its_packaged_data(tmp_path):
     site = tmp_path / "site"
     shutil.copytree(ROOT / "toolkit", site / "toolkit", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "data", site / "toolkit" / "_data")
-    code = ("import toolkit as T, toolkit.data as d\n"
-            "print(d.data_dir()); print(len(T.RETAIL_TASKS), len(T.load_bfcl('simple_python')))\n")
+    code = (
+        "import toolkit as T, toolkit.data as d\n"
+        "print(d.data_dir()); print(len(T.RETAIL_TASKS), len(T.load_bfcl('simple_python')))\n"
+    )
     out = run_python(code, pythonpath=site, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     where, sizes = out.stdout.splitlines()

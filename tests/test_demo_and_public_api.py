@@ -36,7 +36,9 @@ def test_demo_prints_the_pack_figures():
     for section in range(1, 9):
         assert f"== {section}. " in text
     for expected in [
-        "tool recall@1: 0.75", "tool recall@3: 0.75", "tool recall@5: 1.00",
+        "tool recall@1: 0.75",
+        "tool recall@3: 0.75",
+        "tool recall@5: 1.00",
         "schema size, all 48 tools: 3296 tokens (rough); top 5 only: 327",
         "[('flights_create', 5.051), ('flights_delete', 5.051), ('flights_summarize', 5.051)]",
         "overall: 0.571 | by category: {'simple': 1.0, 'multiple': 0.0, 'parallel': 0.5, 'irrelevance': 0.5}",

@@ -33,8 +33,12 @@ def test_badge_wraps_the_link():
 
 
 def test_nbgitpuller_link_names_the_cloned_folder_in_its_urlpath():
-    url = deploy.nbgitpuller_url("https://hub.example.edu/", "https://github.com/acme/tool-course.git",
-                                 "student", "notebooks/04_thousands_of_tools.ipynb")
+    url = deploy.nbgitpuller_url(
+        "https://hub.example.edu/",
+        "https://github.com/acme/tool-course.git",
+        "student",
+        "notebooks/04_thousands_of_tools.ipynb",
+    )
     parts = urlsplit(url)
     assert parts.path == "/hub/user-redirect/git-pull"
     q = parse_qs(parts.query)
@@ -50,12 +54,36 @@ def test_addresses_that_are_not_full_urls_are_refused_with_an_example(bad):
 
 
 def test_command_line_prints_all_three_and_refuses_a_bad_hub():
-    ok = subprocess.run([sys.executable, "-m", "toolkit.course.deploy", "--repo",
-                         "https://github.com/acme/tool-course", "--hub", "https://hub.example.edu"],
-                        capture_output=True, text=True, cwd=ROOT, timeout=60)
+    ok = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "toolkit.course.deploy",
+            "--repo",
+            "https://github.com/acme/tool-course",
+            "--hub",
+            "https://hub.example.edu",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert ok.returncode == 0
     assert ok.stdout.count("https://") >= 4 and "git-pull?repo=" in ok.stdout
-    bad = subprocess.run([sys.executable, "-m", "toolkit.course.deploy", "--repo",
-                          "https://github.com/acme/tool-course", "--hub", "hub.example.edu"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "toolkit.course.deploy",
+            "--repo",
+            "https://github.com/acme/tool-course",
+            "--hub",
+            "hub.example.edu",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "JupyterHub address" in bad.stderr

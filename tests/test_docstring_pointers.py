@@ -35,8 +35,10 @@ import toolkit
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 
-POINTER = re.compile(r"^(?:Notebooks? (?P<nbs>\d\d(?:, \d\d)*)(?:, through (?P<via>[A-Za-z_][\w.]*))?"
-                     r"|Used by: (?P<where>.+))\.$")
+POINTER = re.compile(
+    r"^(?:Notebooks? (?P<nbs>\d\d(?:, \d\d)*)(?:, through (?P<via>[A-Za-z_][\w.]*))?"
+    r"|Used by: (?P<where>.+))\.$"
+)
 
 
 def _modules() -> list[str]:
@@ -70,8 +72,10 @@ def _notebook_texts() -> dict[str, str]:
 
 
 def _mentions(text: str, word: str) -> bool:
-    return re.search(rf"(?<![\w.]){re.escape(word)}\b", text) is not None or \
-        re.search(rf"\.{re.escape(word)}\b", text) is not None
+    return (
+        re.search(rf"(?<![\w.]){re.escape(word)}\b", text) is not None
+        or re.search(rf"\.{re.escape(word)}\b", text) is not None
+    )
 
 
 def _imports_module(text: str, module: str) -> bool:
@@ -95,13 +99,17 @@ def _where_ok(where: str, name: str) -> str | None:
     if where.startswith("make "):
         target = where.split()[1]
         makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-        return None if re.search(rf"^{re.escape(target)}:", makefile, re.M) else \
-            f"the Makefile has no target {target!r}"
+        return (
+            None if re.search(rf"^{re.escape(target)}:", makefile, re.M) else f"the Makefile has no target {target!r}"
+        )
     if where.startswith("README: "):
-        heading = where[len("README: "):]
+        heading = where[len("README: ") :]
         readme = (ROOT / "README.md").read_text(encoding="utf-8")
-        return None if re.search(rf"^#+ {re.escape(heading)}\s*$", readme, re.M) else \
-            f"README.md has no heading {heading!r}"
+        return (
+            None
+            if re.search(rf"^#+ {re.escape(heading)}\s*$", readme, re.M)
+            else f"README.md has no heading {heading!r}"
+        )
     files = sorted(ROOT.glob(where.split(" ")[0])) if not where.startswith("/") else []
     if not files:
         return f"no file matches {where!r}"
@@ -167,8 +175,12 @@ def _reaches(obj: object, name: str, depth: int = 3) -> bool:
     home = inspect.getmodule(obj)
     for word in set(re.findall(r"[A-Za-z_]\w*", source)):
         helper = getattr(home, word, None)
-        if (helper is not obj and (inspect.isfunction(helper) or inspect.isclass(helper))
-                and inspect.getmodule(helper) is home and _reaches(helper, name, depth - 1)):
+        if (
+            helper is not obj
+            and (inspect.isfunction(helper) or inspect.isclass(helper))
+            and inspect.getmodule(helper) is home
+            and _reaches(helper, name, depth - 1)
+        ):
             return True
     return False
 
@@ -201,24 +213,28 @@ def test_every_public_function_and_class_points_to_where_it_is_taught():
 def _fake(doc: str):
     def probe_function():
         pass
+
     probe_function.__doc__ = doc
     probe_function.__module__ = "toolkit.selection"
     return probe_function
 
 
-@pytest.mark.parametrize("doc, wrong", [
-    ("Does things.", "no pointer line"),
-    ("Does things.\n\nNotebook 4.", "no pointer line"),
-    ("Does things.\n\nNotebook 13.", "does not resolve"),
-    ("Does things.\n\nNotebooks 06, 04.", "increasing order"),
-    ("Does things.\n\nNotebook 03.", "mentions neither"),
-    ("Does things.\n\nNotebook 03, through ToolIndex.", "does not mention ToolIndex"),
-    ("Does things.\n\nUsed by: python -m toolkit fly.", "no command 'fly'"),
-    ("Does things.\n\nUsed by: make everything.", "no target"),
-    ("Does things.\n\nUsed by: README: No Such Heading.", "no heading"),
-    ("Does things.\n\nUsed by: benchmarks/*.py.", "does not mention"),
-    ("Does things.\n\nUsed by: nowhere/at_all.py.", "no file matches"),
-])
+@pytest.mark.parametrize(
+    "doc, wrong",
+    [
+        ("Does things.", "no pointer line"),
+        ("Does things.\n\nNotebook 4.", "no pointer line"),
+        ("Does things.\n\nNotebook 13.", "does not resolve"),
+        ("Does things.\n\nNotebooks 06, 04.", "increasing order"),
+        ("Does things.\n\nNotebook 03.", "mentions neither"),
+        ("Does things.\n\nNotebook 03, through ToolIndex.", "does not mention ToolIndex"),
+        ("Does things.\n\nUsed by: python -m toolkit fly.", "no command 'fly'"),
+        ("Does things.\n\nUsed by: make everything.", "no target"),
+        ("Does things.\n\nUsed by: README: No Such Heading.", "no heading"),
+        ("Does things.\n\nUsed by: benchmarks/*.py.", "does not mention"),
+        ("Does things.\n\nUsed by: nowhere/at_all.py.", "no file matches"),
+    ],
+)
 def test_a_false_or_malformed_pointer_is_caught(doc, wrong):
     problem = pointer_problem("toolkit.selection.probe_function", _fake(doc), _notebook_texts())
     assert problem is not None and wrong in problem
@@ -227,9 +243,13 @@ def test_a_false_or_malformed_pointer_is_caught(doc, wrong):
 def test_true_pointers_of_each_form_pass():
     notebooks = _notebook_texts()
     index = toolkit.ToolIndex
-    for doc in ("Notebook 04.", "Notebooks 04, 07.", "Used by: python -m toolkit demo.",
-                "Used by: make test.", "Used by: README: Deploying to a class."):
-        index_like = type("ToolIndex", (), {"__doc__": "An index.\n\n" + doc,
-                                            "__module__": "toolkit.selection"})
+    for doc in (
+        "Notebook 04.",
+        "Notebooks 04, 07.",
+        "Used by: python -m toolkit demo.",
+        "Used by: make test.",
+        "Used by: README: Deploying to a class.",
+    ):
+        index_like = type("ToolIndex", (), {"__doc__": "An index.\n\n" + doc, "__module__": "toolkit.selection"})
         assert pointer_problem("toolkit.selection.ToolIndex", index_like, notebooks) is None, doc
     assert index  # the real class is what the notebooks mention

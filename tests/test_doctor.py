@@ -24,8 +24,7 @@ def test_old_python_is_a_fix_with_a_way_forward():
 
 def test_a_missing_package_is_named_with_the_command_to_install_it(monkeypatch):
     real = doctor.installed_version
-    monkeypatch.setattr(doctor, "installed_version",
-                        lambda d: None if d == "ipywidgets" else real(d))
+    monkeypatch.setattr(doctor, "installed_version", lambda d: None if d == "ipywidgets" else real(d))
     found = {f.topic: f for f in doctor.check_packages({})}
     assert found["ipywidgets"].status == "FIX"
     assert "make lab" in found["ipywidgets"].message
@@ -39,16 +38,27 @@ def test_a_version_other_than_the_tested_one_is_only_a_note(monkeypatch):
     assert found["numpy"].status == "OK"
 
 
-@pytest.mark.parametrize("versions, expected, words", [
-    ({"jupyterlab": "4.6.6", "ipywidgets": "8.1.9", "jupyterlab_widgets": None}, "FIX",
-     "jupyterlab_widgets is missing"),
-    ({"jupyterlab": "4.6.6", "ipywidgets": "8.1.9", "jupyterlab_widgets": "1.1.7"}, "FIX",
-     "needs jupyterlab_widgets 3.x"),
-    ({"jupyterlab": "4.6.6", "ipywidgets": "7.8.5", "jupyterlab_widgets": "1.1.7"}, "FIX",
-     "JupyterLab 4.6.6 needs jupyterlab_widgets 3"),
-    ({"jupyterlab": None, "ipywidgets": "8.1.9", "jupyterlab_widgets": "3.0.17"}, "NOTE",
-     "skipped"),
-])
+@pytest.mark.parametrize(
+    "versions, expected, words",
+    [
+        (
+            {"jupyterlab": "4.6.6", "ipywidgets": "8.1.9", "jupyterlab_widgets": None},
+            "FIX",
+            "jupyterlab_widgets is missing",
+        ),
+        (
+            {"jupyterlab": "4.6.6", "ipywidgets": "8.1.9", "jupyterlab_widgets": "1.1.7"},
+            "FIX",
+            "needs jupyterlab_widgets 3.x",
+        ),
+        (
+            {"jupyterlab": "4.6.6", "ipywidgets": "7.8.5", "jupyterlab_widgets": "1.1.7"},
+            "FIX",
+            "JupyterLab 4.6.6 needs jupyterlab_widgets 3",
+        ),
+        ({"jupyterlab": None, "ipywidgets": "8.1.9", "jupyterlab_widgets": "3.0.17"}, "NOTE", "skipped"),
+    ],
+)
 def test_widget_versions_that_cannot_work_together(monkeypatch, versions, expected, words):
     monkeypatch.setattr(doctor, "installed_version", lambda d: versions.get(d))
     f = doctor.check_widgets()
@@ -104,16 +114,21 @@ def test_slides_are_optional(monkeypatch):
 
 def test_pins_follow_python_version_markers(tmp_path):
     py = tmp_path / "pyproject.toml"
-    py.write_text('x = [\n "ipywidgets==8.1.9",\n'
-                  ' "numpy==9.9.9; python_version < \'3.0\'",\n'
-                  ' "numpy==2.4.6; python_version >= \'3.0\'",\n]\n')
+    py.write_text(
+        'x = [\n "ipywidgets==8.1.9",\n'
+        " \"numpy==9.9.9; python_version < '3.0'\",\n"
+        " \"numpy==2.4.6; python_version >= '3.0'\",\n]\n"
+    )
     assert doctor.pinned_versions(py) == {"ipywidgets": "8.1.9", "numpy": "2.4.6"}
     assert doctor.pinned_versions(tmp_path / "absent.toml") == {}
 
 
 def test_report_and_exit_status(monkeypatch):
-    monkeypatch.setattr(doctor, "run_checks", lambda: [
-        doctor.Finding("OK", "Python", "3.11"), doctor.Finding("FIX", "kernel", "do this")])
+    monkeypatch.setattr(
+        doctor,
+        "run_checks",
+        lambda: [doctor.Finding("OK", "Python", "3.11"), doctor.Finding("FIX", "kernel", "do this")],
+    )
     assert doctor.main() == 1
     text = doctor.report(doctor.run_checks())
     assert "FIX   kernel: do this" in text and "1 thing to fix" in text
@@ -122,8 +137,14 @@ def test_report_and_exit_status(monkeypatch):
 
 
 def test_command_line_runs_every_check():
-    done = subprocess.run([sys.executable, "-m", "toolkit", "doctor"], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit", "doctor"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     lines = done.stdout.splitlines()
     assert lines[0].startswith("Course environment check")
     for topic in ("Python", "toolkit", "ipywidgets", "kernel", "slides (instructors)"):

@@ -54,15 +54,20 @@ def tool_results_in(body) -> int:
 @pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
 def test_parallel_calls_with_text_come_back_in_the_mocks_shape(fake_cls, model_cls):
     def respond(body):
-        return {"text": "Checking both.", "calls": [("get_weather", {"city": "Paris"}),
-                                                     ("get_weather", {"city": "Oslo", "unit": "celsius"})]}
+        return {
+            "text": "Checking both.",
+            "calls": [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Oslo", "unit": "celsius"})],
+        }
 
     with fake_cls(respond, api_key=KEY) as fake:
-        reply = model_for(fake, model_cls).respond([{"role": "user", "content": "Paris or Oslo?"}],
-                                                   make_weather_registry().list_schemas())
+        reply = model_for(fake, model_cls).respond(
+            [{"role": "user", "content": "Paris or Oslo?"}], make_weather_registry().list_schemas()
+        )
     assert reply["content"] == "Checking both."
     assert [(c["name"], c["arguments"]) for c in reply["tool_calls"]] == [
-        ("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Oslo", "unit": "celsius"})]
+        ("get_weather", {"city": "Paris"}),
+        ("get_weather", {"city": "Oslo", "unit": "celsius"}),
+    ]
     assert len({c["id"] for c in reply["tool_calls"]}) == 2
     assert reply["stop_reason"] == ("tool_calls" if model_cls is ChatCompletionsModel else "tool_use")
     assert reply["refusal"] is None
@@ -76,8 +81,9 @@ def test_a_whole_run_through_run_agent_with_parallel_calls(fake_cls, model_cls):
         return {"text": "Paris is warmer."}
 
     with fake_cls(respond, api_key=KEY) as fake:
-        result = T.run_agent(model_for(fake, model_cls), make_weather_registry(), "Paris or Oslo?",
-                             system="Answer in one line.")
+        result = T.run_agent(
+            model_for(fake, model_cls), make_weather_registry(), "Paris or Oslo?", system="Answer in one line."
+        )
         last = fake.requests[-1]["body"]
     assert result.final == "Paris is warmer." and result.calls == 2 and result.stop_reason == "final"
     assert [r.ok for _, r in result.results] == [True, True]
@@ -130,8 +136,9 @@ def test_json_that_is_not_an_object_stays_a_string_and_empty_arguments_are_an_em
         return {"calls": [("get_weather", "[1, 2]"), ("get_weather", "")]}
 
     with FakeChatCompletions(respond, rate_limit_first=False) as fake:
-        reply = model_for(fake, ChatCompletionsModel).respond([{"role": "user", "content": "x"}],
-                                                              make_weather_registry().list_schemas())
+        reply = model_for(fake, ChatCompletionsModel).respond(
+            [{"role": "user", "content": "x"}], make_weather_registry().list_schemas()
+        )
     assert [c["arguments"] for c in reply["tool_calls"]] == ["[1, 2]", {}]
 
 
@@ -152,9 +159,11 @@ def test_a_refusal_is_said_in_the_content_and_kept(fake_cls, model_cls):
         assert reply["stop_reason"] == "refusal"
 
 
-@pytest.mark.parametrize("fake_cls,model_cls,expected", [
-    (FakeChatCompletions, ChatCompletionsModel, "length"), (FakeMessages, MessagesModel, "max_tokens")],
-    ids=IDS)
+@pytest.mark.parametrize(
+    "fake_cls,model_cls,expected",
+    [(FakeChatCompletions, ChatCompletionsModel, "length"), (FakeMessages, MessagesModel, "max_tokens")],
+    ids=IDS,
+)
 def test_the_stop_reason_is_kept(fake_cls, model_cls, expected):
     with fake_cls(lambda body: {"text": "half an ans", "stop": "length"}, rate_limit_first=False) as fake:
         reply = model_for(fake, model_cls).respond([{"role": "user", "content": "x"}], [])
@@ -281,9 +290,11 @@ def test_400_from_anthropic_passes_on_the_servers_words():
     assert text.startswith("400 Bad Request") and "anthropic-version" in text
 
 
-@pytest.mark.parametrize("fake_cls,model_cls,var", [
-    (FakeChatCompletions, ChatCompletionsModel, "OPENAI_API_KEY"),
-    (FakeMessages, MessagesModel, "ANTHROPIC_API_KEY")], ids=IDS)
+@pytest.mark.parametrize(
+    "fake_cls,model_cls,var",
+    [(FakeChatCompletions, ChatCompletionsModel, "OPENAI_API_KEY"), (FakeMessages, MessagesModel, "ANTHROPIC_API_KEY")],
+    ids=IDS,
+)
 def test_401_says_to_check_the_key_in_its_variable(fake_cls, model_cls, var):
     with fake_cls(api_key="the-right-key") as fake:
         text = one_line_error(fake, model_for(fake, model_cls))
@@ -327,6 +338,7 @@ def test_a_server_that_echoes_the_key_does_not_get_it_into_the_error():
     class Echo(FakeChatCompletions):
         def check_headers(self, headers):
             from tests.fakes.llm import ApiError
+
             raise ApiError(401, "invalid_request_error", f"Incorrect API key provided: {headers['authorization']}")
 
     with Echo() as fake:
@@ -339,17 +351,26 @@ def test_a_server_that_echoes_the_key_does_not_get_it_into_the_error():
 
 
 BFCL_FUNCTION = {
-    "name": "math.hypot", "description": "Hypotenuse.",
-    "parameters": {"type": "dict", "required": ["x"], "properties": {
-        "x": {"type": "float", "description": "first"},
-        "point": {"type": "tuple", "items": {"type": "float"}},
-        "data": {"type": "any"},
-        "options": {"type": "dict", "properties": {
-            "scale": {"type": "integer"},
-            "pairs": {"type": "array", "items": {"type": "dict", "properties": {"k": {"type": "float"}}}}}},
-        "weird": {"type": "HashMap"},
-        "maybe": {"type": ["float", "null"]},
-    }},
+    "name": "math.hypot",
+    "description": "Hypotenuse.",
+    "parameters": {
+        "type": "dict",
+        "required": ["x"],
+        "properties": {
+            "x": {"type": "float", "description": "first"},
+            "point": {"type": "tuple", "items": {"type": "float"}},
+            "data": {"type": "any"},
+            "options": {
+                "type": "dict",
+                "properties": {
+                    "scale": {"type": "integer"},
+                    "pairs": {"type": "array", "items": {"type": "dict", "properties": {"k": {"type": "float"}}}},
+                },
+            },
+            "weird": {"type": "HashMap"},
+            "maybe": {"type": ["float", "null"]},
+        },
+    },
 }
 
 
@@ -364,7 +385,9 @@ def test_bfcl_types_become_json_schema_types_all_the_way_down():
     assert props["data"] == {"type": "string"}  # as BFCL's own handlers send "any"
     assert props["options"]["type"] == "object"
     assert props["options"]["properties"]["pairs"]["items"] == {
-        "type": "object", "properties": {"k": {"type": "number"}}}
+        "type": "object",
+        "properties": {"k": {"type": "number"}},
+    }
     assert props["weird"] == {"type": "object"}
     assert props["maybe"] == {"type": ["number", "null"]}
     assert schema_type_problem(schema) is None  # what the fakes (and real APIs) check
@@ -377,8 +400,9 @@ def test_a_missing_or_empty_schema_becomes_an_empty_object():
 
 def test_names_get_legal_distinct_aliases():
     long_dotted = "a." * 40  # 80 characters
-    names = legal_names(["math.hypot", "math_hypot", "math-hypot", "math hypot", long_dotted,
-                         long_dotted + "x", "ok_name", "ünïcode"])
+    names = legal_names(
+        ["math.hypot", "math_hypot", "math-hypot", "math hypot", long_dotted, long_dotted + "x", "ok_name", "ünïcode"]
+    )
     assert names["math_hypot"] == "math_hypot" and names["math-hypot"] == "math-hypot"
     assert names["math.hypot"] == "math_hypot_2" and names["math hypot"] == "math_hypot_3"
     assert names["ok_name"] == "ok_name"
@@ -405,8 +429,7 @@ def test_illegal_names_go_out_as_aliases_and_come_back_as_the_original(fake_cls,
         return {"text": "5"}
 
     registry = T.ToolRegistry()
-    registry.register(T.Tool("math.hypot", "Hypotenuse.", lambda x: 5.0,
-                             wire_schema(BFCL_FUNCTION["parameters"])))
+    registry.register(T.Tool("math.hypot", "Hypotenuse.", lambda x: 5.0, wire_schema(BFCL_FUNCTION["parameters"])))
     with fake_cls(respond) as fake:
         result = T.run_agent(model_for(fake, model_cls), registry, "hypot?")
     assert result.results[0][0]["name"] == "math.hypot" and result.results[0][1].ok
@@ -433,9 +456,14 @@ def test_a_made_up_illegal_name_is_answered_and_sent_back_legally():
 CONVERSATION = [
     {"role": "system", "content": "Be brief."},
     {"role": "user", "content": "Paris or Oslo, and the hypotenuse of 3 and 4?"},
-    {"role": "assistant", "content": "Looking.", "tool_calls": [
-        {"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}},
-        {"id": "c2", "name": "math.hypot", "arguments": '{"x": 3'}]},
+    {
+        "role": "assistant",
+        "content": "Looking.",
+        "tool_calls": [
+            {"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}},
+            {"id": "c2", "name": "math.hypot", "arguments": '{"x": 3'},
+        ],
+    },
     {"role": "tool", "tool_call_id": "c1", "name": "get_weather", "content": "21", "is_error": False},
     {"role": "tool", "tool_call_id": "c2", "name": "math.hypot", "content": "bad", "is_error": True},
     {"role": "user", "content": "And Oslo?"},
@@ -448,15 +476,24 @@ def weather_parameters():
 
 
 def hypot_parameters():
-    return {"type": "object", "required": ["x"], "properties": {
-        "x": {"type": "number", "description": "first"},
-        "point": {"type": "array", "items": {"type": "number"}},
-        "data": {"type": "string"},
-        "options": {"type": "object", "properties": {
-            "scale": {"type": "integer"},
-            "pairs": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "number"}}}}}},
-        "weird": {"type": "object"},
-        "maybe": {"type": ["number", "null"]}}}
+    return {
+        "type": "object",
+        "required": ["x"],
+        "properties": {
+            "x": {"type": "number", "description": "first"},
+            "point": {"type": "array", "items": {"type": "number"}},
+            "data": {"type": "string"},
+            "options": {
+                "type": "object",
+                "properties": {
+                    "scale": {"type": "integer"},
+                    "pairs": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "number"}}}},
+                },
+            },
+            "weird": {"type": "object"},
+            "maybe": {"type": ["number", "null"]},
+        },
+    }
 
 
 def captured_body(fake_cls, model_cls, **options):
@@ -468,41 +505,79 @@ def captured_body(fake_cls, model_cls, **options):
 def test_chat_completions_body_equals_the_openai_sdks():
     sdk = pytest.importorskip("tests.fakes.llm").sdk_request_body
     pytest.importorskip("openai")
-    expected = sdk("openai", model="test-model", temperature=0, messages=[
-        {"role": "system", "content": "Be brief."},
-        {"role": "user", "content": "Paris or Oslo, and the hypotenuse of 3 and 4?"},
-        {"role": "assistant", "content": "Looking.", "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
-            {"id": "c2", "type": "function", "function": {"name": "math_hypot", "arguments": '{"x": 3'}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "21"},
-        {"role": "tool", "tool_call_id": "c2", "content": "bad"},
-        {"role": "user", "content": "And Oslo?"},
-    ], tools=[
-        {"type": "function", "function": {"name": "get_weather", "description": TOOLS[0]["description"],
-                                          "parameters": weather_parameters()}},
-        {"type": "function", "function": {"name": "math_hypot", "description": "Hypotenuse.",
-                                          "parameters": hypot_parameters()}},
-    ])
+    expected = sdk(
+        "openai",
+        model="test-model",
+        temperature=0,
+        messages=[
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Paris or Oslo, and the hypotenuse of 3 and 4?"},
+            {
+                "role": "assistant",
+                "content": "Looking.",
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                    },
+                    {"id": "c2", "type": "function", "function": {"name": "math_hypot", "arguments": '{"x": 3'}},
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "21"},
+            {"role": "tool", "tool_call_id": "c2", "content": "bad"},
+            {"role": "user", "content": "And Oslo?"},
+        ],
+        tools=[
+            {
+                "type": "function",
+                "function": {
+                    "name": "get_weather",
+                    "description": TOOLS[0]["description"],
+                    "parameters": weather_parameters(),
+                },
+            },
+            {
+                "type": "function",
+                "function": {"name": "math_hypot", "description": "Hypotenuse.", "parameters": hypot_parameters()},
+            },
+        ],
+    )
     assert captured_body(FakeChatCompletions, ChatCompletionsModel) == expected
 
 
 def test_messages_body_equals_the_anthropic_sdks():
     sdk = pytest.importorskip("tests.fakes.llm").sdk_request_body
     pytest.importorskip("anthropic")
-    expected = sdk("anthropic", model="test-model", max_tokens=1024, system="Be brief.", messages=[
-        {"role": "user", "content": "Paris or Oslo, and the hypotenuse of 3 and 4?"},
-        {"role": "assistant", "content": [
-            {"type": "text", "text": "Looking."},
-            {"type": "tool_use", "id": "c1", "name": "get_weather", "input": {"city": "Paris"}},
-            {"type": "tool_use", "id": "c2", "name": "math_hypot", "input": {}}]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "c1", "content": "21"},
-            {"type": "tool_result", "tool_use_id": "c2", "content": "bad", "is_error": True},
-            {"type": "text", "text": "And Oslo?"}]},
-    ], tools=[
-        {"name": "get_weather", "description": TOOLS[0]["description"], "input_schema": weather_parameters()},
-        {"name": "math_hypot", "description": "Hypotenuse.", "input_schema": hypot_parameters()},
-    ])
+    expected = sdk(
+        "anthropic",
+        model="test-model",
+        max_tokens=1024,
+        system="Be brief.",
+        messages=[
+            {"role": "user", "content": "Paris or Oslo, and the hypotenuse of 3 and 4?"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Looking."},
+                    {"type": "tool_use", "id": "c1", "name": "get_weather", "input": {"city": "Paris"}},
+                    {"type": "tool_use", "id": "c2", "name": "math_hypot", "input": {}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "c1", "content": "21"},
+                    {"type": "tool_result", "tool_use_id": "c2", "content": "bad", "is_error": True},
+                    {"type": "text", "text": "And Oslo?"},
+                ],
+            },
+        ],
+        tools=[
+            {"name": "get_weather", "description": TOOLS[0]["description"], "input_schema": weather_parameters()},
+            {"name": "math_hypot", "description": "Hypotenuse.", "input_schema": hypot_parameters()},
+        ],
+    )
     assert captured_body(FakeMessages, MessagesModel) == expected
 
 
@@ -536,6 +611,7 @@ def test_retry_after_in_milliseconds_or_as_a_date_is_understood():
     from email.utils import formatdate
 
     from toolkit.lessons.endpoints import _retry_after
+
     assert _retry_after({"retry-after-ms": "1500", "Retry-After": "9"}) == 1.5
     assert _retry_after({"Retry-After": "2"}) == 2.0
     assert _retry_after({"Retry-After": formatdate(1_000_010, usegmt=True)}, now=lambda: 1_000_000) == 10
@@ -551,6 +627,7 @@ def test_an_anthropic_base_url_given_with_v1_still_reaches_v1_messages():
 
 def test_an_answer_cut_short_is_a_one_line_connection_error():
     import threading
+
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(1)
@@ -567,7 +644,7 @@ def test_an_answer_cut_short_is_a_one_line_connection_error():
         length = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
         while len(body) < length:
             body += conn.recv(65536)
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"ch")
+        conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"ch')
         conn.shutdown(socket.SHUT_WR)
         conn.close()
 
@@ -575,7 +652,8 @@ def test_an_answer_cut_short_is_a_one_line_connection_error():
     try:
         with pytest.raises(EndpointError) as err:
             ChatCompletionsModel(f"http://127.0.0.1:{sock.getsockname()[1]}/v1", "m", timeout=5).respond(
-                [{"role": "user", "content": "x"}], [])
+                [{"role": "user", "content": "x"}], []
+            )
     finally:
         sock.close()
     assert err.value.kind == "connection" and "IncompleteRead" in str(err.value)

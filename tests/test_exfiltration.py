@@ -33,11 +33,11 @@ def b64(text, urlsafe=False, pad=True):
 def dns_labels(text, size=20):
     """The text the way a DNS exfiltrator writes it: lower case, dashes, short labels."""
     flat = "".join(ch if ch.isalnum() else "-" for ch in text.lower())
-    return ".".join(flat[i:i + size] for i in range(0, len(flat), size))
+    return ".".join(flat[i : i + size] for i in range(0, len(flat), size))
 
 
 def pieces(text, size):
-    return [text[i:i + size] for i in range(0, len(text), size)]
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def test_what_counts_as_the_list_is_each_address_and_each_full_name():
@@ -87,21 +87,24 @@ def test_one_address_carrying_the_list_in_any_shape_is_a_leak(shape):
 
 
 SPLIT = {
-    "URL-quoted pieces with part numbers": [f"{COLLECT}{quote(p, safe='')}&part={i}"
-                                            for i, p in enumerate(pieces(DATA, 6))],
-    "upper-case pieces in the path": [f"https://img.pixels.test/p/{i}/{quote(p.upper())}"
-                                      for i, p in enumerate(pieces(DATA, 5))],
+    "URL-quoted pieces with part numbers": [
+        f"{COLLECT}{quote(p, safe='')}&part={i}" for i, p in enumerate(pieces(DATA, 6))
+    ],
+    "upper-case pieces in the path": [
+        f"https://img.pixels.test/p/{i}/{quote(p.upper())}" for i, p in enumerate(pieces(DATA, 5))
+    ],
     "hex, cut at odd lengths": [COLLECT + p for p in pieces(DATA.encode().hex(), 7)],
     "urlsafe base64, cut at any length": [COLLECT + p for p in pieces(b64(DATA, True, False), 5)],
-    "each piece base64-encoded on its own, padded": [COLLECT + b64(p, urlsafe=True)
-                                                     for p in pieces(DATA, 4)],
+    "each piece base64-encoded on its own, padded": [COLLECT + b64(p, urlsafe=True) for p in pieces(DATA, 4)],
     "each piece hex-encoded on its own": [COLLECT + p.encode().hex() for p in pieces(DATA, 3)],
     "reversed, then cut": [COLLECT + quote(p) for p in pieces(DATA[::-1], 6)],
     "ROT13, then cut": [COLLECT + quote(p) for p in pieces(rot13(DATA), 6)],
-    "host-name labels, one per request": [f"https://{p}.n{i}.sync.attacker.test/"
-                                          for i, p in enumerate(pieces(dns_labels(DATA, 63).replace(".", ""), 7))],
-    "pieces sent to different collecting sites": [f"https://c{i % 3}.attacker{i % 2}.test/?d={quote(p)}"
-                                                  for i, p in enumerate(pieces(DATA, 6))],
+    "host-name labels, one per request": [
+        f"https://{p}.n{i}.sync.attacker.test/" for i, p in enumerate(pieces(dns_labels(DATA, 63).replace(".", ""), 7))
+    ],
+    "pieces sent to different collecting sites": [
+        f"https://c{i % 3}.attacker{i % 2}.test/?d={quote(p)}" for i, p in enumerate(pieces(DATA, 6))
+    ],
 }
 
 
@@ -145,8 +148,9 @@ def test_ordinary_addresses_are_not_flagged_alone_or_together():
     assert leaked_urls([f"https://docs.acme.test/page/{i}?n={i}" for i in range(200)]) == []
 
 
-@pytest.mark.parametrize("fragment", ["ada", "Ada", "example.test", "@example.test", "Lovelace",
-                                      "customer list", "alan@"])
+@pytest.mark.parametrize(
+    "fragment", ["ada", "Ada", "example.test", "@example.test", "Lovelace", "customer list", "alan@"]
+)
 def test_a_fragment_too_small_to_identify_anyone_is_not_a_leak(fragment):
     assert leaked_urls([COLLECT + quote(fragment)]) == []
 
@@ -165,6 +169,7 @@ def test_the_detector_is_fast_enough_for_a_check():
 
 
 # ---------------------------------------------------------- the world exercise 12 starts from
+
 
 def test_the_world_holds_only_the_private_tool_until_the_student_adds_fetch_url():
     registry, web = exfiltration.make_world()

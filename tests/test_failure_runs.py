@@ -44,8 +44,12 @@ def test_agent_runs_really_fail():
 def test_scored_replies_really_fail():
     runs = by_id()
     labels = {i: runs[i].evidence[-1].split(": ")[-1] for i in ("F2", "F4", "F6", "F9")}
-    assert labels == {"F2": "hallucinated_function", "F4": "should_abstain",
-                      "F6": "wrong_arguments", "F9": "should_abstain"}
+    assert labels == {
+        "F2": "hallucinated_function",
+        "F4": "should_abstain",
+        "F6": "wrong_arguments",
+        "F9": "should_abstain",
+    }
     assert all(runs[i].result is None for i in labels)
 
 
@@ -76,13 +80,13 @@ def test_group_guide_covers_each_group():
 
 
 def _user_text(run):
-    return next(line for line in run.evidence if line.startswith("user: "))[len("user: "):]
+    return next(line for line in run.evidence if line.startswith("user: "))[len("user: ") :]
 
 
 def test_f1_reason_the_call_was_valid_and_broke_the_policy():
     run = by_id()["F1"]
     assert "valid" in run.why and "policy" in run.why
-    (name, args), = run.calls
+    ((name, args),) = run.calls
     assert name == "cancel_order" and args["order_id"] in _user_text(run)
     assert not schema_problems(run)
     assert all(not m.get("is_error") for m in run.result.messages if m["role"] == "tool")
@@ -92,7 +96,7 @@ def test_f1_reason_the_call_was_valid_and_broke_the_policy():
 def test_f2_reason_names_a_function_nobody_offered():
     run = by_id()["F2"]
     assert "nobody offered" in run.why
-    (name, _), = run.calls
+    ((name, _),) = run.calls
     assert name not in run.offered
     assert schema_problems(run) == [f"unknown tool {name!r}"]
 
@@ -109,7 +113,7 @@ def test_f3_reason_the_same_failing_call_until_the_step_limit():
 def test_f4_reason_the_user_never_named_the_target_currency():
     run = by_id()["F4"]
     assert "never said which currency" in run.why
-    (name, args), = run.calls
+    ((name, args),) = run.calls
     assert name in run.offered and not schema_problems(run)
     assert args["to_currency"] not in _user_text(run)
 
@@ -145,7 +149,7 @@ def test_f7_reason_the_order_came_from_the_fetched_page():
 def test_f8_reason_matches_the_transcript_the_id_was_mangled_in_the_first_call():
     run = by_id()["F8"]
     asked = re.search(r"order ([A-Z]\d+)", _user_text(run)).group(1)
-    (name, args), = run.calls  # one look-up, and no call after its error
+    ((name, args),) = run.calls  # one look-up, and no call after its error
     sent = args["order_id"]
     assert name == "get_order" and sent != asked  # mangled in the very first call
     assert not schema_problems(run)  # any string is a valid id

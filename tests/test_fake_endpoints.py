@@ -62,8 +62,9 @@ def anthropic_reply(intent, *, tools=True, **fake_options):
 def raw_post(url, body, headers=None):
     """POST with the standard library: (status, parsed JSON, response headers)."""
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method="POST",
-                                     headers={"content-type": "application/json", **(headers or {})})
+    request = urllib.request.Request(
+        url, data=data, method="POST", headers={"content-type": "application/json", **(headers or {})}
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read()), dict(response.headers)
@@ -72,6 +73,7 @@ def raw_post(url, body, headers=None):
 
 
 # -- OpenAI Chat Completions, through the openai SDK -----------------------------------------
+
 
 def test_openai_text_reply_parses():
     reply, fake = openai_reply({"text": "Sunny.", "calls": []}, tools=False)
@@ -95,8 +97,9 @@ def test_openai_one_tool_call_has_arguments_as_a_json_string():
 
 
 def test_openai_parallel_calls_with_text_in_one_turn():
-    reply, _ = openai_reply({"text": "Checking both.",
-                             "calls": [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})]})
+    reply, _ = openai_reply(
+        {"text": "Checking both.", "calls": [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})]}
+    )
     message = reply.choices[0].message
     assert message.content == "Checking both."
     assert [c.id for c in message.tool_calls] == ["call_1", "call_2"]
@@ -127,10 +130,15 @@ def test_openai_rate_limit_once_then_success():
 def test_openai_a_full_tool_turn_is_accepted():
     with FakeChatCompletions(says(text="Paris: sunny."), rate_limit_first=False) as fake:
         client = openai.OpenAI(base_url=fake.base_url, api_key="unused", max_retries=0)
-        call = {"id": "call_1", "type": "function",
-                "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}
-        history = USER + [{"role": "assistant", "content": None, "tool_calls": [call]},
-                          {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}]
+        call = {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+        }
+        history = USER + [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+        ]
         reply = client.chat.completions.create(model="m", messages=history, tools=[openai_tool()])
         assert reply.choices[0].message.content == "Paris: sunny."
         with pytest.raises(openai.BadRequestError, match="did not have response messages: call_1"):
@@ -138,6 +146,7 @@ def test_openai_a_full_tool_turn_is_accepted():
 
 
 # -- Anthropic Messages, through the anthropic SDK --------------------------------------------
+
 
 def test_anthropic_text_reply_parses():
     reply, fake = anthropic_reply({"text": "Sunny."}, tools=False)
@@ -196,13 +205,17 @@ def test_anthropic_key_may_come_as_x_api_key_too():
     """The docs and SDKs before 2.0 send ``x-api-key``; the 2.x SDK sends a Bearer token."""
     with FakeMessages(api_key=KEY, rate_limit_first=False) as fake:
         body = {"model": "m", "max_tokens": 8, "messages": USER}
-        status, reply, _ = raw_post(fake.base_url + "/v1/messages", body,
-                                    {"x-api-key": KEY, "anthropic-version": "2023-06-01"})
+        status, reply, _ = raw_post(
+            fake.base_url + "/v1/messages", body, {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
+        )
         assert status == 200 and Message.model_validate(reply).content[0].text == "ok"
         status, reply, _ = raw_post(fake.base_url + "/v1/messages", body, {"x-api-key": KEY})
         assert status == 400 and reply["error"]["message"] == "anthropic-version: header is required"
-        status, reply, _ = raw_post(fake.base_url + "/v1/messages", {"model": "m", "messages": USER},
-                                    {"x-api-key": KEY, "anthropic-version": "2023-06-01"})
+        status, reply, _ = raw_post(
+            fake.base_url + "/v1/messages",
+            {"model": "m", "messages": USER},
+            {"x-api-key": KEY, "anthropic-version": "2023-06-01"},
+        )
         assert status == 400 and reply["error"]["message"] == "max_tokens: Field required"
         assert reply["type"] == "error" and reply["error"]["type"] == "invalid_request_error"
 
@@ -210,22 +223,32 @@ def test_anthropic_key_may_come_as_x_api_key_too():
 # -- refusals both APIs share: names, types, keys, models -------------------------------------
 
 SDKS = {
-    "openai": (FakeChatCompletions, openai, openai_tool,
-               lambda fake, key, tools, model="gpt-test": openai.OpenAI(
-                   base_url=fake.base_url, api_key=key, max_retries=2).chat.completions.create(
-                   model=model, messages=USER, tools=tools)),
-    "anthropic": (FakeMessages, anthropic, anthropic_tool,
-                  lambda fake, key, tools, model="claude-test": anthropic.Anthropic(
-                      base_url=fake.base_url, api_key=key, max_retries=2).messages.create(
-                      model=model, max_tokens=64, messages=USER, tools=tools)),
+    "openai": (
+        FakeChatCompletions,
+        openai,
+        openai_tool,
+        lambda fake, key, tools, model="gpt-test": openai.OpenAI(
+            base_url=fake.base_url, api_key=key, max_retries=2
+        ).chat.completions.create(model=model, messages=USER, tools=tools),
+    ),
+    "anthropic": (
+        FakeMessages,
+        anthropic,
+        anthropic_tool,
+        lambda fake, key, tools, model="claude-test": anthropic.Anthropic(
+            base_url=fake.base_url, api_key=key, max_retries=2
+        ).messages.create(model=model, max_tokens=64, messages=USER, tools=tools),
+    ),
 }
 
 BFCL_SCHEMAS = {
     "dict at the top": {"type": "dict", "properties": {"a": {"type": "integer"}}},
     "float property": {"type": "object", "properties": {"x": {"type": "float"}}},
     "tuple items": {"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "tuple"}}}},
-    "any deep inside": {"type": "object", "properties": {"o": {"type": "object",
-                                                               "properties": {"v": {"type": "any"}}}}},
+    "any deep inside": {
+        "type": "object",
+        "properties": {"o": {"type": "object", "properties": {"v": {"type": "any"}}}},
+    },
 }
 
 
@@ -287,8 +310,9 @@ def test_the_429_carries_retry_after_in_each_shape():
     with FakeChatCompletions(retry_after="7") as chat, FakeMessages(retry_after="3") as messages:
         status, body, headers = raw_post(chat.base_url + "/chat/completions", {"model": "m", "messages": USER})
         assert (status, headers["retry-after"], body["error"]["code"]) == (429, "7", "rate_limit_exceeded")
-        status, body, headers = raw_post(messages.base_url + "/v1/messages", {"model": "m", "messages": USER},
-                                         {"anthropic-version": "2023-06-01"})
+        status, body, headers = raw_post(
+            messages.base_url + "/v1/messages", {"model": "m", "messages": USER}, {"anthropic-version": "2023-06-01"}
+        )
         assert (status, headers["retry-after"], body["error"]["type"]) == (429, "3", "rate_limit_error")
 
 
@@ -306,6 +330,7 @@ def test_openai_missing_fields_and_bad_json_are_400s():
 def test_a_failing_scenario_is_a_500_that_names_the_problem():
     def broken(body):
         raise KeyError("no such case")
+
     with FakeChatCompletions(broken, rate_limit_first=False) as fake:
         status, body, _ = raw_post(fake.base_url + "/chat/completions", {"model": "m", "messages": USER})
     assert status == 500 and "no such case" in body["error"]["message"] and fake.errors
@@ -315,8 +340,10 @@ def test_schema_walk_finds_types_in_nested_places():
     assert schema_type_problem(WEATHER_SCHEMA) is None
     assert schema_type_problem({"type": ["string", "null"]}) is None
     assert schema_type_problem({"anyOf": [{"type": "string"}, {"type": "dict"}]}) == (("anyOf", 1), "dict")
-    assert schema_type_problem({"type": "object", "additionalProperties": {"type": "float"}}) == \
-        (("additionalProperties",), "float")
+    assert schema_type_problem({"type": "object", "additionalProperties": {"type": "float"}}) == (
+        ("additionalProperties",),
+        "float",
+    )
 
 
 def test_stop_frees_the_port():
@@ -331,12 +358,19 @@ def test_stop_frees_the_port():
 
 # -- what the SDKs send, for the adapters to compare with -------------------------------------
 
+
 def test_sdk_request_body_records_what_each_sdk_sends():
     sent = sdk_request_body("openai", model="m", messages=USER, tools=[openai_tool()], temperature=0)
     assert sent == {"model": "m", "messages": USER, "tools": [openai_tool()], "temperature": 0}
-    sent = sdk_request_body("anthropic", model="m", max_tokens=32, messages=USER, tools=[anthropic_tool()],
-                            system="Be brief.")
-    assert sent == {"model": "m", "max_tokens": 32, "messages": USER, "tools": [anthropic_tool()],
-                    "system": "Be brief."}
+    sent = sdk_request_body(
+        "anthropic", model="m", max_tokens=32, messages=USER, tools=[anthropic_tool()], system="Be brief."
+    )
+    assert sent == {
+        "model": "m",
+        "max_tokens": 32,
+        "messages": USER,
+        "tools": [anthropic_tool()],
+        "system": "Be brief.",
+    }
     with pytest.raises(ValueError, match="openai' or 'anthropic"):
         sdk_request_body("gemini", model="m")

@@ -32,7 +32,8 @@ def drawn_with() -> str | None:
 same_matplotlib = pytest.mark.skipif(
     drawn_with() != matplotlib.__version__,
     reason=f"figures/ was drawn with matplotlib {drawn_with()}, this is {matplotlib.__version__}; "
-           "byte comparison only holds for the pinned version")
+    "byte comparison only holds for the pinned version",
+)
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -44,7 +45,7 @@ def png_size(path: Path) -> tuple[int, int]:
 def png_chunks(path: Path) -> list[bytes]:
     data, pos, kinds = path.read_bytes(), 8, []
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
         kinds.append(kind)
         pos += 12 + length
     return kinds
@@ -70,8 +71,7 @@ def test_a_hand_edited_figure_is_caught(tmp_path):
         for ext in ("svg", "png"):
             shutil.copy(figure_path(n, ext), tmp_path)
     svg = tmp_path / f"{FIGURES[3][0]}.svg"
-    svg.write_text(svg.read_text(encoding="utf-8").replace("#009e73", "#ff0000"),
-                   encoding="utf-8")
+    svg.write_text(svg.read_text(encoding="utf-8").replace("#009e73", "#ff0000"), encoding="utf-8")
     png = tmp_path / f"{FIGURES[5][0]}.png"
     data = bytearray(png.read_bytes())
     data[-100] ^= 0xFF
@@ -96,8 +96,13 @@ def test_cli_check_exits_nonzero_on_a_changed_file(tmp_path):
     for ext in ("svg", "png"):
         shutil.copy(figure_path(1, ext), tmp_path)
     (tmp_path / "fig1_call_loop.svg").write_text("<svg/>", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "toolkit.figures", "1", "--check", "--out",
-                           str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit.figures", "1", "--check", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert done.returncode == 1
     assert "fig1_call_loop.svg differs" in done.stdout
     assert "python -m toolkit.figures" in done.stderr  # says how to fix it
@@ -145,12 +150,12 @@ def test_the_layout_check_finds_each_kind_of_blemish():
         fig, ax = canvas.new_figure("test")
         canvas.box(ax, 1, 4, 3, 1.5, "inside")
         canvas.note(ax, 1.0, 3.0, "two words")
-        canvas.note(ax, 1.3, 3.05, "on top")                      # overlaps "two words"
-        canvas.note(ax, 3.6, 4.75, "across")                       # over the box's right edge
-        canvas.region(ax, 6, 3, 4, 3, "frame label", "tool")       # on its frame: fine
-        canvas.note(ax, 15.5, 6, "off the page")                   # runs past the right edge
+        canvas.note(ax, 1.3, 3.05, "on top")  # overlaps "two words"
+        canvas.note(ax, 3.6, 4.75, "across")  # over the box's right edge
+        canvas.region(ax, 6, 3, 4, 3, "frame label", "tool")  # on its frame: fine
+        canvas.note(ax, 15.5, 6, "off the page")  # runs past the right edge
         canvas.source(ax, "the source line")
-        canvas.note(ax, 12, 0.3, "a caption in the footer row")    # crowds the footer
+        canvas.note(ax, 12, 0.3, "a caption in the footer row")  # crowds the footer
         found = layout.collisions(fig)
         canvas.overflowing(fig)
         plt.close(fig)
@@ -228,8 +233,9 @@ def test_the_toolkit_map_numbers_its_cards_in_reading_order():
     """Row by row (cards side by side share a row), left to right: 1, 2, 3, then 4, 5, 6."""
     from toolkit.figures.lab_map import PARTS
 
-    cards = sorted(((p[0], p[5][0], p[5][1], p[5][1] + p[6]) for p in PARTS),
-                   key=lambda c: -c[3])  # (number, x, bottom, top), highest first
+    cards = sorted(
+        ((p[0], p[5][0], p[5][1], p[5][1] + p[6]) for p in PARTS), key=lambda c: -c[3]
+    )  # (number, x, bottom, top), highest first
     rows = []
     for card in cards:
         if rows and card[3] > rows[-1][0][2]:  # overlaps the first card of the row: same row
@@ -248,8 +254,7 @@ def test_figure_path_rejects_a_figure_the_pack_does_not_have():
 
 def test_importing_the_toolkit_does_not_load_matplotlib():
     code = "import sys, toolkit, toolkit.figures; print('matplotlib' in sys.modules)"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.stdout.strip() == "False", done.stderr
 
 
@@ -272,14 +277,20 @@ def test_notebooks_show_the_current_figures():
             if not m:
                 continue
             n = int(m.group(1))
-            pages = ["".join(o["data"]["text/html"]) for o in cell.get("outputs", [])
-                     if "text/html" in o.get("data", {})]
+            pages = [
+                "".join(o["data"]["text/html"]) for o in cell.get("outputs", []) if "text/html" in o.get("data", {})
+            ]
             shown = [IMG.search(page) for page in pages]
             shown = [s for s in shown if s]
-            if not shown or base64.b64decode(shown[0].group(1)) != current[n] \
-                    or html.unescape(shown[0].group(2)) != DESCRIPTIONS[n]:
-                stale.append(f"{nb.name} does not show the current Figure {n} with its "
-                             f"description: run `make notebooks NB={nb.name[:2]}`")
+            if (
+                not shown
+                or base64.b64decode(shown[0].group(1)) != current[n]
+                or html.unescape(shown[0].group(2)) != DESCRIPTIONS[n]
+            ):
+                stale.append(
+                    f"{nb.name} does not show the current Figure {n} with its "
+                    f"description: run `make notebooks NB={nb.name[:2]}`"
+                )
     assert not stale, "\n".join(stale)
 
 
@@ -315,8 +326,13 @@ def test_every_figure_has_a_description_with_its_key_numbers():
     assert sorted(DESCRIPTIONS) == sorted(FIGURES)
     for n, text in DESCRIPTIONS.items():
         assert 300 < len(text) < 1200, f"Figure {n}: a description says what the figure shows"
-    for n, numbers in {2: ("3,680", "994", "138", "6.7"), 3: ("35.3", "63.8"), 6: ("0.59", "0.43"),
-                       5: ("2025-06-18",), 9: ("48-tool",)}.items():
+    for n, numbers in {
+        2: ("3,680", "994", "138", "6.7"),
+        3: ("35.3", "63.8"),
+        6: ("0.59", "0.43"),
+        5: ("2025-06-18",),
+        9: ("48-tool",),
+    }.items():
         assert all(x in DESCRIPTIONS[n] for x in numbers), f"Figure {n} description lacks {numbers}"
 
 
@@ -341,6 +357,7 @@ def test_a_described_plot_is_shown_as_a_figure_with_alt_text():
 
 
 # --- contrast (issue 15): every label readable against what is drawn behind it ---------------
+
 
 def _rgba(colour):
     from matplotlib.colors import to_rgba
@@ -368,8 +385,11 @@ def background_of(text, fig, renderer):
         if ax.axison and ax.patch.get_visible() and ax.patch.contains_point(middle):
             colour = _over(_rgba(ax.patch.get_facecolor()), colour)
         if text.axes is ax or text.axes is None:
-            shapes = [p for p in ax.patches if p.get_visible() and p.get_fill()
-                      and p.get_zorder() <= text.get_zorder() and p.contains_point(middle)]
+            shapes = [
+                p
+                for p in ax.patches
+                if p.get_visible() and p.get_fill() and p.get_zorder() <= text.get_zorder() and p.contains_point(middle)
+            ]
             for shape in sorted(shapes, key=lambda p: p.get_zorder()):  # stable: order added
                 colour = _over(_rgba(shape.get_facecolor()), colour)
         if text.axes is ax:
@@ -416,14 +436,16 @@ def test_the_contrast_check_sees_the_fill_behind_a_label():
 
     with matplotlib.rc_context(canvas.style()):
         fig, ax = canvas.new_figure("test")
-        ax.text(2, 2, "7", color="white", zorder=6)                       # on the white page
+        ax.text(2, 2, "7", color="white", zorder=6)  # on the white page
         canvas.box(ax, 4, 1, 3, 2, "", "accent")
         ax.text(5.5, 2, "on a tint", color=canvas.COLORS["accent"][0], zorder=2)
         from matplotlib.patches import Circle
+
         ax.add_patch(Circle((10, 2), 0.5, facecolor="#000000", zorder=5))
         ax.text(10, 2, "8", color="white", ha="center", va="center", zorder=6)  # white on black: fine
-        ax.text(12, 2, "patch", color="#CCCCCC", zorder=4,
-                bbox=dict(facecolor="#333333", edgecolor="none"))          # light on its dark patch
+        ax.text(
+            12, 2, "patch", color="#CCCCCC", zorder=4, bbox=dict(facecolor="#333333", edgecolor="none")
+        )  # light on its dark patch
         found = low_contrast(fig)
         canvas.overflowing(fig)
         plt.close(fig)
@@ -444,8 +466,7 @@ def test_notebook_01s_accuracy_chart_says_its_numbers_to_a_screen_reader():
     def rows(correct):
         return [DigitRow(d, 100, c, 0, 0.0) for d, c in zip((1, 2, 3), correct)]
 
-    fig = plot_accuracy({"pattern (mock)": rows([100, 55, 3]), "calculator (mock)": rows([100] * 3)},
-                        "Exact answers")
+    fig = plot_accuracy({"pattern (mock)": rows([100, 55, 3]), "calculator (mock)": rows([100] * 3)}, "Exact answers")
     data, _ = DisplayFormatter().format(fig)
     plt.close(fig)
     alt = html.unescape(IMG.search(data["text/html"]).group(2))

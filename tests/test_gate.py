@@ -36,22 +36,30 @@ def test_rules_in_order():
     assert check(gate, reg, "no_such_tool") == (True, "")
     assert check(gate, reg, "read_news", topic="x") == (False, "not on this task's allowlist")
     assert check(gate, reg, "lookup", key="k") == (True, "")
-    assert check(gate, reg, "delete_file", path="/x") == (False, "needs confirmation (changes state) and none was given")
-    assert gate.log == [("allow", "no_such_tool", ""), ("deny", "read_news", "not on this task's allowlist"),
-                        ("allow", "lookup", ""),
-                        ("deny", "delete_file", "needs confirmation (changes state) and none was given")]
+    assert check(gate, reg, "delete_file", path="/x") == (
+        False,
+        "needs confirmation (changes state) and none was given",
+    )
+    assert gate.log == [
+        ("allow", "no_such_tool", ""),
+        ("deny", "read_news", "not on this task's allowlist"),
+        ("allow", "lookup", ""),
+        ("deny", "delete_file", "needs confirmation (changes state) and none was given"),
+    ]
 
 
 def test_pre_approval_holds_until_the_run_is_tainted():
     reg = registry()
     gate = T.PermissionGate(pre_approved={"delete_file"})
     assert check(gate, reg, "delete_file", path="/a") == (True, "")
-    gate.note_result(reg.get("lookup"))      # a closed-world read does not taint
+    gate.note_result(reg.get("lookup"))  # a closed-world read does not taint
     assert not gate.tainted
-    gate.note_result(reg.get("read_news"))   # an open-world read does
+    gate.note_result(reg.get("read_news"))  # an open-world read does
     assert gate.tainted
     assert check(gate, reg, "delete_file", path="/a") == (
-        False, "needs confirmation (after reading outside content) and none was given")
+        False,
+        "needs confirmation (after reading outside content) and none was given",
+    )
 
 
 def test_confirm_decides_when_given():
@@ -72,17 +80,21 @@ def test_confirm_decides_when_given():
 def test_loop_blocks_denied_calls_and_taints_after_the_turn():
     reg = registry()
     gate = T.PermissionGate(pre_approved={"delete_file"})
-    model = T.ScriptedModel([
-        {"tool_calls": [T.call("1", "read_news", topic="x"), T.call("2", "delete_file", path="/a")]},
-        {"tool_calls": [T.call("3", "delete_file", path="/b")]},
-        {"content": "stopped"},
-    ])
+    model = T.ScriptedModel(
+        [
+            {"tool_calls": [T.call("1", "read_news", topic="x"), T.call("2", "delete_file", path="/a")]},
+            {"tool_calls": [T.call("3", "delete_file", path="/b")]},
+            {"content": "stopped"},
+        ]
+    )
     res = T.run_agent(model, reg, "x", gate=gate)
     tool = [m for m in res.messages if m["role"] == "tool"]
     # same turn as the open-world read: the gate is told only after the turn, so it runs
     assert tool[1]["is_error"] is False
-    assert tool[2]["content"] == ("Blocked by policy: needs confirmation (after reading outside content) and "
-                                  "none was given. Tell the user what you wanted to do and ask.")
+    assert tool[2]["content"] == (
+        "Blocked by policy: needs confirmation (after reading outside content) and "
+        "none was given. Tell the user what you wanted to do and ask."
+    )
     assert res.results[2][1].kind == "blocked"
     assert res.events == ["blocked delete_file: needs confirmation (after reading outside content) and none was given"]
 
@@ -102,8 +114,10 @@ def test_injection_demo_undefended_sends_and_defended_blocks():
 
     res, sent, gate = T.injection_demo(defended=True)
     assert sent == [] and T.SENT_EMAILS == []
-    assert gate.log == [("allow", "fetch_page", ""), ("deny", "send_email",
-                        "needs confirmation (after reading outside content) and none was given")]
+    assert gate.log == [
+        ("allow", "fetch_page", ""),
+        ("deny", "send_email", "needs confirmation (after reading outside content) and none was given"),
+    ]
     assert res.events == ["blocked send_email: needs confirmation (after reading outside content) and none was given"]
     assert res.final == "Summary: Acme Corp makes anvils."
     # the page really carried the instruction, wrapped as untrusted
@@ -124,6 +138,7 @@ def test_injection_registry_flags_and_clearing():
 
 # ---- issue 11, point 5: taint beyond open_world --------------------------------------------------
 
+
 def test_a_closed_world_tool_that_declares_outside_text_taints():
     reg = registry()
 
@@ -133,16 +148,16 @@ def test_a_closed_world_tool_that_declares_outside_text_taints():
 
     reg.add(get_ticket, outside_text=True)
     gate = T.PermissionGate(pre_approved={"delete_file"})
-    gate.note_result(reg.get("lookup"))       # declares nothing, closed world: no taint
+    gate.note_result(reg.get("lookup"))  # declares nothing, closed world: no taint
     assert not gate.tainted
-    gate.note_result(reg.get("get_ticket"))   # closed world, but its text came from outside
+    gate.note_result(reg.get("get_ticket"))  # closed world, but its text came from outside
     assert gate.tainted
     assert check(gate, reg, "delete_file", path="/a")[1] == REASON_TAINTED
 
 
 def test_stored_injection_passes_an_undeclared_tool_and_is_blocked_once_it_declares():
     res, sent, gate = injection.stored_injection_demo(outside_text=None)
-    assert sent == [(injection.STORED_ATTACK_TO, injection.STORED_ATTACK_BODY)]   # the gate saw a clean run
+    assert sent == [(injection.STORED_ATTACK_TO, injection.STORED_ATTACK_BODY)]  # the gate saw a clean run
     assert not gate.tainted and gate.log[-1] == ("allow", "send_email", "")
     assert res.messages[1]["tool_calls"][0]["name"] == "get_ticket"
     res, sent, gate = injection.stored_injection_demo(outside_text=True)
@@ -150,22 +165,25 @@ def test_stored_injection_passes_an_undeclared_tool_and_is_blocked_once_it_decla
     assert gate.log[-1] == ("deny", "send_email", REASON_TAINTED)
     assert res.final == injection.TICKET_SUMMARY
     ticket = next(m for m in res.messages if m["role"] == "tool")
-    assert "send_email(" in ticket["content"]          # the ticket really carried the order
+    assert "send_email(" in ticket["content"]  # the ticket really carried the order
     reg = injection.make_ticket_registry()
     assert reg.get("get_ticket").open_world is False and reg.get("get_ticket").read_only
 
 
 # ---- issue 11, point 4: the gate sees the call that runs -------------------------------------------
 
+
 def test_refund_lesson_gate_sees_the_repaired_amount():
     for label, args in injection.REFUND_SLIPS.items():
         raw = {"id": "r1", "name": "refund", "arguments": args}
-        seen_raw = injection.RefundLimitGate(pre_approved={"refund"}).check(raw, injection.make_refund_registry().get("refund"))
-        assert seen_raw == (True, ""), label      # a gate shown the raw call misreads it
+        seen_raw = injection.RefundLimitGate(pre_approved={"refund"}).check(
+            raw, injection.make_refund_registry().get("refund")
+        )
+        assert seen_raw == (True, ""), label  # a gate shown the raw call misreads it
         res, refunds, gate = injection.refund_demo(args)
-        assert refunds == [], label               # the run's gate saw 150 and stopped it
+        assert refunds == [], label  # the run's gate saw 150 and stopped it
         assert gate.seen == [{"order_id": "A1", "amount": 150}], label
         assert res.results[0][1].kind == "blocked"
-        assert res.messages[1]["tool_calls"][0]["arguments"] == args   # what the model sent is kept
+        assert res.messages[1]["tool_calls"][0]["arguments"] == args  # what the model sent is kept
     res, refunds, gate = injection.refund_demo({"order_id": "A1", "amount": "40"})
     assert refunds == [("A1", 40)] and gate.seen == [{"order_id": "A1", "amount": 40}]

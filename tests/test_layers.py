@@ -62,8 +62,13 @@ def imports_of(path: Path) -> list[Import]:
     name, is_package = module_name(path)
     package = name if is_package else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    type_only = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.If) and _is_type_checking(node.test)
-                 for stmt in node.body for inner in ast.walk(stmt)}
+    type_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and _is_type_checking(node.test)
+        for stmt in node.body
+        for inner in ast.walk(stmt)
+    }
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -71,12 +76,13 @@ def imports_of(path: Path) -> list[Import]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - (node.level - 1)]
+                base = base[: len(base) - (node.level - 1)]
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
-            found += [Import(path, node.lineno, f"{module}.{alias.name}", id(node) in type_only)
-                      for alias in node.names]
+            found += [
+                Import(path, node.lineno, f"{module}.{alias.name}", id(node) in type_only) for alias in node.names
+            ]
         elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
             func = node.func
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -85,14 +91,15 @@ def imports_of(path: Path) -> list[Import]:
                 if target.startswith("."):
                     level = len(target) - len(target.lstrip("."))
                     base = package.split(".")
-                    target = ".".join(base[:len(base) - (level - 1)] + [target.lstrip(".")])
+                    target = ".".join(base[: len(base) - (level - 1)] + [target.lstrip(".")])
                 found.append(Import(path, node.lineno, target))
     return found
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def in_layer(target: str, layer: str) -> bool:
@@ -113,17 +120,21 @@ def layer_files(layer: str) -> list[Path]:
 
 
 def violations(files: list[Path], forbidden, at_run_time_only: bool = False) -> list[str]:
-    return [imp.where() for path in files for imp in imports_of(path)
-            if forbidden(imp.target) and not (at_run_time_only and imp.type_only)]
+    return [
+        imp.where()
+        for path in files
+        for imp in imports_of(path)
+        if forbidden(imp.target) and not (at_run_time_only and imp.type_only)
+    ]
 
 
 # --- (a) the top level ---------------------------------------------------------------------------
 
+
 def top_level_entries(folder: Path) -> tuple[set[str], set[str]]:
     """Modules (``name.py``) and packages (folders holding any ``.py``) directly in ``folder``."""
     modules = {p.stem for p in folder.glob("*.py")}
-    packages = {p.name for p in folder.iterdir()
-                if p.is_dir() and p.name != "__pycache__" and any(p.rglob("*.py"))}
+    packages = {p.name for p in folder.iterdir() if p.is_dir() and p.name != "__pycache__" and any(p.rglob("*.py"))}
     return modules, packages
 
 
@@ -134,17 +145,21 @@ def test_the_top_level_holds_only_the_labs_parts_and_the_layer_packages():
     assert not extra_modules and not extra_packages, (
         f"toolkit/ top level: modules {extra_modules} and packages {extra_packages} are not in the "
         "layer list of docs/DESIGN.md; a lesson world goes to toolkit/lessons/, a view to "
-        "toolkit/widgets/, a course operation to toolkit/course/")
+        "toolkit/widgets/, a course operation to toolkit/course/"
+    )
     assert CORE_MODULES | ENTRY_MODULES <= modules, sorted(CORE_MODULES | ENTRY_MODULES - modules)
     assert PACKAGES <= packages, sorted(PACKAGES - packages)
 
 
 # --- (b) core imports no outer layer; (e) core is standard library only ------------------------
 
+
 def test_core_never_imports_an_outer_layer():
     found = violations(core_files(), lambda t: any(in_layer(t, layer) for layer in OUTER_LAYERS))
-    assert not found, "core (toolkit/*.py and toolkit/mcp/) must not import lessons, widgets, " \
-                      "checks, figures or course:\n" + "\n".join(found)
+    assert not found, (
+        "core (toolkit/*.py and toolkit/mcp/) must not import lessons, widgets, "
+        "checks, figures or course:\n" + "\n".join(found)
+    )
 
 
 def test_core_imports_only_the_standard_library():
@@ -155,6 +170,7 @@ def test_core_imports_only_the_standard_library():
 
 # --- (c) checks never import widgets; (f) nothing but views imports views -----------------------
 
+
 def test_checks_never_import_widgets():
     found = violations(layer_files("checks"), lambda t: in_layer(t, "widgets"))
     assert not found, "toolkit/checks/ must not import toolkit/widgets/:\n" + "\n".join(found)
@@ -164,11 +180,14 @@ def test_checks_never_import_widgets():
 def test_no_other_layer_imports_a_name_from_widgets(layer):
     files = core_files() if layer == "core" else layer_files(layer)
     found = violations(files, lambda t: in_layer(t, "widgets"))
-    assert not found, (f"{layer} imports from toolkit/widgets/; widgets are views only, so whatever "
-                       "these need belongs in core or lessons:\n" + "\n".join(found))
+    assert not found, (
+        f"{layer} imports from toolkit/widgets/; widgets are views only, so whatever "
+        "these need belongs in core or lessons:\n" + "\n".join(found)
+    )
 
 
 # --- (d) notebooks import check modules whole -------------------------------------------------
+
 
 def test_notebooks_import_check_modules_not_names_inside_them():
     found = []
@@ -177,11 +196,14 @@ def test_notebooks_import_check_modules_not_names_inside_them():
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("toolkit.checks."):
                 names = ", ".join(alias.name for alias in node.names)
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: from {node.module} import {names}")
-    assert not found, ("a notebook takes a check as `from toolkit.checks import exNN` and calls "
-                       "exNN.check(...); lesson helpers come from toolkit.lessons:\n" + "\n".join(found))
+    assert not found, (
+        "a notebook takes a check as `from toolkit.checks import exNN` and calls "
+        "exNN.check(...); lesson helpers come from toolkit.lessons:\n" + "\n".join(found)
+    )
 
 
 # --- the checker itself ------------------------------------------------------------------------
+
 
 def test_the_resolver_sees_relative_nested_and_dynamic_imports(tmp_path, monkeypatch):
     """A planted file under a fake toolkit/mcp/http/: each way of reaching a widget is found."""
@@ -199,15 +221,24 @@ def test_the_resolver_sees_relative_nested_and_dynamic_imports(tmp_path, monkeyp
         "    from ...widgets.transcript_view import transcript_text\n"
         "    import importlib\n"
         "    return importlib.import_module('toolkit.lessons.retail')\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     monkeypatch.setattr(sys.modules[__name__], "ROOT", fake_root)
     targets = [imp.target for imp in imports_of(planted)]
-    assert targets == ["json", "typing.TYPE_CHECKING", "toolkit.widgets", "_typeshed.WriteableBuffer",
-                       "toolkit.widgets.transcript_view.transcript_text", "importlib", "toolkit.lessons.retail"]
+    assert targets == [
+        "json",
+        "typing.TYPE_CHECKING",
+        "toolkit.widgets",
+        "_typeshed.WriteableBuffer",
+        "toolkit.widgets.transcript_view.transcript_text",
+        "importlib",
+        "toolkit.lessons.retail",
+    ]
     assert [imp.target for imp in imports_of(planted) if imp.type_only] == ["_typeshed.WriteableBuffer"]
 
 
 # --- docs/DESIGN.md's tree names every module ---------------------------------------------------
+
 
 def design_tree_modules(text: str) -> set[str]:
     """Paths under toolkit/ that the tree block of docs/DESIGN.md lists, one line per module.
@@ -236,4 +267,5 @@ def test_design_tree_has_one_line_for_every_module():
     actual -= {p for p in actual if p.endswith("__init__.py") and p.count("/") > 1}  # mcp/http/__init__
     missing, stale = sorted(actual - listed), sorted(listed - actual)
     assert not missing and not stale, (
-        f"docs/DESIGN.md, 'The tree': add a line for {missing}; remove the line for {stale}")
+        f"docs/DESIGN.md, 'The tree': add a line for {missing}; remove the line for {stale}"
+    )

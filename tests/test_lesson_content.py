@@ -40,9 +40,28 @@ def stored(stem):
 # The subset of JSON Schema that OpenAI's strict mode accepts, as its structured-outputs guide
 # lists it (pack [23]): types, enums, anyOf, definitions, and a few string, number and array
 # constraints. `default` is not in it, and every object must close itself and require all keys.
-STRICT_KEYWORDS = {"type", "description", "properties", "required", "additionalProperties", "items",
-                   "enum", "const", "anyOf", "$defs", "$ref", "pattern", "format", "minimum", "maximum",
-                   "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems"}
+STRICT_KEYWORDS = {
+    "type",
+    "description",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "$defs",
+    "$ref",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+}
 
 
 def strict_mode_problems(schema, path="parameters"):
@@ -93,8 +112,12 @@ def test_the_checker_knows_the_rules():
     plain = ex01.unseen_tools()[0]["inputSchema"]  # optional fields, a default
     found = strict_mode_problems(plain)
     assert any("left out" in p for p in found) and any("'default'" in p for p in found)
-    nested = {"type": "object", "properties": {"a": {"type": "object", "properties": {}}},
-              "required": ["a"], "additionalProperties": False}
+    nested = {
+        "type": "object",
+        "properties": {"a": {"type": "object", "properties": {}}},
+        "required": ["a"],
+        "additionalProperties": False,
+    }
     assert strict_mode_problems(nested) == ["parameters.a: additionalProperties must be false"]
 
 
@@ -138,9 +161,10 @@ def test_the_notebooks_helper_refuses_a_free_form_object(strict_parameters):
 
 # ---------------------------------------------------------------- repair (notebook 05, §4)
 
+
 def test_the_repair_lesson_does_not_call_number_to_string_certain():
     prose = "\n".join(c.source for c in cells("05_schemas_and_function_calling") if c.cell_type == "markdown")
-    section = prose[prose.index("## 4."):prose.index("## 5.")]
+    section = prose[prose.index("## 4.") : prose.index("## 5.")]
     claim = re.search(r"not in doubt[^.]*\.", section)
     assert not (claim and "number" in claim.group(0)), claim.group(0)
     outputs = json.dumps(stored("05_schemas_and_function_calling"))
@@ -153,8 +177,7 @@ PROMPT = re.compile(r"\*\*For discussion\.\*\* \*\(Pack discussion question (\d+
 
 
 def test_question_12_is_asked_once_in_the_course():
-    asked = [p.stem for p in sorted(NOTEBOOKS.glob("*.py"))
-             if "12" in PROMPT.findall(p.read_text(encoding="utf-8"))]
+    asked = [p.stem for p in sorted(NOTEBOOKS.glob("*.py")) if "12" in PROMPT.findall(p.read_text(encoding="utf-8"))]
     assert asked == ["05_schemas_and_function_calling"]
 
 
@@ -174,9 +197,11 @@ def discussion_prompts():
                 continue
             numbers = [int(n) for n in PROMPT.findall(cell.source)]
             if len(PACK_MENTION.findall(cell.source)) != len(numbers):
-                problems.append(f"{stem}: a pack discussion question is named outside the prompt form "
-                                f"'**For discussion.** *(Pack discussion question N, in our words.)*' "
-                                f"(a pointer should say where it is posed, without 'Pack discussion question')")
+                problems.append(
+                    f"{stem}: a pack discussion question is named outside the prompt form "
+                    f"'**For discussion.** *(Pack discussion question N, in our words.)*' "
+                    f"(a pointer should say where it is posed, without 'Pack discussion question')"
+                )
             if len(numbers) > 1:
                 problems.append(f"{stem}: prompts {numbers} share a cell; give each its own, then its answer")
             found += [(n, stem, nb[i + 1] if i + 1 < len(nb) else None) for n in numbers]
@@ -184,8 +209,13 @@ def discussion_prompts():
 
 
 def test_the_prompt_finder_sees_loose_and_grouped_mentions(monkeypatch):
-    fake = {"01_a": [jupytext.reads("# %% [markdown]\n# *(Pack discussion questions 4 and 5, in our words.)*",
-                                     fmt="py:percent").cells[0]]}
+    fake = {
+        "01_a": [
+            jupytext.reads(
+                "# %% [markdown]\n# *(Pack discussion questions 4 and 5, in our words.)*", fmt="py:percent"
+            ).cells[0]
+        ]
+    }
     monkeypatch.setattr(sys.modules[__name__], "LESSONS", list(fake))
     monkeypatch.setattr(sys.modules[__name__], "cells", fake.__getitem__)
     found, problems = discussion_prompts()
@@ -198,18 +228,35 @@ def test_the_course_poses_the_twelve_pack_questions_once_each_with_an_answer_nex
     found, problems = discussion_prompts()
     numbers = sorted(n for n, _, _ in found)
     where = {n: [s for m, s, _ in found if m == n] for n in numbers}
-    assert numbers == list(range(1, 13)), \
+    assert numbers == list(range(1, 13)), (
         f"expected questions 1-12 once each; found {where}, missing {sorted(set(range(1, 13)) - set(numbers))}"
+    )
     for n, stem, after in found:
-        if not (after is not None and after.cell_type == "markdown" and "solution" in after.metadata.get("tags", [])
-                and len(after.source.split()) > 60):
+        if not (
+            after is not None
+            and after.cell_type == "markdown"
+            and "solution" in after.metadata.get("tags", [])
+            and len(after.source.split()) > 60
+        ):
             problems.append(f"{stem}: question {n} is not followed by a markdown 'solution' cell with a real answer")
     assert not problems, "\n".join(problems)
 
 
 # Where each pack question is posed: with the topic it is about (README, "Syllabus").
-POSED_IN = {1: "03", 2: "03", 3: "04", 4: "04", 5: "04", 6: "06", 7: "06", 8: "09", 9: "10", 10: "07",
-            11: "11", 12: "05"}
+POSED_IN = {
+    1: "03",
+    2: "03",
+    3: "04",
+    4: "04",
+    5: "04",
+    6: "06",
+    7: "06",
+    8: "09",
+    9: "10",
+    10: "07",
+    11: "11",
+    12: "05",
+}
 
 
 def test_each_question_is_posed_where_its_topic_is_taught():
@@ -234,7 +281,9 @@ def test_exercise_5_prints_both_timings(capsys):
     solution = cell_namespace("08_parallel_chained_retried", "solution")
     assert ex05.check(solution["time_one_turn"], solution["chained_model"]).ok
     out = capsys.readouterr().out
-    together, apart = map(float, re.search(r"By your own clock, (\d+\.\d) s together and (\d+\.\d) s one after another", out).groups())
+    together, apart = map(
+        float, re.search(r"By your own clock, (\d+\.\d) s together and (\d+\.\d) s one after another", out).groups()
+    )
     assert together < 0.5 and apart >= 0.7
 
 
@@ -246,6 +295,7 @@ def test_exercise_4_retry_runs_are_outside_the_solution_cell():
 
 # ---------------------------------------------------------------- notebook 10's benchmark prose
 
+
 def test_the_relatives_of_tau_bench_are_counted_right():
     words = {"Two": 2, "Three": 3, "Four": 4}
     cell = next(c.source for c in cells("10_reliability_pass_k") if "relatives are worth knowing" in c.source)
@@ -256,16 +306,21 @@ def test_the_relatives_of_tau_bench_are_counted_right():
 
 def test_notebook_10_says_the_paper_and_leaderboard_may_use_different_snapshots():
     prose = " ".join(c.source for c in cells("10_reliability_pass_k") if c.cell_type == "markdown")
-    section = prose[prose.index("## 4."):prose.index("## 5.")]
+    section = prose[prose.index("## 4.") : prose.index("## 5.")]
     assert "snapshot" in section and "ATTRIBUTION.md" in section
 
 
 # ---------------------------------------------------------------- jargon, defined where first used
 
 # Issue 12, point 3: a term the course's readers may not know, and words its definition must use.
-JARGON = {"EM": "expectation–maximization", "nats": "natural logarithm",
-          "NDCG@1": "normalized discounted cumulative gain", "simple_python": "one Python function",
-          "RAG": "retrieval-augmented generation", "AST": "abstract syntax tree"}
+JARGON = {
+    "EM": "expectation–maximization",
+    "nats": "natural logarithm",
+    "NDCG@1": "normalized discounted cumulative gain",
+    "simple_python": "one Python function",
+    "RAG": "retrieval-augmented generation",
+    "AST": "abstract syntax tree",
+}
 
 
 def first_mentions(term):
@@ -286,8 +341,9 @@ def first_mentions(term):
 def test_jargon_is_defined_where_it_is_first_used(term):
     stem, cell = first_mentions(term)
     assert cell is not None, f"{term} is never explained in the prose"
-    assert JARGON[term].lower() in " ".join(cell.split()).lower(), \
+    assert JARGON[term].lower() in " ".join(cell.split()).lower(), (
         f"the first prose mention of {term} (notebook {stem}) should define it ({JARGON[term]!r})"
+    )
 
 
 # ------------------------------------------------- only public toolkit names in the notebooks
@@ -297,6 +353,7 @@ def test_jargon_is_defined_where_it_is_first_used(term):
 # `__all__`); a name with a leading underscore is the toolkit's business and may change.
 # Reading is not calling: a private helper handed to `show_source(...)` is shown, not used
 # (issue 13, point 3: the student reads the real code, helpers included).
+
 
 def private_uses(source):
     """Every private name a code cell reaches: ``obj._name`` (not ``self._name`` in a class the
@@ -308,8 +365,12 @@ def private_uses(source):
     def private(name):
         return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
-    shown = {id(arg) for node in ast.walk(tree) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Name) and node.func.id == "show_source" for arg in node.args}
+    shown = {
+        id(arg)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "show_source"
+        for arg in node.args
+    }
     found = []
     for node in ast.walk(tree):
         if id(node) in shown:
@@ -321,37 +382,55 @@ def private_uses(source):
             found += [f"{node.module}.{a.name}" for a in node.names if private(a.name)]
             found += [node.module] if any(private(part) for part in node.module.split(".")) else []
         elif isinstance(node, ast.Import):
-            found += [a.name for a in node.names
-                      if a.name.split(".")[0] == "toolkit" and any(private(p) for p in a.name.split("."))]
+            found += [
+                a.name
+                for a in node.names
+                if a.name.split(".")[0] == "toolkit" and any(private(p) for p in a.name.split("."))
+            ]
     return found
 
 
 def test_the_private_name_finder_sees_each_way_in():
-    source = "\n".join([
-        "%matplotlib inline",
-        "import toolkit as T",
-        "from toolkit.widgets._base import LiveView",
-        "from toolkit.mcp.client import _brief, MCPClient",
-        "import toolkit.widgets._base",
-        "client._request('resources/list')  # a private method of a toolkit object",
-        "show_source(T.MCPServer._request)  # read, not called: allowed",
-        "show_source(T.MCPServer._request)._x",
-        "print(T.mcp._LAZY, type(client).__name__, 'text with a._b in it')",
-        "class Counter:",
-        "    def __init__(self):",
-        "        self._n = 0",
-    ])
-    assert sorted(private_uses(source)) == sorted([
-        "toolkit.widgets._base", "toolkit.mcp.client._brief", "toolkit.widgets._base",
-        "client._request", "show_source(T.MCPServer._request)._x", "T.mcp._LAZY"])
+    source = "\n".join(
+        [
+            "%matplotlib inline",
+            "import toolkit as T",
+            "from toolkit.widgets._base import LiveView",
+            "from toolkit.mcp.client import _brief, MCPClient",
+            "import toolkit.widgets._base",
+            "client._request('resources/list')  # a private method of a toolkit object",
+            "show_source(T.MCPServer._request)  # read, not called: allowed",
+            "show_source(T.MCPServer._request)._x",
+            "print(T.mcp._LAZY, type(client).__name__, 'text with a._b in it')",
+            "class Counter:",
+            "    def __init__(self):",
+            "        self._n = 0",
+        ]
+    )
+    assert sorted(private_uses(source)) == sorted(
+        [
+            "toolkit.widgets._base",
+            "toolkit.mcp.client._brief",
+            "toolkit.widgets._base",
+            "client._request",
+            "show_source(T.MCPServer._request)._x",
+            "T.mcp._LAZY",
+        ]
+    )
 
 
 @pytest.mark.parametrize("stem", LESSONS)
 def test_code_cells_use_only_public_toolkit_names(stem):
-    used = [(i, name) for i, cell in enumerate(cells(stem)) if cell.cell_type == "code"
-            for name in private_uses(cell.source)]
-    assert not used, (f"{stem}.py reaches private names {used} (cell index, name): call a public "
-                      "function instead, or add one to the toolkit with a docstring and a test")
+    used = [
+        (i, name)
+        for i, cell in enumerate(cells(stem))
+        if cell.cell_type == "code"
+        for name in private_uses(cell.source)
+    ]
+    assert not used, (
+        f"{stem}.py reaches private names {used} (cell index, name): call a public "
+        "function instead, or add one to the toolkit with a docstring and a test"
+    )
 
 
 # ------------------------------------------- the graded assignment is not solved by course code
@@ -360,6 +439,7 @@ def test_code_cells_use_only_public_toolkit_names(stem):
 # says, part by part, what the student may reuse and what a notebook has built already (which
 # does not count as the student's answer); what the course ships is read from the code, so a
 # new worked example in the toolkit fails this test until the assignment text names it.
+
 
 def assignment_parts():
     """{"A": text, ..., "D": text, "intro": text} from notebook 12's section 5, and its cells."""
@@ -381,12 +461,13 @@ def test_each_part_says_what_to_reuse_and_what_is_already_built():
     for part in "ABCD":
         text = parts[part]
         assert "*Reuse:*" in text and "*Already in the course:*" in text, f"Part {part}"
-        reuse = text[text.index("*Reuse:*"):text.index("*Already in the course:*")]
+        reuse = text[text.index("*Reuse:*") : text.index("*Already in the course:*")]
         named = re.findall(r"`T\.(\w+)", reuse)
         assert named, f"Part {part} names no course function to reuse"
         assert set(named) <= set(T.__all__), f"Part {part}: not public in toolkit: {set(named) - set(T.__all__)}"
-        params = {p for name in named if callable(getattr(T, name))
-                  for p in inspect.signature(getattr(T, name)).parameters}
+        params = {
+            p for name in named if callable(getattr(T, name)) for p in inspect.signature(getattr(T, name)).parameters
+        }
         for keyword in re.findall(r"`(\w+)=`", reuse):
             assert keyword in params, f"Part {part}: none of {named} takes {keyword}="
 
@@ -394,10 +475,13 @@ def test_each_part_says_what_to_reuse_and_what_is_already_built():
 def test_what_the_course_already_ships_is_named_as_not_the_students_answer():
     from toolkit.lessons import mock_callers as callers
     from toolkit.lessons import retail
+
     parts, _ = assignment_parts()
     # Part A: validate_args already checks nested objects; run_agent already caps results.
-    nested = {"type": "object", "properties": {"to": {"type": "object", "properties": {"city": {"type": "string"}},
-                                                      "required": ["city"]}}}
+    nested = {
+        "type": "object",
+        "properties": {"to": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+    }
     assert T.validate_args({"to": {}}, nested) == ["missing required parameter 'to.city'"]
     assert "max_result_chars" in T.run_agent.__kwdefaults__
     assert "nested objects" in parts["A"] and "`max_result_chars`" in parts["A"]
@@ -434,6 +518,7 @@ def test_no_pointer_to_a_ready_made_part_stays_in_the_course():
 
 
 # Notebook 07 teaches tool design through discussion only: it has no graded exercise.
+
 
 def test_notebook_07_has_no_exercise_cells():
     nb = jupytext.read(NOTEBOOKS / "07_designing_tools.py")

@@ -13,6 +13,7 @@ def tool_msgs(res):
 
 def sleepy_registry(seconds=0.2):
     reg = T.ToolRegistry()
+
     def nap(x: int) -> str:
         """Sleep, then answer."""
         time.sleep(seconds)
@@ -24,8 +25,7 @@ def sleepy_registry(seconds=0.2):
 
 
 def four_calls():
-    return T.ScriptedModel([{"tool_calls": [T.call(f"c{i}", f"nap{i}", x=i) for i in range(4)]},
-                            {"content": "ok"}])
+    return T.ScriptedModel([{"tool_calls": [T.call(f"c{i}", f"nap{i}", x=i) for i in range(4)]}, {"content": "ok"}])
 
 
 def test_parallel_calls_overlap_in_time():
@@ -45,14 +45,22 @@ def test_parallel_calls_overlap_in_time():
 
 def test_message_shape_follows_the_openai_style():
     reg = make_weather_registry()
-    res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("c1", "get_weather", city="Paris")]},
-                                       {"content": "21 degrees"}]),
-                      reg, "weather?", system="be brief")
+    res = T.run_agent(
+        T.ScriptedModel([{"tool_calls": [T.call("c1", "get_weather", city="Paris")]}, {"content": "21 degrees"}]),
+        reg,
+        "weather?",
+        system="be brief",
+    )
     roles = [m["role"] for m in res.messages]
     assert roles == ["system", "user", "assistant", "tool", "assistant"]
     assert res.messages[2]["tool_calls"] == [{"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]
-    assert res.messages[3] == {"role": "tool", "tool_call_id": "c1", "name": "get_weather",
-                               "content": '{"city": "Paris", "temp": 21, "unit": "celsius"}', "is_error": False}
+    assert res.messages[3] == {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "name": "get_weather",
+        "content": '{"city": "Paris", "temp": 21, "unit": "celsius"}',
+        "is_error": False,
+    }
     assert (res.final, res.steps, res.calls, res.stop_reason) == ("21 degrees", 2, 1, "final")
 
 
@@ -98,6 +106,7 @@ def test_transient_errors_are_retried_with_doubling_waits_then_given_up():
 
 def test_a_tool_that_fails_five_times_then_works_needs_five_retries():
     """Exercise 4 in miniature: 0 and 2 retries give up, 5 retries succeed."""
+
     def run(max_retries):
         reg = T.ToolRegistry()
         count = {"n": 0}
@@ -110,8 +119,13 @@ def test_a_tool_that_fails_five_times_then_works_needs_five_retries():
             return "finally"
 
         reg.add(flaky)
-        res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("f", "flaky", x=1)]}]), reg, "x",
-                          max_retries=max_retries, sleep=lambda s: None)
+        res = T.run_agent(
+            T.ScriptedModel([{"tool_calls": [T.call("f", "flaky", x=1)]}]),
+            reg,
+            "x",
+            max_retries=max_retries,
+            sleep=lambda s: None,
+        )
         return tool_msgs(res)[0]["content"], count["n"]
 
     assert run(0) == ("Not yet.", 1)
@@ -134,14 +148,26 @@ def test_timed_out_read_only_tool_is_retried_but_a_state_changing_one_is_not():
         return reg, runs
 
     reg, runs = build(read_only=True)
-    res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("c", "charge", amount=5)]}]), reg, "x",
-                      call_timeout=0.05, max_retries=2, sleep=lambda s: None)
+    res = T.run_agent(
+        T.ScriptedModel([{"tool_calls": [T.call("c", "charge", amount=5)]}]),
+        reg,
+        "x",
+        call_timeout=0.05,
+        max_retries=2,
+        sleep=lambda s: None,
+    )
     assert res.events == ["retry 1/2 for charge (timeout)", "retry 2/2 for charge (timeout)"]
     assert tool_msgs(res)[0]["content"].endswith(" Gave up after 3 tries.")
 
     reg, runs = build(read_only=False)
-    res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("c", "charge", amount=5)]}]), reg, "x",
-                      call_timeout=0.05, max_retries=2, sleep=lambda s: None)
+    res = T.run_agent(
+        T.ScriptedModel([{"tool_calls": [T.call("c", "charge", amount=5)]}]),
+        reg,
+        "x",
+        call_timeout=0.05,
+        max_retries=2,
+        sleep=lambda s: None,
+    )
     assert not any(e.startswith("retry") for e in res.events)
     assert tool_msgs(res)[0]["content"] == "Tool 'charge' timed out after 0.05 s."
     assert runs == [5]  # started once, never again
@@ -159,9 +185,11 @@ def test_repairs_are_recorded_as_events():
     reg = make_weather_registry()
     model = T.ScriptedModel([{"tool_calls": [T.call("c", "get_weather", city="Rome", unit="Fahrenheit")]}])
     res = T.run_agent(model, reg, "x")
-    assert res.events == ["repaired get_weather: unit: fixed case of 'Fahrenheit' to 'fahrenheit'",
-                          'repaired get_weather arguments: {"city": "Rome", "unit": "fahrenheit"} '
-                          '(the model sent {"city": "Rome", "unit": "Fahrenheit"})']
+    assert res.events == [
+        "repaired get_weather: unit: fixed case of 'Fahrenheit' to 'fahrenheit'",
+        'repaired get_weather arguments: {"city": "Rome", "unit": "fahrenheit"} '
+        '(the model sent {"city": "Rome", "unit": "Fahrenheit"})',
+    ]
     assert '"temp": 70' in tool_msgs(res)[0]["content"]
 
 
@@ -205,8 +233,9 @@ def test_hung_tool_does_not_keep_the_loop_waiting():
 
     reg.add(hang)
     start = time.perf_counter()
-    res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("h", "hang", x=1)]}]), reg, "x",
-                      call_timeout=0.1, max_retries=0)
+    res = T.run_agent(
+        T.ScriptedModel([{"tool_calls": [T.call("h", "hang", x=1)]}]), reg, "x", call_timeout=0.1, max_retries=0
+    )
     gate.set()
     assert time.perf_counter() - start < 1.0
     assert res.results[0][1].kind == "timeout"
@@ -229,6 +258,7 @@ def test_result_cap_truncates_with_a_visible_marker():
 
 
 # ---- issue 11, point 4: the gate sees exactly the call that runs ---------------------------------
+
 
 class RefundCapGate(T.PermissionGate):
     """Reads arguments: refunds over 100 need a person. Records every call it is shown."""
@@ -293,16 +323,25 @@ def test_the_tool_runs_exactly_what_the_gate_allowed_and_both_are_logged():
     assert res.events == [
         "repaired refund: renamed parameter 'Amount' to 'amount'; amount: converted '40' to integer",
         'repaired refund arguments: {"order_id": "A1", "amount": 40} '
-        '(the model sent {"order_id": "A1", "Amount": "40"})']
+        '(the model sent {"order_id": "A1", "Amount": "40"})',
+    ]
 
 
 def test_a_call_that_fails_validation_is_answered_and_never_reaches_the_gate_or_the_tool():
     reg, paid = refund_registry()
-    gate = RefundCapGate(confirm=lambda c: True)   # a gate that would allow anything
-    model = T.ScriptedModel([{"tool_calls": [T.call("r1", "refund", order_id="A1", amount="lots"),
-                                             T.call("r2", "refund", order_id="A1"),
-                                             T.call("r3", "refnud", order_id="A1", amount=5),
-                                             {"id": "r4", "name": "refund", "arguments": "{not json"}]}])
+    gate = RefundCapGate(confirm=lambda c: True)  # a gate that would allow anything
+    model = T.ScriptedModel(
+        [
+            {
+                "tool_calls": [
+                    T.call("r1", "refund", order_id="A1", amount="lots"),
+                    T.call("r2", "refund", order_id="A1"),
+                    T.call("r3", "refnud", order_id="A1", amount=5),
+                    {"id": "r4", "name": "refund", "arguments": "{not json"},
+                ]
+            }
+        ]
+    )
     res = T.run_agent(model, reg, "refund", gate=gate)
     assert paid == [] and gate.shown == [] and gate.log == []
     assert [r.kind for _, r in res.results] == ["invalid_args", "invalid_args", "unknown_tool", "invalid_args"]
@@ -310,6 +349,7 @@ def test_a_call_that_fails_validation_is_answered_and_never_reaches_the_gate_or_
 
 
 # ---- issue 11, point 8: nothing from the registry escapes into the loop --------------------------
+
 
 def test_a_result_too_long_to_print_is_not_reported_as_a_timeout():
     reg = T.ToolRegistry()
@@ -321,8 +361,13 @@ def test_a_result_too_long_to_print_is_not_reported_as_a_timeout():
     reg.add(add)
     huge = int("9" * 4300)
     for timeout in (2.0, None):
-        res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("a", "add", a=huge, b=huge)]}]), reg, "x",
-                          call_timeout=timeout, sleep=lambda s: None)
+        res = T.run_agent(
+            T.ScriptedModel([{"tool_calls": [T.call("a", "add", a=huge, b=huge)]}]),
+            reg,
+            "x",
+            call_timeout=timeout,
+            sleep=lambda s: None,
+        )
         assert res.results[0][1].kind == "ok" and "4301 digits" in tool_msgs(res)[0]["content"]
         assert not any(e.startswith("retry") for e in res.events)
 
@@ -341,8 +386,13 @@ def test_an_exception_out_of_registry_run_becomes_a_crash_not_a_timeout():
     reg.add(ping)
     for timeout in (2.0, None):
         waits = []
-        res = T.run_agent(T.ScriptedModel([{"tool_calls": [T.call("p", "ping", x=1)]}, {"content": "ok"}]),
-                          reg, "x", call_timeout=timeout, sleep=waits.append)
+        res = T.run_agent(
+            T.ScriptedModel([{"tool_calls": [T.call("p", "ping", x=1)]}, {"content": "ok"}]),
+            reg,
+            "x",
+            call_timeout=timeout,
+            sleep=waits.append,
+        )
         result = res.results[0][1]
         assert result.kind == "crash" and "RuntimeError" in result.content, result
         assert waits == [] and res.final == "ok"

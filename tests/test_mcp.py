@@ -20,8 +20,12 @@ def server(**kw):
 
 
 def init_msg(id_=1, version="2025-06-18"):
-    return {"jsonrpc": "2.0", "id": id_, "method": "initialize",
-            "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": id_,
+        "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
 
 
 def ready_server(**kw):
@@ -47,10 +51,16 @@ def test_initialize_handshake_and_flags():
     s = server(instructions="Use add for sums.")
     assert not s.initialized and not s.ready
     reply = s.handle(init_msg())
-    assert reply == {"jsonrpc": "2.0", "id": 1, "result": {
-        "protocolVersion": "2025-06-18", "capabilities": {"tools": {"listChanged": False}},
-        "serverInfo": {"name": "toy-tools", "title": "Toy Tools", "version": "0.1.0"},
-        "instructions": "Use add for sums."}}
+    assert reply == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": {"name": "toy-tools", "title": "Toy Tools", "version": "0.1.0"},
+            "instructions": "Use add for sums.",
+        },
+    }
     assert s.initialized and not s.ready
     assert s.handle({"jsonrpc": "2.0", "method": "notifications/initialized"}) is None
     assert s.ready
@@ -67,9 +77,13 @@ def test_version_negotiation():
 @pytest.mark.parametrize("options, answer", [([], "2025-06-18"), (["--latest"], "2025-11-25")])
 def test_serve_speaks_the_pack_revision_unless_asked_for_the_latest(options, answer):
     """`python -m toolkit serve` runs the lesson server; `--latest` adds revision 2025-11-25."""
-    proc = subprocess.run([sys.executable, "-m", "toolkit", "serve", *options],
-                          input=json.dumps(init_msg(version="2025-11-25")) + "\n",
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolkit", "serve", *options],
+        input=json.dumps(init_msg(version="2025-11-25")) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["result"]["protocolVersion"] == answer
 
@@ -89,18 +103,21 @@ def test_requests_before_initialize_and_ping_any_time():
     assert reply["id"] == 8 and err_code(reply) == -32600 and reply["error"]["message"] == "Server not initialized"
 
 
-@pytest.mark.parametrize("msg, code", [
-    ([init_msg()], -32600),                                      # a batch
-    ("hello", -32600),                                           # not an object
-    ({"id": 1, "method": "ping"}, -32600),                        # no jsonrpc
-    ({"jsonrpc": "1.0", "id": 1, "method": "ping"}, -32600),
-    ({"jsonrpc": "2.0", "id": 1, "method": 5}, -32600),           # method not a string
-    ({"jsonrpc": "2.0", "id": None, "method": "ping"}, -32600),    # null id
-    ({"jsonrpc": "2.0", "id": True, "method": "ping"}, -32600),    # bool id
-    ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, -32600),     # float id
-    ({"jsonrpc": "2.0", "id": [1], "method": "ping"}, -32600),
-    ({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]}, -32602),
-])
+@pytest.mark.parametrize(
+    "msg, code",
+    [
+        ([init_msg()], -32600),  # a batch
+        ("hello", -32600),  # not an object
+        ({"id": 1, "method": "ping"}, -32600),  # no jsonrpc
+        ({"jsonrpc": "1.0", "id": 1, "method": "ping"}, -32600),
+        ({"jsonrpc": "2.0", "id": 1, "method": 5}, -32600),  # method not a string
+        ({"jsonrpc": "2.0", "id": None, "method": "ping"}, -32600),  # null id
+        ({"jsonrpc": "2.0", "id": True, "method": "ping"}, -32600),  # bool id
+        ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, -32600),  # float id
+        ({"jsonrpc": "2.0", "id": [1], "method": "ping"}, -32600),
+        ({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]}, -32602),
+    ],
+)
 def test_malformed_messages_get_errors(msg, code):
     reply = ready_server().handle(msg)
     assert err_code(reply) == code
@@ -131,8 +148,9 @@ def test_paging_with_opaque_cursors_and_bad_cursors():
     s = ready_server(page_size=2)
     first = s.handle({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})["result"]
     assert len(first["tools"]) == 2 and isinstance(first["nextCursor"], str)
-    second = s.handle({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
-                       "params": {"cursor": first["nextCursor"]}})["result"]
+    second = s.handle({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"cursor": first["nextCursor"]}})[
+        "result"
+    ]
     assert [t["name"] for t in second["tools"]] == ["slow_lookup"] and "nextCursor" not in second
     for bad in ("²", "nonsense", 5, "b2Zmc2V0Ojk5OQ==", "", "b2Zmc2V0OsKy"):
         reply = s.handle({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"cursor": bad}})
@@ -141,14 +159,22 @@ def test_paging_with_opaque_cursors_and_bad_cursors():
 
 def test_tools_call_success_structured_and_text():
     s = ready_server()
-    r = s.handle({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                  "params": {"name": "get_weather", "arguments": {"city": "Paris"}}})["result"]
+    r = s.handle(
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "get_weather", "arguments": {"city": "Paris"}},
+        }
+    )["result"]
     assert r["isError"] is False
     assert r["structuredContent"] == {"city": "Paris", "temp": 21, "unit": "celsius"}
     assert json.loads(r["content"][0]["text"]) == r["structuredContent"]
     adder = T.MCPServer(make_server_registry())
     adder.handle(init_msg())
-    r = adder.handle({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 3}}})
+    r = adder.handle(
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 3}}}
+    )
     assert r == {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "5"}], "isError": False}}
 
 
@@ -156,15 +182,35 @@ def test_the_two_kinds_of_error():
     s = ready_server()
     unknown = s.handle({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "nope", "arguments": {}}})
     assert err_code(unknown) == -32602 and "nope" in unknown["error"]["message"]
-    bad_args = s.handle({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
-                         "params": {"name": "get_weather", "arguments": {"city": 5}}})
-    assert bad_args["error"] == {"code": -32602, "message":
-                                 "Invalid arguments for tool 'get_weather': city: expected string, got integer (5)"}
+    bad_args = s.handle(
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": 5}}}
+    )
+    assert bad_args["error"] == {
+        "code": -32602,
+        "message": "Invalid arguments for tool 'get_weather': city: expected string, got integer (5)",
+    }
     # no repair on the server side: a case slip is still a protocol error
-    assert err_code(s.handle({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                              "params": {"name": "get_weather", "arguments": {"city": "Paris", "unit": "Celsius"}}})) == -32602
-    failure = s.handle({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
-                        "params": {"name": "get_weather", "arguments": {"city": "Atlantis"}}})["result"]
+    assert (
+        err_code(
+            s.handle(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 7,
+                    "method": "tools/call",
+                    "params": {"name": "get_weather", "arguments": {"city": "Paris", "unit": "Celsius"}},
+                }
+            )
+        )
+        == -32602
+    )
+    failure = s.handle(
+        {
+            "jsonrpc": "2.0",
+            "id": 8,
+            "method": "tools/call",
+            "params": {"name": "get_weather", "arguments": {"city": "Atlantis"}},
+        }
+    )["result"]
     assert failure["isError"] is True and "Atlantis" in failure["content"][0]["text"]
     assert err_code(s.handle({"jsonrpc": "2.0", "id": 9, "method": "resources/list"})) == -32601
 
@@ -184,8 +230,18 @@ def test_encode_line_is_one_compact_line():
 
 def test_serve_lines_skips_blanks_and_reports_parse_errors():
     out = []
-    lines = ["", "   ", "not json", json.dumps(init_msg()), '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-             b"\xff\xfe not utf-8", "[" * 5000 + "]" * 5000, "1" * 5000, "NaN", json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"})]
+    lines = [
+        "",
+        "   ",
+        "not json",
+        json.dumps(init_msg()),
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        b"\xff\xfe not utf-8",
+        "[" * 5000 + "]" * 5000,
+        "1" * 5000,
+        "NaN",
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    ]
     T.serve_lines(server(), lines, out.append)
     replies = [json.loads(x) for x in out]
     assert [r.get("id") for r in replies] == [None, 1, None, None, None, None, 2]
@@ -201,6 +257,7 @@ def ping_line(id_, pad=0):
 
 def test_a_line_over_the_limit_gets_one_error_and_the_next_line_is_served():
     from toolkit.mcp.server import MAX_LINE_BYTES, bounded_lines
+
     assert MAX_LINE_BYTES == 1024 * 1024
     exact = ping_line(1, pad=100)
     limit = len(exact)
@@ -262,26 +319,35 @@ class FakeTransport:
         pass
 
 
-@pytest.mark.parametrize("reply", [
-    {"jsonrpc": "2.0", "id": 99, "result": {}},                                  # wrong id
-    {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "x"}},  # both
-    {"jsonrpc": "2.0", "id": 1},                                                 # neither
-    "not an object",
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"jsonrpc": "2.0", "id": 99, "result": {}},  # wrong id
+        {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "x"}},  # both
+        {"jsonrpc": "2.0", "id": 1},  # neither
+        "not an object",
+    ],
+)
 def test_client_rejects_malformed_replies(reply):
     with pytest.raises(T.MCPError):
         T.MCPClient(FakeTransport([reply])).ping()
 
 
 def test_client_raises_error_replies_with_code_message_data():
-    client = T.MCPClient(FakeTransport([{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope", "data": [1]}}]))
+    client = T.MCPClient(
+        FakeTransport([{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope", "data": [1]}}])
+    )
     with pytest.raises(T.MCPError) as e:
         client.ping()
     assert (e.value.code, e.value.message, e.value.data) == (-32601, "nope", [1])
 
 
 def test_client_disconnects_from_a_version_it_does_not_speak():
-    reply = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "1999-01-01", "capabilities": {}, "serverInfo": {}}}
+    reply = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"protocolVersion": "1999-01-01", "capabilities": {}, "serverInfo": {}},
+    }
     transport = FakeTransport([reply])
     with pytest.raises(T.MCPError):
         T.MCPClient(transport).initialize()
@@ -300,11 +366,22 @@ def test_mcp_to_registry_maps_annotations_and_errors():
     failed = reg.run("get_weather", {"city": "Atlantis"})
     assert failed.kind == "tool_error" and "Atlantis" in failed.content
     # a remote tool with no annotations takes the spec's cautious defaults
-    bare = T.MCPClient(FakeTransport([
-        {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "mystery", "description": "?",
-                                                          "inputSchema": {"type": "object", "properties": {}}}]}},
-        {"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "Unknown tool: 'mystery'"}},
-    ]))
+    bare = T.MCPClient(
+        FakeTransport(
+            [
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "result": {
+                        "tools": [
+                            {"name": "mystery", "description": "?", "inputSchema": {"type": "object", "properties": {}}}
+                        ]
+                    },
+                },
+                {"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "Unknown tool: 'mystery'"}},
+            ]
+        )
+    )
     reg2 = T.mcp_to_registry(bare)
     m = reg2.get("mystery")
     assert (m.read_only, m.destructive, m.open_world) == (False, True, True)
@@ -322,6 +399,7 @@ def test_agent_loop_uses_remote_tools_through_the_bridge():
 
 
 # ---- a real child process -----------------------------------------------------------------
+
 
 def test_stdio_session_with_a_real_child_process():
     with T.StdioTransport() as transport:
@@ -353,8 +431,12 @@ def test_stdio_server_answers_raw_bad_lines_by_hand():
 
 def test_send_line_waits_for_a_slow_starting_server_but_not_for_a_notification():
     """A busy machine can take seconds to start the child; that is not a missing reply."""
-    slow = [sys.executable, "-c", "import runpy, sys, time; time.sleep(1.5); sys.argv = ['toolkit', 'serve']; "
-                                  "runpy.run_module('toolkit', run_name='__main__')"]
+    slow = [
+        sys.executable,
+        "-c",
+        "import runpy, sys, time; time.sleep(1.5); sys.argv = ['toolkit', 'serve']; "
+        "runpy.run_module('toolkit', run_name='__main__')",
+    ]
     with T.StdioTransport(slow, timeout=30) as t:
         started = time.monotonic()
         assert t.send_line('{"jsonrpc":"2.0","method":"notifications/initialized"}', wait=0.2) is None
@@ -384,9 +466,20 @@ def test_the_stdio_server_discards_a_line_of_several_mib_without_holding_it():
 
 
 FUZZ_LINES = [
-    b"not json", b"\xff\xfe\xfd", b"[" * 5000 + b"]" * 5000, b"1" * 5000, b'{"jsonrpc":"2.0","id":' + b"9" * 5000 + b',"method":"ping"}',
-    b'{"jsonrpc":"2.0","id":true,"method":"ping"}', b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"\xc2\xb2"}}',
-    b"NaN", b'{"a":' * 3000 + b"1" + b"}" * 3000, b"{}", b"[]", b"null", b'"str"', b"{\"jsonrpc\":\"2.0\"}",
+    b"not json",
+    b"\xff\xfe\xfd",
+    b"[" * 5000 + b"]" * 5000,
+    b"1" * 5000,
+    b'{"jsonrpc":"2.0","id":' + b"9" * 5000 + b',"method":"ping"}',
+    b'{"jsonrpc":"2.0","id":true,"method":"ping"}',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"\xc2\xb2"}}',
+    b"NaN",
+    b'{"a":' * 3000 + b"1" + b"}" * 3000,
+    b"{}",
+    b"[]",
+    b"null",
+    b'"str"',
+    b'{"jsonrpc":"2.0"}',
     b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1e999,"b":1}}}',
     b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\\ud800"}}}',
 ]

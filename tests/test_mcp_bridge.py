@@ -68,17 +68,19 @@ CAUTIOUS = (False, True, True, True)
 def test_an_untrusted_server_cannot_call_a_mail_tool_read_only():
     reg, _ = bridge({"send_mail": HONEST, "status": HONEST})
     assert flags(reg.get("send_mail")) == CAUTIOUS
-    assert flags(reg.get("status")) == CAUTIOUS      # even a true claim does not relax the gate
-    reg, _ = bridge({})                               # no annotations at all: the same
+    assert flags(reg.get("status")) == CAUTIOUS  # even a true claim does not relax the gate
+    reg, _ = bridge({})  # no annotations at all: the same
     assert flags(reg.get("send_mail")) == CAUTIOUS
 
 
 def test_the_gate_holds_against_a_lying_untrusted_server():
     reg, sent = bridge({"send_mail": HONEST, "status": HONEST})
-    script = [{"tool_calls": [T.call("s", "status", service="mail")]},
-              {"tool_calls": [T.call("m", "send_mail", to="x@example.test", body="hi")]},
-              {"content": "done"}]
-    gate = T.PermissionGate()   # nothing pre-approved: even the honest reader must be confirmed
+    script = [
+        {"tool_calls": [T.call("s", "status", service="mail")]},
+        {"tool_calls": [T.call("m", "send_mail", to="x@example.test", body="hi")]},
+        {"content": "done"},
+    ]
+    gate = T.PermissionGate()  # nothing pre-approved: even the honest reader must be confirmed
     res = T.run_agent(T.ScriptedModel(script), reg, "check mail, then send", gate=gate)
     assert sent == [] and [r.kind for _, r in res.results] == ["blocked", "blocked"]
     assert gate.log[-1] == ("deny", "send_mail", "needs confirmation (changes state) and none was given")
@@ -86,25 +88,38 @@ def test_the_gate_holds_against_a_lying_untrusted_server():
     gate = T.PermissionGate(pre_approved={"status", "send_mail"})
     res = T.run_agent(T.ScriptedModel(script), reg, "check mail, then send", gate=gate)
     assert sent == [] and [r.kind for _, r in res.results] == ["ok", "blocked"] and gate.tainted
-    assert gate.log[-1] == ("deny", "send_mail",
-                            "needs confirmation (after reading outside content) and none was given")
+    assert gate.log[-1] == (
+        "deny",
+        "send_mail",
+        "needs confirmation (after reading outside content) and none was given",
+    )
 
 
 def test_a_trusted_server_is_believed_with_cautious_defaults_for_absent_hints():
-    reg, _ = bridge({"send_mail": {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
-                     "status": HONEST}, trusted=True)
+    reg, _ = bridge(
+        {"send_mail": {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": True}, "status": HONEST},
+        trusted=True,
+    )
     assert flags(reg.get("status")) == (True, False, False, False)
     assert flags(reg.get("send_mail")) == (False, False, True, True)
     reg, _ = bridge({"status": {"readOnlyHint": True}, "send_mail": {"title": "Send mail"}}, trusted=True)
-    assert flags(reg.get("status")) == (True, False, True, True)   # open world unless it says not
+    assert flags(reg.get("status")) == (True, False, True, True)  # open world unless it says not
     assert flags(reg.get("send_mail")) == CAUTIOUS
 
 
 @pytest.mark.parametrize("trusted", [False, True])
-@pytest.mark.parametrize("key, value", [
-    ("readOnlyHint", "false"), ("readOnlyHint", "true"), ("readOnlyHint", 0), ("destructiveHint", 1),
-    ("openWorldHint", None), ("idempotentHint", "yes"), ("readOnlyHint", [True]),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("readOnlyHint", "false"),
+        ("readOnlyHint", "true"),
+        ("readOnlyHint", 0),
+        ("destructiveHint", 1),
+        ("openWorldHint", None),
+        ("idempotentHint", "yes"),
+        ("readOnlyHint", [True]),
+    ],
+)
 def test_a_hint_that_is_not_a_json_boolean_is_refused(trusted, key, value):
     with pytest.raises(T.MCPError) as err:
         bridge({"send_mail": {key: value}}, trusted=trusted)
@@ -128,15 +143,19 @@ def test_bridged_tools_still_run():
 
 def test_the_notebook_lesson_server_lies_and_only_trust_believes_it():
     from toolkit.lessons.injection import bridged_mail_tools
+
     assert flags(bridged_mail_tools().get("send_email")) == CAUTIOUS
     assert flags(bridged_mail_tools(trusted=True).get("send_email")) == (True, False, False, False)
 
 
-@pytest.mark.parametrize("spec, words", [
-    ({"description": "no name", "inputSchema": {"type": "object"}}, "non-empty string 'name'"),
-    ({"name": "", "inputSchema": {"type": "object"}}, "non-empty string 'name'"),
-    ({"name": "odd", "inputSchema": ["city"]}, "'odd' has an inputSchema that is not an object"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ({"description": "no name", "inputSchema": {"type": "object"}}, "non-empty string 'name'"),
+        ({"name": "", "inputSchema": {"type": "object"}}, "non-empty string 'name'"),
+        ({"name": "odd", "inputSchema": ["city"]}, "'odd' has an inputSchema that is not an object"),
+    ],
+)
 def test_a_tool_list_the_bridge_cannot_use_is_refused_clearly(spec, words):
     class OneListing:
         def send(self, msg):

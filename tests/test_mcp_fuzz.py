@@ -19,42 +19,74 @@ from toolkit.lessons.toy_tools import make_server_registry
 from toolkit.mcp import StreamableHTTPServer
 
 VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "1999-01-01"]
-METHODS = ["initialize", "ping", "tools/list", "tools/call", "server/discover", "resources/list",
-           "notifications/initialized", "notifications/cancelled", ""]
+METHODS = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "server/discover",
+    "resources/list",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "",
+]
 
-json_scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=12) | \
-    st.floats(allow_nan=False, allow_infinity=False)
-json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3)
-                           | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=12)
-good_ids = st.integers(min_value=-2**53, max_value=2**53) | st.text(max_size=10)
+json_scalars = (
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12) | st.floats(allow_nan=False, allow_infinity=False)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=12,
+)
+good_ids = st.integers(min_value=-(2**53), max_value=2**53) | st.text(max_size=10)
 any_ids = good_ids | st.none() | st.booleans() | st.floats(allow_nan=False) | st.lists(st.integers(), max_size=2)
 meta = st.fixed_dictionaries({"io.modelcontextprotocol/protocolVersion": st.sampled_from(VERSIONS) | json_scalars})
 
 params = st.one_of(
     json_values,
-    st.fixed_dictionaries({"protocolVersion": st.sampled_from(VERSIONS) | json_scalars,
-                           "capabilities": st.just({}) | json_values,
-                           "clientInfo": st.just({"name": "fuzz", "version": "1"}) | json_values}),
-    st.fixed_dictionaries({"name": st.sampled_from(["add", "echo", "nope"]) | json_scalars,
-                           "arguments": st.fixed_dictionaries({"a": json_scalars, "b": json_scalars})
-                           | st.fixed_dictionaries({"text": json_scalars}) | json_values}),
+    st.fixed_dictionaries(
+        {
+            "protocolVersion": st.sampled_from(VERSIONS) | json_scalars,
+            "capabilities": st.just({}) | json_values,
+            "clientInfo": st.just({"name": "fuzz", "version": "1"}) | json_values,
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "name": st.sampled_from(["add", "echo", "nope"]) | json_scalars,
+            "arguments": st.fixed_dictionaries({"a": json_scalars, "b": json_scalars})
+            | st.fixed_dictionaries({"text": json_scalars})
+            | json_values,
+        }
+    ),
     st.fixed_dictionaries({"cursor": json_scalars | st.sampled_from(["b2Zmc2V0OjE=", "b2Zmc2V0Ojk5"])}),
     st.fixed_dictionaries({"_meta": meta}),
 )
 
 
 def request(id_strategy=good_ids):
-    return st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "id": id_strategy,
-                                  "method": st.sampled_from(METHODS) | st.text(max_size=12)},
-                                 optional={"params": params})
+    return st.fixed_dictionaries(
+        {"jsonrpc": st.just("2.0"), "id": id_strategy, "method": st.sampled_from(METHODS) | st.text(max_size=12)},
+        optional={"params": params},
+    )
 
 
-notification = st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "method": st.sampled_from(METHODS) | st.text(max_size=12)},
-                                     optional={"params": params})
+notification = st.fixed_dictionaries(
+    {"jsonrpc": st.just("2.0"), "method": st.sampled_from(METHODS) | st.text(max_size=12)}, optional={"params": params}
+)
 # The same parts, each of them possibly wrong or missing.
-loose = st.fixed_dictionaries({}, optional={"jsonrpc": st.just("2.0") | json_scalars, "id": any_ids,
-                                            "method": st.sampled_from(METHODS) | json_scalars,
-                                            "params": params, "result": json_values, "error": json_values})
+loose = st.fixed_dictionaries(
+    {},
+    optional={
+        "jsonrpc": st.just("2.0") | json_scalars,
+        "id": any_ids,
+        "method": st.sampled_from(METHODS) | json_scalars,
+        "params": params,
+        "result": json_values,
+        "error": json_values,
+    },
+)
 valid_message = request() | notification
 
 
@@ -71,7 +103,7 @@ def mutated(draw, base=valid_message):
     elif how == "insert":
         data[where:where] = draw(st.binary(min_size=1, max_size=4))
     elif where < len(data):
-        del data[where:where + draw(st.integers(1, 5))]
+        del data[where : where + draw(st.integers(1, 5))]
     return bytes(data)
 
 
@@ -99,8 +131,11 @@ def check_response(obj):
     assert set(obj) <= {"jsonrpc", "id", "result", "error"}
     assert ("result" in obj) != ("error" in obj), obj
     assert "id" in obj
-    assert obj["id"] is None or isinstance(obj["id"], str) or \
-        (isinstance(obj["id"], int) and not isinstance(obj["id"], bool))
+    assert (
+        obj["id"] is None
+        or isinstance(obj["id"], str)
+        or (isinstance(obj["id"], int) and not isinstance(obj["id"], bool))
+    )
     if "error" in obj:
         assert isinstance(obj["error"]["code"], int) and not isinstance(obj["error"]["code"], bool)
         assert isinstance(obj["error"]["message"], str)
@@ -121,13 +156,23 @@ def check_reply_line(text):
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(items=st.lists(line_items, min_size=1, max_size=12), start_ready=st.booleans(),
-       version=st.sampled_from(VERSIONS[:4]), kind=st.sampled_from([T.MCPServer, T.LatestRevisionServer]))
+@given(
+    items=st.lists(line_items, min_size=1, max_size=12),
+    start_ready=st.booleans(),
+    version=st.sampled_from(VERSIONS[:4]),
+    kind=st.sampled_from([T.MCPServer, T.LatestRevisionServer]),
+)
 def test_the_stdio_loop_survives_anything_and_answers_by_the_rules(items, start_ready, version, kind):
     server = kind(make_server_registry(), page_size=1)
     if start_ready:
-        server.handle({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "f", "version": "1"}}})
+        server.handle(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "f", "version": "1"}},
+            }
+        )
     for kind, data in items:
         # On stdio a newline ends a line, so a mutation that adds one makes two lines.
         for line in data.split(b"\n"):
@@ -146,10 +191,15 @@ def test_the_stdio_loop_survives_anything_and_answers_by_the_rules(items, start_
 
 def test_the_fuzzer_can_fail():
     """The checks above are not vacuous: they reject replies a broken server might send."""
-    for bad in ('{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}\n',
-                '{"jsonrpc":"2.0","id":1}\n', '{"jsonrpc":"1.0","id":1,"result":{}}\n',
-                '{"jsonrpc":"2.0","id":true,"result":{}}\n', '{"jsonrpc":"2.0","id":1,"result":{}}\n{}\n', '[]\n',
-                '{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}\n'):
+    for bad in (
+        '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}\n',
+        '{"jsonrpc":"2.0","id":1}\n',
+        '{"jsonrpc":"1.0","id":1,"result":{}}\n',
+        '{"jsonrpc":"2.0","id":true,"result":{}}\n',
+        '{"jsonrpc":"2.0","id":1,"result":{}}\n{}\n',
+        "[]\n",
+        '{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}\n',
+    ):
         with pytest.raises(AssertionError):
             check_reply_line(bad)
 
@@ -157,8 +207,12 @@ def test_the_fuzzer_can_fail():
 # ---- the same over HTTP: bodies of any shape never break the endpoint --------------------------
 
 http_bodies = st.one_of(
-    request().map(encode), notification.map(encode), loose.map(encode), json_values.map(encode),
-    mutated(), st.binary(max_size=80),
+    request().map(encode),
+    notification.map(encode),
+    loose.map(encode),
+    json_values.map(encode),
+    mutated(),
+    st.binary(max_size=80),
 )
 
 
@@ -168,21 +222,35 @@ def shared_app():
         yield app
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(bodies=st.lists(http_bodies, min_size=1, max_size=4), use_session=st.booleans())
 def test_the_http_endpoint_survives_any_body(shared_app, bodies, use_session):
     """One server for every example (as in real use); each example has its own connection
     and, half of the time, its own 2025-03-26 session (the revision that allows batches)."""
     app = shared_app
     conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=10)
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               **app.auth_headers}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **app.auth_headers}
     try:
         if use_session:
-            conn.request("POST", "/mcp", body=encode({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "f", "version": "1"}}}),
-                headers=headers)
+            conn.request(
+                "POST",
+                "/mcp",
+                body=encode(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 1,
+                        "method": "initialize",
+                        "params": {
+                            "protocolVersion": "2025-03-26",
+                            "capabilities": {},
+                            "clientInfo": {"name": "f", "version": "1"},
+                        },
+                    }
+                ),
+                headers=headers,
+            )
             response = conn.getresponse()
             response.read()
             headers["Mcp-Session-Id"] = response.headers["Mcp-Session-Id"]

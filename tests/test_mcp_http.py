@@ -40,6 +40,7 @@ def run(async_fn):
     async def bounded():
         with anyio.fail_after(LIMIT):
             return await async_fn()
+
     return anyio.run(bounded)
 
 
@@ -62,8 +63,12 @@ def latest_app():
 
 
 def init_body(version="2025-06-18", id_=1):
-    return {"jsonrpc": "2.0", "id": id_, "method": "initialize",
-            "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": id_,
+        "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+    }
 
 
 def auth(app):
@@ -125,10 +130,14 @@ def open_session(app, version="2025-06-18"):
 
 # ---- the official SDK's streamable HTTP client -------------------------------------------------
 
-@pytest.mark.parametrize("kind, version, bad_call", [
-    (T.MCPServer, "2025-06-18", -32602),  # the SDK asks for 2025-11-25; the lesson server offers its latest
-    (T.LatestRevisionServer, "2025-11-25", "isError"),  # SEP-1303: a result the model can read
-])
+
+@pytest.mark.parametrize(
+    "kind, version, bad_call",
+    [
+        (T.MCPServer, "2025-06-18", -32602),  # the SDK asks for 2025-11-25; the lesson server offers its latest
+        (T.LatestRevisionServer, "2025-11-25", "isError"),  # SEP-1303: a result the model can read
+    ],
+)
 def test_sdk_streamable_http_client_full_session(kind, version, bad_call):
     async def session():
         async with sdk_streams(app.url, auth(app)) as (read, write):
@@ -137,6 +146,7 @@ def test_sdk_streamable_http_client_full_session(kind, version, bad_call):
                 names, cursor = [], None
                 while True:
                     from mcp.types import PaginatedRequestParams
+
                     page = await s.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
                     names += [t.name for t in page.tools]
                     cursor = page.next_cursor
@@ -183,6 +193,7 @@ def test_sdk_http_helper_for_the_notebook_shows_headers_and_fallback(latest, ver
 
 # ---- the toolkit's own HTTP client ------------------------------------------------------------
 
+
 def test_toolkit_client_over_http_keeps_the_session_and_version_headers(latest_app):
     app = latest_app
     transport = HTTPTransport(app.url, timeout=10, token=app.token)
@@ -220,23 +231,34 @@ def test_toolkit_transport_reports_an_unreachable_server():
 
 def test_toolkit_transport_reads_a_reply_sent_as_server_sent_events():
     from toolkit.mcp.http.transport import _reply_from_sse
-    body = ('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n'
-            'id: 7\r\ndata: {"jsonrpc":"2.0","id":3,\r\ndata: "result":{}}\r\n\r\n')
+
+    body = (
+        'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n'
+        'id: 7\r\ndata: {"jsonrpc":"2.0","id":3,\r\ndata: "result":{}}\r\n\r\n'
+    )
     assert _reply_from_sse(body, 3) == {"jsonrpc": "2.0", "id": 3, "result": {}}
     assert _reply_from_sse(body, 4) is None
 
 
 # ---- the rules, checked with raw HTTP ---------------------------------------------------------
 
+
 def test_listens_on_loopback_only(app):
     assert app._httpd.server_address[0] == "127.0.0.1"
     assert app.url == f"http://127.0.0.1:{app.port}/mcp"
 
 
-@pytest.mark.parametrize("origin, status", [
-    ("http://evil.example", 403), ("https://127.0.0.1.evil.example", 403), ("null", 403),
-    ("http://localhost:3000", 200), ("http://127.0.0.1:6274", 200), (None, 200),
-])
+@pytest.mark.parametrize(
+    "origin, status",
+    [
+        ("http://evil.example", 403),
+        ("https://127.0.0.1.evil.example", 403),
+        ("null", 403),
+        ("http://localhost:3000", 200),
+        ("http://127.0.0.1:6274", 200),
+        (None, 200),
+    ],
+)
 def test_origin_is_checked(app, origin, status):
     code, _, reply = post(app, init_body(), {"Origin": origin})
     assert code == status
@@ -246,8 +268,9 @@ def test_origin_is_checked(app, origin, status):
 
 
 def test_an_allowed_origin_can_be_added():
-    with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry()), port=0,
-                              allowed_origins=("https://course.example",)) as app:
+    with StreamableHTTPServer(
+        lambda: T.MCPServer(make_server_registry()), port=0, allowed_origins=("https://course.example",)
+    ) as app:
         assert post(app, init_body(), {"Origin": "https://course.example"})[0] == 200
         assert post(app, init_body(), {"Origin": "https://other.example"})[0] == 403
 
@@ -273,7 +296,12 @@ def test_each_session_has_its_own_lifecycle_and_version(latest_app):
     app = latest_app
     old = open_session(app, "2025-06-18")
     new = open_session(app, "2025-11-25")
-    bad = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"a": "x", "b": 1}}}
+    bad = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": "x", "b": 1}},
+    }
     assert post(app, bad, {"Mcp-Session-Id": old})[2]["error"]["code"] == -32602
     assert post(app, bad, {"Mcp-Session-Id": new})[2]["result"]["isError"] is True
 
@@ -290,13 +318,24 @@ def test_protocol_version_header(app):
     # the lesson server does not speak 2025-11-25, so that header is unsupported, not just different
     code, _, reply = post(app, ping, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"})
     assert code == 400 and reply["error"]["code"] == -32022
-    assert reply["error"]["data"] == {"supported": ["2024-11-05", "2025-03-26", "2025-06-18"],
-                                      "requested": "2025-11-25"}
+    assert reply["error"]["data"] == {
+        "supported": ["2024-11-05", "2025-03-26", "2025-06-18"],
+        "requested": "2025-11-25",
+    }
 
 
 def test_a_stateless_client_gets_400_with_the_versions_we_speak(app):
-    discover = {"jsonrpc": "2.0", "id": "d1", "method": "server/discover", "params": {"_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}
+    discover = {
+        "jsonrpc": "2.0",
+        "id": "d1",
+        "method": "server/discover",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        },
+    }
     for headers in ({"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}, {}):
         code, _, reply = post(app, discover, headers)
         assert code == 400 and reply["id"] == "d1"
@@ -306,8 +345,11 @@ def test_a_stateless_client_gets_400_with_the_versions_we_speak(app):
 
 def test_notifications_get_202_and_no_body(app):
     sid = open_session(app)
-    code, headers, reply = post(app, {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                      "params": {"requestId": 1}}, {"Mcp-Session-Id": sid})
+    code, headers, reply = post(
+        app,
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+        {"Mcp-Session-Id": sid},
+    )
     assert (code, reply, headers["Content-Length"]) == (202, None, "0")
 
 
@@ -327,8 +369,11 @@ def test_malformed_bodies(app):
 
 def test_batches_over_http_in_a_2025_03_26_session(app):
     sid = open_session(app, "2025-03-26")
-    code, _, reply = post(app, [{"jsonrpc": "2.0", "id": 1, "method": "ping"},
-                                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}], {"Mcp-Session-Id": sid})
+    code, _, reply = post(
+        app,
+        [{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}],
+        {"Mcp-Session-Id": sid},
+    )
     assert code == 200 and [r["id"] for r in reply] == [1, 2]
 
 
@@ -337,8 +382,10 @@ def test_size_limit_and_missing_length():
         code, _, reply = post(app, {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "y" * 2000}})
         assert code == 413 and "at most 1000 bytes" in reply["error"]["message"]
         with socket.create_connection(("127.0.0.1", app.port), timeout=5) as sock:
-            sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{app.port}\r\n{raw_auth(app)}"
-                         "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
+            sock.sendall(
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{app.port}\r\n{raw_auth(app)}"
+                "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+            )
             assert sock.recv(100).startswith(b"HTTP/1.1 411")
         assert post(app, init_body())[0] == 200  # still serving
 
@@ -346,8 +393,10 @@ def test_size_limit_and_missing_length():
 def test_a_stalled_client_is_cut_off_and_others_are_served():
     with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry()), port=0, read_timeout=0.5) as app:
         with socket.create_connection(("127.0.0.1", app.port), timeout=5) as sock:
-            sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{app.port}\r\n{raw_auth(app)}Content-Type: application/json\r\n"
-                         "Content-Length: 100\r\n\r\n{\"jsonrpc\"".encode())
+            sock.sendall(
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{app.port}\r\n{raw_auth(app)}Content-Type: application/json\r\n"
+                'Content-Length: 100\r\n\r\n{"jsonrpc"'.encode()
+            )
             assert post(app, init_body())[0] == 200  # served while the other one stalls
             started = time.monotonic()
             assert sock.recv(100) == b""  # the server closed the stalled connection
@@ -430,8 +479,9 @@ def test_an_unsupported_version_header_gets_400_on_every_method(app, method):
     MUST get 400 Bad Request; a DELETE that carries one must not end the session."""
     sid = open_session(app)
     for version in ("1999-01-01", "2026-07-28", "not a version"):
-        code, _, reply = request(app, method, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": version},
-                                 PING if method == "POST" else None)
+        code, _, reply = request(
+            app, method, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": version}, PING if method == "POST" else None
+        )
         assert code == 400, (method, version)
         assert reply["error"]["code"] == -32022 and reply["error"]["data"]["requested"] == version
     assert sid in app.sessions
@@ -445,6 +495,7 @@ def test_initialize_with_an_unsupported_version_header_opens_no_session(app):
 
 class OldServer(T.MCPServer):
     """A server that stopped at 2025-03-26."""
+
     SUPPORTED = ("2024-11-05", "2025-03-26")
 
 
@@ -468,8 +519,10 @@ def test_fifty_clients_connecting_at_once_are_all_served(app):
     clients, answers, waits = 50, [], []
     start = threading.Barrier(clients)
     body = json.dumps(PING).encode()
-    head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{app.port}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: close\r\n{raw_auth(app)}\r\n").encode()
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{app.port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n{raw_auth(app)}\r\n"
+    ).encode()
 
     def client():
         try:
@@ -494,8 +547,9 @@ def test_fifty_clients_connecting_at_once_are_all_served(app):
 def test_a_client_that_trickles_its_headers_is_cut_off_by_a_total_deadline():
     """One header byte every 0.2 s never trips a 1 s per-read timeout; the 1.5 s deadline for
     the whole request does."""
-    with StreamableHTTPServer(lambda: T.MCPServer(make_server_registry()), port=0,
-                              read_timeout=1.0, request_deadline=1.5) as slow:
+    with StreamableHTTPServer(
+        lambda: T.MCPServer(make_server_registry()), port=0, read_timeout=1.0, request_deadline=1.5
+    ) as slow:
         text = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{slow.port}\r\nX-Slow: " + "a" * 200
         cut_after = None
         with socket.create_connection(("127.0.0.1", slow.port), timeout=5) as sock:
@@ -518,6 +572,7 @@ def test_a_client_that_trickles_its_headers_is_cut_off_by_a_total_deadline():
 
 # ---- issue 11: a bearer token, required unless switched off ------------------------------------
 
+
 def test_the_python_api_makes_a_random_token_by_default():
     make = lambda: T.MCPServer(make_server_registry())  # noqa: E731
     with StreamableHTTPServer(make, port=0) as first, StreamableHTTPServer(make, port=0) as second:
@@ -534,8 +589,12 @@ def test_without_the_right_token_every_request_gets_401_and_changes_nothing(app)
     sid = open_session(app)
     wrong = ["Bearer not-the-token-0123456789", f"Basic {app.token}", app.token, f"Bearer {app.token}x", None]
     for header in wrong:
-        for method, body, extra in (("POST", init_body(), {}), ("POST", PING, {"Mcp-Session-Id": sid}),
-                                    ("GET", None, {"Mcp-Session-Id": sid}), ("DELETE", None, {"Mcp-Session-Id": sid})):
+        for method, body, extra in (
+            ("POST", init_body(), {}),
+            ("POST", PING, {"Mcp-Session-Id": sid}),
+            ("GET", None, {"Mcp-Session-Id": sid}),
+            ("DELETE", None, {"Mcp-Session-Id": sid}),
+        ):
             code, headers, reply = request(app, method, {**extra, "Authorization": header}, body, with_token=False)
             assert code == 401, (method, header)
             assert headers["WWW-Authenticate"].startswith("Bearer")
@@ -544,8 +603,10 @@ def test_without_the_right_token_every_request_gets_401_and_changes_nothing(app)
         for method in ("HEAD", "PUT", "OPTIONS"):
             assert request(app, method, {"Authorization": header}, with_token=False)[0] == 401
     assert list(app.sessions) == [sid]  # no session opened, none ended
-    assert request(app, "POST", {"Authorization": f"bearer {app.token}", "Mcp-Session-Id": sid}, PING,
-                   with_token=False)[0] == 200  # the scheme name is case-insensitive (RFC 7235)
+    assert (
+        request(app, "POST", {"Authorization": f"bearer {app.token}", "Mcp-Session-Id": sid}, PING, with_token=False)[0]
+        == 200
+    )  # the scheme name is case-insensitive (RFC 7235)
 
 
 def test_token_false_switches_authentication_off():
@@ -568,11 +629,17 @@ def test_the_toolkit_transport_sends_the_token_and_says_when_it_is_missing(app):
 
 # ---- `python -m toolkit serve --http` -----------------------------------------------------------
 
+
 def start_cli(*options):
     """Start `serve --http` and return it with its banner: the lines it prints on stderr
     before it serves (up to the token's 'From Python' line or the --no-auth warning)."""
-    proc = subprocess.Popen([sys.executable, "-m", "toolkit", "serve", "--http", *options], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "serve", "--http", *options],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines = []
 
     def read_banner():
@@ -605,6 +672,7 @@ def cli_session(url, headers):
             tools = await client.list_tools()
             result = await client.call_tool("add", {"a": 1, "b": 2})
             return [t.name for t in tools.tools], result.content[0].text
+
     return run(session)
 
 
@@ -613,8 +681,12 @@ def raw_status(url, headers):
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
     try:
-        conn.request("POST", parts.path, body=json.dumps(init_body()),
-                     headers={"Content-Type": "application/json", "Accept": "application/json", **headers})
+        conn.request(
+            "POST",
+            parts.path,
+            body=json.dumps(init_body()),
+            headers={"Content-Type": "application/json", "Accept": "application/json", **headers},
+        )
         response = conn.getresponse()
         response.read()
         return response.status
@@ -654,8 +726,13 @@ def test_a_busy_port_gets_a_clear_message():
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        proc = subprocess.run([sys.executable, "-m", "toolkit", "serve", "--http", "--port", str(port)],
-                              cwd=ROOT, capture_output=True, text=True, timeout=LIMIT)
+        proc = subprocess.run(
+            [sys.executable, "-m", "toolkit", "serve", "--http", "--port", str(port)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=LIMIT,
+        )
     assert proc.returncode == 2
     assert f"Cannot listen on 127.0.0.1:{port}" in proc.stderr and "--port" in proc.stderr
 
@@ -665,13 +742,19 @@ def test_replies_on_a_kept_alive_connection_are_not_held_back(app):
     44 ms median before the fix, 0.5 ms after). Fifty calls, median well under that."""
     sid = open_session(app)
     conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=10)
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               "Mcp-Session-Id": sid, **auth(app)}
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "Mcp-Session-Id": sid,
+        **auth(app),
+    }
     times = []
     try:
         for i in range(50):
             started = time.perf_counter()
-            conn.request("POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": i, "method": "ping"}), headers=headers)
+            conn.request(
+                "POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": i, "method": "ping"}), headers=headers
+            )
             response = conn.getresponse()
             assert json.loads(response.read())["id"] == i
             times.append(time.perf_counter() - started)

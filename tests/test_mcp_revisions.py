@@ -18,8 +18,12 @@ HANDSHAKE = PACK_SERVER + ("2025-11-25",)
 
 
 def init_msg(version, id_=1):
-    return {"jsonrpc": "2.0", "id": id_, "method": "initialize",
-            "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": id_,
+        "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
 
 
 def session(version, kind=T.MCPServer):
@@ -30,11 +34,13 @@ def session(version, kind=T.MCPServer):
 
 
 def call(server, name, arguments, id_=9):
-    return server.handle({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
-                          "params": {"name": name, "arguments": arguments}})
+    return server.handle(
+        {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    )
 
 
 # ---- negotiation ----------------------------------------------------------------------------
+
 
 def test_the_pack_revision_stays_the_default():
     assert T.PROTOCOL_VERSION == "2025-06-18"
@@ -100,13 +106,20 @@ def test_the_toolkit_client_hangs_up_on_a_version_it_does_not_speak():
 
 class OldServer(T.MCPServer):
     """A server that stopped at 2025-03-26 (the one revision with JSON-RPC batches)."""
+
     SUPPORTED = ("2024-11-05", "2025-03-26")
 
 
-@pytest.mark.parametrize("asked, answered", [
-    ("2024-11-05", "2024-11-05"), ("2025-03-26", "2025-03-26"),
-    ("2025-06-18", "2025-03-26"), ("2025-11-25", "2025-03-26"), ("1999-01-01", "2025-03-26"),
-])
+@pytest.mark.parametrize(
+    "asked, answered",
+    [
+        ("2024-11-05", "2024-11-05"),
+        ("2025-03-26", "2025-03-26"),
+        ("2025-06-18", "2025-03-26"),
+        ("2025-11-25", "2025-03-26"),
+        ("1999-01-01", "2025-03-26"),
+    ],
+)
 def test_a_subclass_that_speaks_fewer_revisions_is_honoured(asked, answered):
     server = OldServer(make_server_registry())
     assert server.handle(init_msg(asked))["result"]["protocolVersion"] == answered
@@ -116,7 +129,10 @@ def test_a_subclass_that_speaks_fewer_revisions_is_honoured(asked, answered):
 def test_the_latest_revision_does_not_depend_on_the_order_of_supported():
     class NewestFirst(T.MCPServer):
         SUPPORTED = ("2025-06-18", "2024-11-05")
-    assert NewestFirst(make_server_registry()).handle(init_msg("2025-11-25"))["result"]["protocolVersion"] == "2025-06-18"
+
+    assert (
+        NewestFirst(make_server_registry()).handle(init_msg("2025-11-25"))["result"]["protocolVersion"] == "2025-06-18"
+    )
 
 
 def test_the_toolkit_client_follows_a_subclass_down_to_its_revision():
@@ -131,6 +147,7 @@ def test_the_toolkit_client_follows_a_subclass_down_to_its_revision():
 def test_a_server_that_speaks_no_revision_is_refused_at_once():
     class Mute(T.MCPServer):
         SUPPORTED = ()
+
     with pytest.raises(ValueError, match="SUPPORTED"):
         Mute(make_server_registry())
 
@@ -163,11 +180,14 @@ def test_revision_notes_cover_every_known_revision():
 
 # ---- arguments that break the schema (SEP-1303) ---------------------------------------------
 
+
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18"])
 def test_up_to_2025_06_18_bad_arguments_are_a_protocol_error(version):
     reply = call(session(version), "add", {"a": "two", "b": 3})
-    assert reply["error"] == {"code": -32602, "message":
-                              "Invalid arguments for tool 'add': a: expected integer, got string ('two')"}
+    assert reply["error"] == {
+        "code": -32602,
+        "message": "Invalid arguments for tool 'add': a: expected integer, got string ('two')",
+    }
 
 
 def test_from_2025_11_25_bad_arguments_come_back_for_the_model_to_read():
@@ -184,7 +204,10 @@ def test_from_2025_11_25_bad_arguments_come_back_for_the_model_to_read():
 def test_a_corrected_call_then_works_at_2025_11_25():
     s = session("2025-11-25", T.LatestRevisionServer)
     assert call(s, "add", {"a": "2", "b": 3}, id_=1)["result"]["isError"] is True  # no repair on the server
-    assert call(s, "add", {"a": 2, "b": 3}, id_=2)["result"] == {"content": [{"type": "text", "text": "5"}], "isError": False}
+    assert call(s, "add", {"a": 2, "b": 3}, id_=2)["result"] == {
+        "content": [{"type": "text", "text": "5"}],
+        "isError": False,
+    }
 
 
 @pytest.mark.parametrize("version", HANDSHAKE)
@@ -202,20 +225,30 @@ def test_arguments_that_are_not_an_object_stay_a_protocol_error_at_2025_11_25(ar
 def test_the_toolkit_client_sees_the_difference():
     rows = sdk_sessions.bad_argument_by_revision()
     assert [(r["version"], r["kind"]) for r in rows] == [
-        ("2025-06-18", "protocol error -32602"), ("2025-11-25", "tool result, isError: true")]
+        ("2025-06-18", "protocol error -32602"),
+        ("2025-11-25", "tool result, isError: true"),
+    ]
     assert "error" in rows[0]["reply"] and rows[1]["reply"]["result"]["isError"] is True
 
 
 # ---- JSON-RPC batches: required in 2025-03-26 only -------------------------------------------
 
+
 def test_a_2025_03_26_session_answers_a_batch_in_order():
     s = session("2025-03-26")
-    replies = s.handle([
-        {"jsonrpc": "2.0", "id": "p", "method": "ping"},
-        {"jsonrpc": "2.0", "method": "notifications/whatever"},
-        {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}},
-        {"jsonrpc": "2.0", "id": 8, "method": "nope"},
-    ])
+    replies = s.handle(
+        [
+            {"jsonrpc": "2.0", "id": "p", "method": "ping"},
+            {"jsonrpc": "2.0", "method": "notifications/whatever"},
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
+            },
+            {"jsonrpc": "2.0", "id": 8, "method": "nope"},
+        ]
+    )
     assert [r["id"] for r in replies] == ["p", 7, 8]
     assert replies[1]["result"]["content"][0]["text"] == "3"
     assert replies[2]["error"]["code"] == -32601
@@ -240,14 +273,17 @@ def test_other_revisions_refuse_batches(version):
 
 def test_a_batch_reply_is_one_line_on_stdio():
     out = []
-    lines = [json.dumps(init_msg("2025-03-26")),
-             json.dumps([{"jsonrpc": "2.0", "id": 2, "method": "ping"}, {"jsonrpc": "2.0", "id": 3, "method": "ping"}])]
+    lines = [
+        json.dumps(init_msg("2025-03-26")),
+        json.dumps([{"jsonrpc": "2.0", "id": 2, "method": "ping"}, {"jsonrpc": "2.0", "id": 3, "method": "ping"}]),
+    ]
     T.serve_lines(T.MCPServer(make_server_registry()), lines, out.append)
     assert len(out) == 2 and all(x.count("\n") == 1 for x in out)
     assert json.loads(out[1]) == [{"jsonrpc": "2.0", "id": 2, "result": {}}, {"jsonrpc": "2.0", "id": 3, "result": {}}]
 
 
 # ---- the stateless 2026-07-28 revision: declined with the error it defines ------------------
+
 
 def discover(version="2026-07-28", id_=1):
     meta = {"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}}

@@ -30,14 +30,16 @@ LIMIT = 30  # seconds for one whole session, start-up included
 def toolkit_server(*options):
     env = get_default_environment()  # the SDK passes a trimmed environment to children
     env["PYTHONPATH"] = str(ROOT)
-    return StdioServerParameters(command=sys.executable, args=["-m", "toolkit", "serve", *options],
-                                 env=env, cwd=str(ROOT))
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "toolkit", "serve", *options], env=env, cwd=str(ROOT)
+    )
 
 
 def run(async_fn):
     async def bounded():
         with anyio.fail_after(LIMIT):
             return await async_fn()
+
     return anyio.run(bounded)
 
 
@@ -55,6 +57,7 @@ def leaf_errors(exc):
 
 
 # ---- the SDK's stdio client against `python -m toolkit serve` --------------------------------
+
 
 def test_sdk_client_session_lists_pages_calls_and_gets_both_kinds_of_error():
     async def session():
@@ -88,6 +91,7 @@ def test_sdk_client_session_lists_pages_calls_and_gets_both_kinds_of_error():
 def test_sdk_session_against_the_lesson_server_settles_on_the_pack_revision():
     """The SDK offers 2025-11-25; the lesson server does not speak it and offers its latest,
     2025-06-18, which the SDK speaks too, so the session goes on under the pack's rules."""
+
     async def session():
         async with stdio_client(toolkit_server()) as (read, write):
             async with ClientSession(read, write) as s:
@@ -109,9 +113,16 @@ def test_sdk_session_pinned_to_the_pack_revision_gets_a_protocol_error_for_bad_a
             async with ClientSession(read, write) as s:
                 # ClientSession.initialize always offers the SDK's newest revision, so send the
                 # pack's revision by hand, the way the spec's handshake describes it.
-                result = await s.send_request(types.InitializeRequest(params=types.InitializeRequestParams(
-                    protocol_version="2025-06-18", capabilities=types.ClientCapabilities(),
-                    client_info=types.Implementation(name="pinned", version="1"))), types.InitializeResult)
+                result = await s.send_request(
+                    types.InitializeRequest(
+                        params=types.InitializeRequestParams(
+                            protocol_version="2025-06-18",
+                            capabilities=types.ClientCapabilities(),
+                            client_info=types.Implementation(name="pinned", version="1"),
+                        )
+                    ),
+                    types.InitializeResult,
+                )
                 s.adopt(result)
                 await s.send_notification(types.InitializedNotification())
                 with pytest.raises(SDKError) as bad:
@@ -139,8 +150,10 @@ def test_sdk_high_level_client_in_default_mode_connects_and_works(options, versi
     assert result.content[0].text == "42" and not result.is_error
 
 
-@pytest.mark.parametrize("latest, version, bad_call", [
-    (False, "2025-06-18", "protocol error -32602"), (True, "2025-11-25", "tool error (isError: true)")])
+@pytest.mark.parametrize(
+    "latest, version, bad_call",
+    [(False, "2025-06-18", "protocol error -32602"), (True, "2025-11-25", "tool error (isError: true)")],
+)
 def test_sdk_default_client_falls_back_after_our_answer_to_server_discover(latest, version, bad_call):
     report = sdk_sessions.sdk_stdio_session(high_level=True, page_size=1, latest=latest)
     assert report.protocol_version == version and report.tools == ["echo", "add"]
@@ -204,6 +217,7 @@ def test_send_request_sends_any_method_through_the_client_as_the_next_request():
 
 # ---- the toolkit's client against a server built with the SDK ---------------------------------
 
+
 @pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
 def test_toolkit_client_against_an_sdk_server(version):
     with T.StdioTransport([sys.executable, str(SDK_SERVER)], timeout=LIMIT) as transport:
@@ -227,7 +241,10 @@ def test_toolkit_client_skips_log_notifications_sent_before_the_reply():
         assert result_text(result) == "HI"
         incoming = [m for arrow, m in transport.log[start:] if arrow == "<-"]
         assert [m.get("method", "reply") for m in incoming] == [
-            "notifications/message", "notifications/message", "reply"]
+            "notifications/message",
+            "notifications/message",
+            "reply",
+        ]
         assert incoming[0]["params"]["data"] == "starting on 'hi'"
         assert client.call_tool("add", {"a": 1, "b": 1})["content"][0]["text"] == "2"  # still in step
 
@@ -237,9 +254,12 @@ def test_sdk_server_tools_run_in_the_agent_loop_through_the_bridge():
         client = T.MCPClient(transport)
         client.initialize()
         registry = T.mcp_to_registry(client)
-        model = T.ScriptedModel([{"tool_calls": [T.call("c1", "add", a=19, b=23),
-                                                 T.call("c2", "weather", city="Rome")]},
-                                 {"content": "done"}])
+        model = T.ScriptedModel(
+            [
+                {"tool_calls": [T.call("c1", "add", a=19, b=23), T.call("c2", "weather", city="Rome")]},
+                {"content": "done"},
+            ]
+        )
         outcome = T.run_agent(model, registry, "add and weather", parallel=False)
         tool_messages = [m for m in outcome.messages if m["role"] == "tool"]
         assert json.loads(tool_messages[0]["content"]) == {"result": 42}  # the SDK wraps an int
@@ -249,12 +269,31 @@ def test_sdk_server_tools_run_in_the_agent_loop_through_the_bridge():
 
 # ---- the serve command's options, as the helpers above use them -------------------------------
 
+
 def test_serve_trace_goes_to_stderr_and_stdout_stays_protocol_only():
-    lines = [json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                 "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
-             json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})]
-    proc = subprocess.run([sys.executable, "-m", "toolkit", "serve", "--trace", "--page-size", "1"],
-                          input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=LIMIT, cwd=ROOT)
+    lines = [
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        ),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolkit", "serve", "--trace", "--page-size", "1"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+        cwd=ROOT,
+    )
     replies = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["id"] for r in replies] == [1, 2]
     assert len(replies[1]["result"]["tools"]) == 1 and "nextCursor" in replies[1]["result"]
@@ -262,18 +301,30 @@ def test_serve_trace_goes_to_stderr_and_stdout_stays_protocol_only():
     assert traced == ["->", "<-", "->", "<-"]
 
 
-@pytest.mark.parametrize("argv", [["demo", "--http"], ["serve", "--page-size", "0"], ["serve", "--port", "70000"],
-                                  ["serve", "--no-auth"], ["demo", "--no-auth"], ["demo", "--latest"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["demo", "--http"],
+        ["serve", "--page-size", "0"],
+        ["serve", "--port", "70000"],
+        ["serve", "--no-auth"],
+        ["demo", "--no-auth"],
+        ["demo", "--latest"],
+    ],
+)
 def test_serve_options_are_checked(argv):
-    proc = subprocess.run([sys.executable, "-m", "toolkit", *argv], capture_output=True, text=True,
-                          timeout=LIMIT, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolkit", *argv], capture_output=True, text=True, timeout=LIMIT, cwd=ROOT
+    )
     assert proc.returncode == 2 and "error:" in proc.stderr
 
 
 def test_importing_toolkit_loads_no_third_party_module():
-    code = ("import sys; before = set(sys.modules); import toolkit, toolkit.mcp; "
-            "names = {m.split('.')[0] for m in set(sys.modules) - before}; "
-            "print(sorted(n for n in names if n not in sys.stdlib_module_names and n != 'toolkit'))")
+    code = (
+        "import sys; before = set(sys.modules); import toolkit, toolkit.mcp; "
+        "names = {m.split('.')[0] for m in set(sys.modules) - before}; "
+        "print(sorted(n for n in names if n not in sys.stdlib_module_names and n != 'toolkit'))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=LIMIT, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"

@@ -55,8 +55,10 @@ def test_the_gold_text_is_accepted_by_the_scorer_and_by_exact_match():
 
 
 def test_the_callers_text_round_trips_through_parse_calls():
-    calls = [("create_event", {"title": "Lunch", "when": {"date": "2026-11-28", "time": "12:00"}}),
-             ("book_table", {"restaurant": "Luigi's", "people": 4})]
+    calls = [
+        ("create_event", {"title": "Lunch", "when": {"date": "2026-11-28", "time": "12:00"}}),
+        ("book_table", {"restaurant": "Luigi's", "people": 4}),
+    ]
     assert T.parse_calls(T.format_calls(calls)) == calls
     assert T.parse_calls(T.format_calls(calls[:1])) == calls[:1]
     assert T.format_calls([]) == ""
@@ -99,7 +101,7 @@ def test_each_habit_shows_up_as_its_own_failure_type():
 
 def test_the_value_dropper_never_writes_an_optional_value():
     for case, reply in zip(CASES, ValueDropper(0.0).answers(CASES)):
-        for name, kwargs in (T.parse_calls(reply) if case["gold"] else []):
+        for name, kwargs in T.parse_calls(reply) if case["gold"] else []:
             gold = next(g for g in case["gold"] if g["name"] == name)
             assert all("" not in gold["args"][k] for k in kwargs), (case["id"], reply)
 

@@ -122,9 +122,10 @@ class Plan:
         names = [t["function"]["name"] if "function" in t else t["name"] for t in tools]
         intent = self.by_key[case_key(body["messages"], names)]
         wire = {alias(n): n for n in names}
-        return {"text": intent.get("text"),
-                "calls": [(alias(name) if alias(name) in wire else name, args)
-                          for name, args in intent.get("calls", [])]}
+        return {
+            "text": intent.get("text"),
+            "calls": [(alias(name) if alias(name) in wire else name, args) for name, args in intent.get("calls", [])],
+        }
 
 
 def tools_of(body, api):
@@ -146,10 +147,32 @@ def test_bfcl_command_scores_what_the_model_meant_and_keeps_the_key_secret(api, 
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLKIT_MODEL")}
         env["COURSE_TEST_KEY"] = KEY
         run = subprocess.run(
-            [sys.executable, "-m", "toolkit", "bfcl", "--api", api, "--base-url", fake.base_url,
-             "--model", "fake-model", "--api-key-env", "COURSE_TEST_KEY", "--limit", str(LIMIT),
-             "--out", str(out), "--summary", str(summary_file)],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+            [
+                sys.executable,
+                "-m",
+                "toolkit",
+                "bfcl",
+                "--api",
+                api,
+                "--base-url",
+                fake.base_url,
+                "--model",
+                "fake-model",
+                "--api-key-env",
+                "COURSE_TEST_KEY",
+                "--limit",
+                str(LIMIT),
+                "--out",
+                str(out),
+                "--summary",
+                str(summary_file),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         requests = list(fake.requests)
         answered = list(fake.answered)
     assert run.returncode == 0, run.stderr
@@ -195,8 +218,21 @@ def run_cli(argv, environ=None):
 def test_bfcl_questions_and_tools_go_out_as_the_case_has_them():
     cases = select_cases(["simple_python"], limit=2)
     with FakeChatCompletions(Plan(cases, "openai"), rate_limit_first=False) as fake:
-        code, _, _ = run_cli(["bfcl", "--api", "openai", "--base-url", fake.base_url, "--model", "m",
-                              "--categories", "simple_python", "--limit", "2"])
+        code, _, _ = run_cli(
+            [
+                "bfcl",
+                "--api",
+                "openai",
+                "--base-url",
+                fake.base_url,
+                "--model",
+                "m",
+                "--categories",
+                "simple_python",
+                "--limit",
+                "2",
+            ]
+        )
         bodies = [r["body"] for r in fake.requests]
     assert code == 0
     for case, body in zip(cases, bodies):
@@ -215,9 +251,25 @@ def test_a_case_the_endpoint_fails_is_counted_and_the_run_goes_on(tmp_path):
         return plan(body)
 
     with FakeChatCompletions(respond, rate_limit_first=False) as fake:
-        code, stdout, _ = run_cli(["bfcl", "--api", "openai", "--base-url", fake.base_url, "--model", "m",
-                                   "--categories", "simple_python", "--limit", "3", "--max-retries", "0",
-                                   "--summary", str(tmp_path / "s.json")])
+        code, stdout, _ = run_cli(
+            [
+                "bfcl",
+                "--api",
+                "openai",
+                "--base-url",
+                fake.base_url,
+                "--model",
+                "m",
+                "--categories",
+                "simple_python",
+                "--limit",
+                "3",
+                "--max-retries",
+                "0",
+                "--summary",
+                str(tmp_path / "s.json"),
+            ]
+        )
     summary = json.loads((tmp_path / "s.json").read_text())
     assert code == 0 and summary["cases"] == 3 and summary["failures"].get("endpoint_error") == 1
     assert "endpoint_error 1" in stdout
@@ -226,16 +278,30 @@ def test_a_case_the_endpoint_fails_is_counted_and_the_run_goes_on(tmp_path):
 def test_a_refused_key_stops_the_run_with_one_line_and_no_key(tmp_path):
     with FakeChatCompletions(api_key="another-key") as fake:
         code, stdout, stderr = run_cli(
-            ["bfcl", "--api", "openai", "--base-url", fake.base_url, "--model", "m", "--limit", "5",
-             "--summary", str(tmp_path / "s.json")], environ={"OPENAI_API_KEY": KEY})
+            [
+                "bfcl",
+                "--api",
+                "openai",
+                "--base-url",
+                fake.base_url,
+                "--model",
+                "m",
+                "--limit",
+                "5",
+                "--summary",
+                str(tmp_path / "s.json"),
+            ],
+            environ={"OPENAI_API_KEY": KEY},
+        )
         assert len(fake.requests) == 1  # stopped at the first refusal
     assert code == 2 and "check the API key in $OPENAI_API_KEY" in stderr
     assert KEY not in stdout + stderr and not (tmp_path / "s.json").exists()
 
 
 def test_bad_command_lines_say_what_is_wrong():
-    code, _, stderr = run_cli(["bfcl", "--api", "openai", "--base-url", "http://x/v1", "--model", "m",
-                               "--categories", "simple,nope"])
+    code, _, stderr = run_cli(
+        ["bfcl", "--api", "openai", "--base-url", "http://x/v1", "--model", "m", "--categories", "simple,nope"]
+    )
     assert code == 2 and "unknown BFCL categories" in stderr
     code, _, stderr = run_cli(["bfcl", "--api", "openai", "--base-url", "localhost/v1", "--model", "m"])
     assert code == 2 and "http://" in stderr
@@ -246,11 +312,14 @@ def test_bad_command_lines_say_what_is_wrong():
 def test_limit_takes_the_first_n_cases_of_each_category():
     # as lm-evaluation-harness's --limit does per task: every category stays in the sample
     chosen = select_cases(limit=2)
-    assert [c["id"] for c in chosen] == [c["id"] for cat in ("simple_python", "multiple", "parallel",
-                                                            "parallel_multiple", "irrelevance")
-                                         for c in T.load_bfcl(cat)[:2]]
+    assert [c["id"] for c in chosen] == [
+        c["id"]
+        for cat in ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
+        for c in T.load_bfcl(cat)[:2]
+    ]
     assert [c["id"] for c in select_cases(["irrelevance", "parallel"], limit=3)] == (
-        [c["id"] for c in T.load_bfcl("irrelevance")[:3]] + [c["id"] for c in T.load_bfcl("parallel")[:3]])
+        [c["id"] for c in T.load_bfcl("irrelevance")[:3]] + [c["id"] for c in T.load_bfcl("parallel")[:3]]
+    )
     assert len(select_cases(limit=1000)) == len(select_cases()) == 250
 
 
@@ -305,9 +374,21 @@ def test_passk_command_counts_each_task_and_computes_pass_hat_k(api, tmp_path):
     trials = 4
     with FAKES[api](RetailAgent(), api_key=KEY) as fake:
         code, stdout, stderr = run_cli(
-            ["passk", "--api", api, "--base-url", fake.base_url, "--model", "fake-agent",
-             "--trials", str(trials), "--summary", str(tmp_path / "p.json")],
-            environ={"OPENAI_API_KEY": KEY, "ANTHROPIC_API_KEY": KEY})
+            [
+                "passk",
+                "--api",
+                api,
+                "--base-url",
+                fake.base_url,
+                "--model",
+                "fake-agent",
+                "--trials",
+                str(trials),
+                "--summary",
+                str(tmp_path / "p.json"),
+            ],
+            environ={"OPENAI_API_KEY": KEY, "ANTHROPIC_API_KEY": KEY},
+        )
     assert code == 0, stderr
     summary = json.loads((tmp_path / "p.json").read_text())
     # hasty trials break T1 (A2 is shipped) and T3 (C1 is delivered); T2's only order is pending
@@ -341,8 +422,14 @@ def test_a_half_configuration_names_what_is_missing(capsys):
 
 
 def configured(fake, api, **extra):
-    return {"TOOLKIT_MODEL_API": api, "TOOLKIT_MODEL_BASE_URL": fake.base_url,
-            "TOOLKIT_MODEL": "fake-model", "TOOLKIT_MODEL_KEY_ENV": "UNI_KEY", "UNI_KEY": KEY, **extra}
+    return {
+        "TOOLKIT_MODEL_API": api,
+        "TOOLKIT_MODEL_BASE_URL": fake.base_url,
+        "TOOLKIT_MODEL": "fake-model",
+        "TOOLKIT_MODEL_KEY_ENV": "UNI_KEY",
+        "UNI_KEY": KEY,
+        **extra,
+    }
 
 
 def test_the_bfcl_section_says_the_cost_first_and_labels_its_numbers(capsys):
@@ -351,8 +438,11 @@ def test_the_bfcl_section_says_the_cost_first_and_labels_its_numbers(capsys):
     with FakeMessages(plan, api_key=KEY) as fake:
         summary = notebook_bfcl(per_category=1, environ=configured(fake, "anthropic"))
     out = capsys.readouterr().out
-    assert summary == {"model": "fake-model", "cases": 5,
-                       **T.evaluate_calls(cases, [plan.expected[c["id"]] for c in cases])}
+    assert summary == {
+        "model": "fake-model",
+        "cases": 5,
+        **T.evaluate_calls(cases, [plan.expected[c["id"]] for c in cases]),
+    }
     first = out.splitlines()[0]
     assert "5 requests" in first and "tokens" in first  # the cost, before anything runs
     assert "measured" in out and "fake-model" in out.splitlines()[-1] and KEY not in out
@@ -362,8 +452,11 @@ def test_the_bfcl_section_says_the_cost_first_and_labels_its_numbers(capsys):
 def test_the_loop_section_runs_the_weather_question(capsys):
     def respond(body):
         answered = any(m.get("role") == "tool" for m in body["messages"])
-        return {"text": "Paris is warmer."} if answered else {
-            "calls": [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Oslo"})]}
+        return (
+            {"text": "Paris is warmer."}
+            if answered
+            else {"calls": [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Oslo"})]}
+        )
 
     with FakeChatCompletions(respond) as fake:
         result = notebook_loop(environ=configured(fake, "openai"))

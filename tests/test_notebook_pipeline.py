@@ -33,8 +33,11 @@ def lessons():
 
 
 def folder_hash(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and ".ipynb_checkpoints" not in p.parts}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and ".ipynb_checkpoints" not in p.parts
+    }
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +57,20 @@ def test_there_are_notebooks_and_every_pair_is_in_sync():
 def test_the_in_process_check_agrees_with_the_projects_command():
     """The project's sync check is a jupytext command line; ours must give the same text."""
     ipynb = lessons()[0]
-    cmd = [sys.executable, "-m", "jupytext", "--to", "py:percent",
-           "--opt", "notebook_metadata_filter=-all",
-           "--opt", "cell_metadata_filter=tags,slideshow,-all", "-o", "-", str(ipynb)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupytext",
+        "--to",
+        "py:percent",
+        "--opt",
+        "notebook_metadata_filter=-all",
+        "--opt",
+        "cell_metadata_filter=tags,slideshow,-all",
+        "-o",
+        "-",
+        str(ipynb),
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert out == ipynb.with_suffix(".py").read_text(encoding="utf-8")
     assert out == P.py_text(P.read_ipynb(ipynb))
@@ -86,8 +100,9 @@ def test_sync_check_reports_each_kind_of_problem(tmp_path):
     (tmp_path / "97_broken.py").write_text("# %%\n1\n", encoding="utf-8")
     (tmp_path / "97_broken.ipynb").write_text("{not json", encoding="utf-8")
     assert "not a readable notebook" in "\n".join(P.sync_problems(tmp_path))
-    script = subprocess.run([sys.executable, str(ROOT / "scripts" / "check_sync.py"), str(tmp_path)],
-                            capture_output=True, text=True)
+    script = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "check_sync.py"), str(tmp_path)], capture_output=True, text=True
+    )
     assert script.returncode == 1 and "problem(s)" in script.stdout
 
 
@@ -105,21 +120,24 @@ def test_lesson_follows_the_conventions(ipynb):
     for cell in nb.cells:
         tags = P.tags_of(cell)
         if cell.cell_type == "markdown" and cell.source.startswith("## ") and "solution" not in tags:
-            assert cell.metadata.get("slideshow", {}).get("slide_type") == "slide", \
+            assert cell.metadata.get("slideshow", {}).get("slide_type") == "slide", (
                 f"{ipynb.name}: the '##' heading {cell.source.splitlines()[0]!r} needs slide_type 'slide'"
+            )
         if cell.cell_type != "code":
             continue
         assert cell.execution_count is not None, f"{ipynb.name}: a code cell was never run"
         assert not any(o.output_type == "error" for o in cell.outputs), f"{ipynb.name}: stored error"
         if "nbval-ignore-output" in tags:
-            assert any(WIDGET in o.get("data", {}) for o in cell.outputs), \
+            assert any(WIDGET in o.get("data", {}) for o in cell.outputs), (
                 f"{ipynb.name}: nbval-ignore-output is only for cells that show a widget"
+            )
         elif cell.outputs:
             compared += 1
         if "check" in tags:
             text = "".join(o.get("text", "") for o in cell.outputs)
-            assert "checks passed" in text and "not done" not in text and "✗" not in text, \
+            assert "checks passed" in text and "not done" not in text and "✗" not in text, (
                 f"{ipynb.name}: a check cell's stored output should show the solution passing"
+            )
     assert compared, f"{ipynb.name}: needs at least one output that nbval compares"
 
 
@@ -150,7 +168,7 @@ def make_pair(folder: Path, source: str, stem: str = "50_demo") -> tuple[Path, P
     return py, ipynb
 
 
-DEMO = '# %% [markdown]\n# # demo\n\n# %%\nimport toolkit as T\nprint(6 * 7)\n'
+DEMO = "# %% [markdown]\n# # demo\n\n# %%\nimport toolkit as T\nprint(6 * 7)\n"
 
 
 def test_build_writes_outputs_and_stable_ids(tmp_path):
@@ -167,8 +185,10 @@ def test_build_writes_outputs_and_stable_ids(tmp_path):
 def test_rebuilding_an_unchanged_notebook_writes_the_same_bytes(tmp_path):
     """Widget model ids are random and stdout arrives in chunks; neither may change the file."""
     pytest.importorskip("ipywidgets")
-    source = DEMO + ("\n# %%\nimport ipywidgets as w\nw.VBox([w.IntSlider(3), w.HTML('hi')])\n"
-                     "\n# %%\nimport sys\nfor i in range(300):\n    print(i)\n    sys.stdout.flush()\n")
+    source = DEMO + (
+        "\n# %%\nimport ipywidgets as w\nw.VBox([w.IntSlider(3), w.HTML('hi')])\n"
+        "\n# %%\nimport sys\nfor i in range(300):\n    print(i)\n    sys.stdout.flush()\n"
+    )
     py, ipynb = make_pair(tmp_path, source)
     first = ipynb.read_bytes()
     nb = P.read_ipynb(ipynb)
@@ -181,11 +201,11 @@ def test_rebuilding_an_unchanged_notebook_writes_the_same_bytes(tmp_path):
 
 def test_rebuild_plan_protects_edits_made_in_jupyter(tmp_path):
     py, ipynb = make_pair(tmp_path, DEMO)
-    assert P.plan(py, ipynb).action == "build"                 # in sync: fine to re-run
+    assert P.plan(py, ipynb).action == "build"  # in sync: fine to re-run
     py.write_text(DEMO.replace("6 * 7", "6 * 8"), encoding="utf-8")
-    assert P.plan(py, ipynb).action == "build"                 # only the .py changed
+    assert P.plan(py, ipynb).action == "build"  # only the .py changed
     nb = P.read_ipynb(ipynb)
-    nb.cells[1].source = "print('my own work')"                 # edited in Jupyter, .py not synced
+    nb.cells[1].source = "print('my own work')"  # edited in Jupyter, .py not synced
     nbformat.write(nb, str(ipynb))
     refused = P.plan(py, ipynb)
     assert refused.action == "refuse"
@@ -203,7 +223,7 @@ def test_execute_pair_runs_in_a_child_process_and_times_out(tmp_path):
     py.write_text(DEMO + "\n# %%\nimport time\ntime.sleep(60)\n", encoding="utf-8")
     with pytest.raises(P.PipelineError, match="did not finish within"):
         P.execute_pair(py, ipynb, timeout=6)
-    assert ipynb.read_bytes() == before                         # left as it was
+    assert ipynb.read_bytes() == before  # left as it was
     py.write_text(DEMO + "\n# %%\n1 / 0\n", encoding="utf-8")
     with pytest.raises(P.PipelineError, match="failed while running"):
         P.execute_pair(py, ipynb, timeout=120)
@@ -213,6 +233,7 @@ def test_execute_pair_runs_in_a_child_process_and_times_out(tmp_path):
 def test_make_notebooks_refuses_with_a_clear_message(tmp_path, monkeypatch):
     """The command-line script, end to end, on a copy: refuses and changes nothing."""
     import execute_notebooks
+
     py, ipynb = make_pair(tmp_path, DEMO)
     nb = P.read_ipynb(ipynb)
     nb.cells[1].source = "print('edited in Jupyter')"
@@ -226,7 +247,7 @@ def test_make_notebooks_refuses_with_a_clear_message(tmp_path, monkeypatch):
 
 # -- the student edition -------------------------------------------------------------------------
 
-EXERCISE = '''# %% [markdown] slideshow={"slide_type": "slide"}
+EXERCISE = """# %% [markdown] slideshow={"slide_type": "slide"}
 # ## Exercise 99: double it
 
 # %%
@@ -256,7 +277,7 @@ check_double(double)
 
 # %% [markdown] tags=["solution"]
 # Because SECRET-MODEL-ANSWER.
-'''
+"""
 
 
 def run_copy(nb, folder: Path):
@@ -272,27 +293,31 @@ def test_student_edition_of_an_exercise(tmp_path):
     src.mkdir()
     py, ipynb = make_pair(src, EXERCISE, "90_exercise")
     teacher = P.read_ipynb(ipynb)
-    assert "All 2 checks passed" in check_text(teacher)           # the solution passes
+    assert "All 2 checks passed" in check_text(teacher)  # the solution passes
     student = P.to_student(teacher)
     sources = "\n".join(c.source for c in student.cells)
     assert "return 2 * x" not in sources and "SECRET-MODEL-ANSWER" not in sources
     assert P.SOLUTION_STUB in sources and P.ANSWER_STUB in sources
-    assert all(not c.outputs for c in student.cells if c.cell_type == "code"
-               and set(P.tags_of(c)) & {"starter", "check", "your-turn"})
-    ran = run_copy(student, src)                                  # never crashes ...
-    assert "not done yet" in check_text(ran)                      # ... and says what to do
+    assert all(
+        not c.outputs
+        for c in student.cells
+        if c.cell_type == "code" and set(P.tags_of(c)) & {"starter", "check", "your-turn"}
+    )
+    ran = run_copy(student, src)  # never crashes ...
+    assert "not done yet" in check_text(ran)  # ... and says what to do
     attempt = nbformat.from_dict(json.loads(json.dumps(student)))
     for cell in attempt.cells:
         if "starter" in P.tags_of(cell):
-            cell.source = "def double(x):\n    return x + 2\n"   # a wrong attempt
+            cell.source = "def double(x):\n    return x + 2\n"  # a wrong attempt
     wrong = check_text(run_copy(attempt, src))
     assert "1 of 2 checks passed" in wrong and "Traceback" not in wrong
 
 
 def widget_output(model_id: str):
-    return nbformat.v4.new_output("display_data", data={WIDGET: {"model_id": model_id, "version_major": 2,
-                                                                  "version_minor": 0},
-                                                         "text/plain": "<a live view>"})
+    return nbformat.v4.new_output(
+        "display_data",
+        data={WIDGET: {"model_id": model_id, "version_major": 2, "version_minor": 0}, "text/plain": "<a live view>"},
+    )
 
 
 def code(source: str, *outputs, tags=()):
@@ -311,26 +336,34 @@ def test_student_edition_clears_what_a_solution_computed():
     or through a name computed from it) are cleared, with the saved state of their widgets;
     outputs that do not depend on a solution stay, and so does their widget state."""
     a, b, c, d, e = (f"{n:032x}" for n in range(1, 6))
-    teacher = nbformat.v4.new_notebook(cells=[
-        code("def double(x):\n    raise NotImplementedError", tags=["starter"]),
-        code("def double(x):\n    return 2 * x\nprint('SECRET')", printed("SECRET\n"), tags=["solution"]),
-        code("check(double)", printed("All checks passed.\n"), tags=["check"]),
-        code("print(double(21))", printed("42\n"), widget_output(a)),                       # 3: direct
-        code("def later():\n    return double(5)\nprint(later())", printed("10\n")),        # 4: in a function
-        code("y = double(1)"),                                                                # 5: no output
-        code("print(y + 1)", printed("3\n")),                                                # 6: through y
-        code("def show(double):\n    print(double)\nshow(7)", printed("7\n")),             # 7: a parameter
-        code("print('lesson')", printed("lesson\n"), widget_output(c)),                      # 8: independent
-        code("y = 0\nprint(y)", printed("0\n")),                                            # 9: y replaced
-        code("print(y)", printed("0\n")),                                                    # 10: safe again
-    ])
-    teacher.metadata["widgets"] = {P.WIDGET_STATE: {"version_major": 2, "version_minor": 0, "state": {
-        a: {"model_name": "HTMLModel", "state": {"value": "42 SECRET", "layout": f"IPY_MODEL_{b}"}},
-        b: {"model_name": "LayoutModel", "state": {}},
-        c: {"model_name": "HTMLModel", "state": {"value": "lesson", "layout": f"IPY_MODEL_{d}"}},
-        d: {"model_name": "LayoutModel", "state": {}},
-        e: {"model_name": "HTMLModel", "state": {"value": "SECRET, shown nowhere"}},
-    }}}
+    teacher = nbformat.v4.new_notebook(
+        cells=[
+            code("def double(x):\n    raise NotImplementedError", tags=["starter"]),
+            code("def double(x):\n    return 2 * x\nprint('SECRET')", printed("SECRET\n"), tags=["solution"]),
+            code("check(double)", printed("All checks passed.\n"), tags=["check"]),
+            code("print(double(21))", printed("42\n"), widget_output(a)),  # 3: direct
+            code("def later():\n    return double(5)\nprint(later())", printed("10\n")),  # 4: in a function
+            code("y = double(1)"),  # 5: no output
+            code("print(y + 1)", printed("3\n")),  # 6: through y
+            code("def show(double):\n    print(double)\nshow(7)", printed("7\n")),  # 7: a parameter
+            code("print('lesson')", printed("lesson\n"), widget_output(c)),  # 8: independent
+            code("y = 0\nprint(y)", printed("0\n")),  # 9: y replaced
+            code("print(y)", printed("0\n")),  # 10: safe again
+        ]
+    )
+    teacher.metadata["widgets"] = {
+        P.WIDGET_STATE: {
+            "version_major": 2,
+            "version_minor": 0,
+            "state": {
+                a: {"model_name": "HTMLModel", "state": {"value": "42 SECRET", "layout": f"IPY_MODEL_{b}"}},
+                b: {"model_name": "LayoutModel", "state": {}},
+                c: {"model_name": "HTMLModel", "state": {"value": "lesson", "layout": f"IPY_MODEL_{d}"}},
+                d: {"model_name": "LayoutModel", "state": {}},
+                e: {"model_name": "HTMLModel", "state": {"value": "SECRET, shown nowhere"}},
+            },
+        }
+    }
     student = P.to_student(teacher)
     kept = [i for i, cell in enumerate(student.cells) if cell.get("outputs")]
     assert kept == [7, 8, 9, 10]
@@ -338,7 +371,7 @@ def test_student_edition_clears_what_a_solution_computed():
     state = student.metadata["widgets"][P.WIDGET_STATE]["state"]
     assert sorted(state) == [c, d]
     assert "SECRET" not in json.dumps(student)
-    del teacher.cells[8]                                   # no widget left to show: no saved state
+    del teacher.cells[8]  # no widget left to show: no saved state
     assert "widgets" not in P.to_student(teacher).metadata
 
 
@@ -367,7 +400,7 @@ def test_make_student_builds_the_edition_and_leaves_notebooks_alone(tmp_path, no
 def test_student_edition_never_overwrites_a_students_work(tmp_path):
     out = tmp_path / "student"
     [first, *_] = P.build_student(out)
-    P.build_student(out)                                           # unchanged: rebuild is fine
+    P.build_student(out)  # unchanged: rebuild is fine
     nb = P.read_ipynb(first)
     nb.cells[0].source += "\n\nmy notes"
     nbformat.write(nb, str(first))
@@ -386,8 +419,12 @@ def student_run(tmp_path_factory, notebooks_before):  # notebooks_before: hashed
     """A fresh `make student` edition (the script itself) and each notebook run top to bottom:
     ``[(name, teacher, saved student notebook, the same notebook after running)]``."""
     out = tmp_path_factory.mktemp("edition") / "student"
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_student.py"), "--out", str(out)],
-                            capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "make_student.py"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     runs = []
     for path in sorted((out / "notebooks").glob("*.ipynb")):
@@ -432,8 +469,11 @@ def shown(cell, patterns) -> str:
         elif o.output_type == "error":
             parts.append(f"error {o.ename}")
         else:
-            parts += [f"{k}: {v if isinstance(v, str) else json.dumps(v, sort_keys=True)}"
-                      for k, v in sorted(o.get("data", {}).items()) if not k.startswith("image/")]
+            parts += [
+                f"{k}: {v if isinstance(v, str) else json.dumps(v, sort_keys=True)}"
+                for k, v in sorted(o.get("data", {}).items())
+                if not k.startswith("image/")
+            ]
     text = MODEL_ID.sub("MODEL", "\n".join(parts))
     for pattern, replace in patterns:
         text = pattern.sub(replace, text)
@@ -467,8 +507,9 @@ def strings_in(value):
 
 def output_lines(cell):
     for o in cell.get("outputs", []):
-        texts = [o.get("text", "")] + [v for k, v in o.get("data", {}).items()
-                                       if isinstance(v, str) and not k.startswith("image/")]
+        texts = [o.get("text", "")] + [
+            v for k, v in o.get("data", {}).items() if isinstance(v, str) and not k.startswith("image/")
+        ]
         yield from (line.strip() for text in texts for line in text.splitlines())
 
 
@@ -487,8 +528,11 @@ def solution_text(teacher) -> set[str]:
             tree = ast.parse(cell.source) if cell.cell_type == "code" else None
         except SyntaxError:  # not plain Python: its lines above still count
             tree = None
-        found |= {node.value.strip() for node in ast.walk(tree or ast.Module(body=[], type_ignores=[]))
-                  if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+        found |= {
+            node.value.strip()
+            for node in ast.walk(tree or ast.Module(body=[], type_ignores=[]))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        }
     return {s for s in found if len(s) >= 12 or (len(s) >= 8 and " " in s)}
 
 
@@ -515,8 +559,13 @@ STATIC_VIEW = "toolkit-static-view"
 
 def live_views(nb):
     """``(cell index, output)`` for every output that shows a widget."""
-    return [(i, o) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
-            for o in cell.outputs if WIDGET in o.get("data", {})]
+    return [
+        (i, o)
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code"
+        for o in cell.outputs
+        if WIDGET in o.get("data", {})
+    ]
 
 
 @pytest.mark.parametrize("ipynb", lessons(), ids=lambda p: p.stem)
@@ -531,15 +580,17 @@ def test_every_saved_live_view_can_be_drawn_without_a_kernel(ipynb):
         data = output["data"]
         assert STATIC_VIEW in data.get("text/html", ""), (
             f"{ipynb.name} cell {i}: a live view without its static copy; show views through "
-            f"toolkit.widgets and run `make notebooks NB={ipynb.name[:2]}`")
+            f"toolkit.widgets and run `make notebooks NB={ipynb.name[:2]}`"
+        )
         models = P.widget_models(state, [data[WIDGET]["model_id"]])
         assert models and models[0] == data[WIDGET]["model_id"], f"{ipynb.name} cell {i}: no saved state"
         for model_id in models:
             refs = re.findall(r"IPY_MODEL_([0-9a-f]{32})", json.dumps(state[model_id]["state"]))
             assert set(refs) <= set(state), f"{ipynb.name} cell {i}: {model_id} names a model not saved"
         if any(state[m]["model_name"] == "ImageModel" for m in models):
-            assert "image/png" in data and "data:image/png;base64," + data["image/png"].strip() in data["text/html"], \
+            assert "image/png" in data and "data:image/png;base64," + data["image/png"].strip() in data["text/html"], (
                 f"{ipynb.name} cell {i}: the plot is missing from the static copy"
+            )
 
 
 def test_the_student_edition_drops_the_static_copy_of_a_solutions_view():
@@ -562,8 +613,9 @@ def test_the_student_edition_drops_the_static_copy_of_a_solutions_view():
 
 
 def test_makefile_runs_every_step():
-    dry = subprocess.run(["make", "-n", "test", "notebooks", "student"], capture_output=True, text=True,
-                         cwd=ROOT).stdout
+    dry = subprocess.run(
+        ["make", "-n", "test", "notebooks", "student"], capture_output=True, text=True, cwd=ROOT
+    ).stdout
     assert "check_sync.py" in dry and "--nbval" in dry and "nbval_sanitize.cfg" in dry
     assert "execute_notebooks.py" in dry and "make_student.py" in dry
     assert "notebooks/[0-9][0-9]_*.ipynb" in dry
@@ -581,8 +633,8 @@ def test_memory_script_reads_proc_and_the_readme_follows_its_rule():
     import measure_memory as M
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Deploying to a class"):]
-    section = section[:section.index("\n## ", 5)]
+    section = readme[readme.index("## Deploying to a class") :]
+    section = section[: section.index("\n## ", 5)]
     peaks = [int(m) for m in re.findall(r"^\| `\d\d_\w+` \| \d+ \| (\d+)", section, re.M)]
     assert len(peaks) == len(lessons()), "one row per notebook in the memory table"
     server = int(re.search(r"(\d+) MiB idle with one notebook open", section)[1])
@@ -596,4 +648,4 @@ def test_memory_script_reads_proc_and_the_readme_follows_its_rule():
     finally:
         child.kill()
         child.wait()
-    assert M.rss(child.pid) == 0                                   # gone: 0, not an error
+    assert M.rss(child.pid) == 0  # gone: 0, not an error

@@ -56,7 +56,10 @@ def test_add_options_reach_the_tool_and_its_mcp_annotations():
     assert greet.schema()["description"] == "Greet someone by name."
     assert greet.to_mcp()["annotations"] == {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": True}
     assert reg.get("broken").to_mcp()["annotations"] == {
-        "readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "openWorldHint": False,
+    }
     assert set(greet.schema()) == {"name", "description", "inputSchema"}
 
 
@@ -70,8 +73,9 @@ def test_unknown_tool_suggests_a_close_name_and_lists_the_tools():
     reg, _ = make_registry()
     r = reg.run("get_wether", {"city": "Paris"})
     assert (r.ok, r.kind) == (False, "unknown_tool")
-    assert r.content == ("Unknown tool 'get_wether'. Did you mean 'get_weather'? "
-                         "Available tools: get_weather, busy, broken, greet.")
+    assert r.content == (
+        "Unknown tool 'get_wether'. Did you mean 'get_weather'? Available tools: get_weather, busy, broken, greet."
+    )
     far = reg.run("launch_rocket", {})
     assert "Did you mean" not in far.content and "Available tools: get_weather" in far.content
 
@@ -80,8 +84,13 @@ def test_invalid_args_name_every_error_and_the_expected_properties():
     reg, _ = make_registry()
     r = reg.run("get_weather", {"town": 5, "unit": "kelvin"}, repair=False)
     assert r.kind == "invalid_args" and not r.ok
-    for part in ("missing required parameter 'city'", "unknown parameter 'town'",
-                 "unit: 'kelvin' is not one of", "city (string, required)", "unit (one of 'celsius', 'fahrenheit')"):
+    for part in (
+        "missing required parameter 'city'",
+        "unknown parameter 'town'",
+        "unit: 'kelvin' is not one of",
+        "city (string, required)",
+        "unit (one of 'celsius', 'fahrenheit')",
+    ):
         assert part in r.content
 
 
@@ -96,7 +105,10 @@ def test_repair_runs_first_and_its_notes_are_kept():
 def test_result_kinds_for_failures_and_success():
     reg, _ = make_registry()
     assert reg.run("get_weather", {"city": "Atlantis"}).kind == "tool_error"
-    assert reg.run("get_weather", {"city": "Atlantis"}).content == "No weather for 'Atlantis'. Try a real city such as Paris."
+    assert (
+        reg.run("get_weather", {"city": "Atlantis"}).content
+        == "No weather for 'Atlantis'. Try a real city such as Paris."
+    )
     busy = reg.run("busy", {"x": 1})
     assert (busy.kind, busy.content) == ("transient", "Rate limited (429); try again.")
     crash = reg.run("broken", {"x": 1})
@@ -128,6 +140,7 @@ def test_run_never_raises_even_for_odd_input():
 
 
 # ---- issue 11, point 8: run() turns every failure into a result the model reads ---------------
+
 
 class Unprintable(Exception):
     """An exception whose message cannot be turned into text."""
@@ -164,9 +177,11 @@ def big_registry():
 
     def gadget(x: int) -> object:
         """Returns an object that cannot be shown."""
+
         class Gadget:
             def __repr__(self):
                 raise RuntimeError("no repr")
+
         return Gadget()
 
     for fn in (add, shout, explode, refuse, gadget):
@@ -200,12 +215,12 @@ def test_exceptions_that_cannot_be_printed_still_give_a_message():
 
 def test_huge_or_odd_values_in_arguments_are_reported_not_raised():
     reg = big_registry()
-    as_text = reg.run("shout", {"text": HUGE + HUGE})   # an int where a string goes: repr fails
+    as_text = reg.run("shout", {"text": HUGE + HUGE})  # an int where a string goes: repr fails
     assert as_text.kind == "invalid_args" and "text: expected string, got integer" in as_text.content
     assert len(as_text.content) < 400
     digits = reg.run("add", {"a": "7" * 5000, "b": 1})  # a digit string too long to convert
     assert digits.kind == "invalid_args" and "a: expected integer, got string" in digits.content
-    keys = reg.run("add", {1: 2, "a": 1, "b": 2})       # a key that is not a string
+    keys = reg.run("add", {1: 2, "a": 1, "b": 2})  # a key that is not a string
     assert keys.kind == "invalid_args" and "parameter names must be strings" in keys.content
 
 
@@ -227,6 +242,7 @@ def test_a_failure_anywhere_inside_run_becomes_a_crash_result():
 
 # ---- issue 11, point 5: a tool may declare that its results carry outside text ----------------
 
+
 def test_outside_text_is_a_tool_option_and_open_world_implies_it():
     reg = T.ToolRegistry()
 
@@ -247,9 +263,12 @@ def test_outside_text_is_a_tool_option_and_open_world_implies_it():
     reg.add(browse, open_world=True)
     assert reg.get("get_review").outside_text is True and reg.get("get_review").carries_outside_text
     assert reg.get("lookup").outside_text is None and not reg.get("lookup").carries_outside_text
-    assert reg.get("browse").carries_outside_text        # open world: always outside text
+    assert reg.get("browse").carries_outside_text  # open world: always outside text
     with pytest.raises(ValueError, match="open-world"):
         reg.add(browse, name="browse2", open_world=True, outside_text=False)
     # MCP has no such annotation: the tool's MCP form is unchanged
     assert reg.get("get_review").to_mcp()["annotations"] == {
-        "readOnlyHint": True, "destructiveHint": False, "openWorldHint": False}
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "openWorldHint": False,
+    }

@@ -28,8 +28,10 @@ def test_pass_hat_k_and_pass_at_k_formulas_and_edges():
     assert hats == sorted(hats, reverse=True) and ats == sorted(ats)
 
 
-@pytest.mark.parametrize("args", [([3], 4, 5), ([3], 4, 0), ([5], 4, 2), ([-1], 4, 1), ([], 4, 1), ([1], 0, 1),
-                                  ([1.5], 4, 1), ([True], 4, 1)])
+@pytest.mark.parametrize(
+    "args",
+    [([3], 4, 5), ([3], 4, 0), ([5], 4, 2), ([-1], 4, 1), ([], 4, 1), ([1], 0, 1), ([1.5], 4, 1), ([True], 4, 1)],
+)
 def test_bad_inputs_raise_value_error(args):
     with pytest.raises(ValueError):
         T.pass_hat_k(*args)
@@ -49,8 +51,11 @@ def test_tau_bench_leaderboard_row_is_reproduced_from_per_task_counts():
 def test_retail_world_and_its_tools():
     env = T.RetailEnv()
     assert env.db == {"A1": "pending", "A2": "shipped", "B1": "pending", "C1": "delivered"}
-    assert T.RetailEnv.POLICY == T.POLICY == ("Cancel an order only if its status is 'pending'. "
-                                               "Never cancel a shipped order.")
+    assert (
+        T.RetailEnv.POLICY
+        == T.POLICY
+        == ("Cancel an order only if its status is 'pending'. Never cancel a shipped order.")
+    )
     get, cancel = env.registry.get("get_order"), env.registry.get("cancel_order")
     assert get.read_only and not cancel.read_only and cancel.destructive
     assert env.registry.run("get_order", {"order_id": "A2"}).data == {"order_id": "A2", "status": "shipped"}
@@ -77,7 +82,9 @@ def test_policy_agent_turns():
     careful = T.PolicyAgentModel(task, random.Random(0), p_skip_check=0.0, p_typo=0.0)
     first = careful.respond([], [])
     assert [(c["name"], c["arguments"]) for c in first["tool_calls"]] == [
-        ("get_order", {"order_id": "A1"}), ("get_order", {"order_id": "A2"})]
+        ("get_order", {"order_id": "A1"}),
+        ("get_order", {"order_id": "A2"}),
+    ]
     careless = T.PolicyAgentModel(task, random.Random(0), p_skip_check=1.0, p_typo=0.0)
     assert [c["name"] for c in careless.respond([], [])["tool_calls"]] == ["cancel_order", "cancel_order"]
     typo = T.PolicyAgentModel(task, random.Random(0), p_skip_check=0.0, p_typo=1.0)

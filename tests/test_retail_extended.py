@@ -45,8 +45,10 @@ def test_cached_tool_schemas_equal_freshly_built_ones_and_are_not_shared():
 
 def test_run_retail_trials_is_the_sum_of_single_trials_with_the_documented_random_stream():
     for seed in (0, 3):
-        expected = [sum(run_retail_trial(t, random.Random(f"{seed}:{t['id']}:{i}"), 0.3, 0.1)
-                        for i in range(6)) for t in RETAIL_TASKS_EXTENDED]
+        expected = [
+            sum(run_retail_trial(t, random.Random(f"{seed}:{t['id']}:{i}"), 0.3, 0.1) for i in range(6))
+            for t in RETAIL_TASKS_EXTENDED
+        ]
         assert run_retail_trials(6, 0.3, 0.1, seed, RETAIL_TASKS_EXTENDED) == expected
     # the pack's three tasks give the same counts whether or not the extra tasks are run
     assert run_retail_trials(8, seed=0) == run_retail_trials(8, seed=0, tasks=RETAIL_TASKS_EXTENDED)[:3]
@@ -76,8 +78,13 @@ def _t5():
 def test_careful_agent_does_the_ordered_task_in_order_and_hasty_one_breaks_it():
     task = _t5()
     env = RetailEnv(extended=True)
-    result = T.run_agent(OrderedTaskAgent(task, random.Random(0), p_skip_check=0, p_typo=0),
-                         env.registry, task["instruction"], system=env.POLICY, call_timeout=None)
+    result = T.run_agent(
+        OrderedTaskAgent(task, random.Random(0), p_skip_check=0, p_typo=0),
+        env.registry,
+        task["instruction"],
+        system=env.POLICY,
+        call_timeout=None,
+    )
     names = [m["tool_calls"][0]["name"] for m in result.messages if m.get("tool_calls")]
     assert names == ["get_order", "return_order", "refund_order"]
     assert env.db == task["goal"]
@@ -91,8 +98,9 @@ def test_careful_agent_does_the_ordered_task_in_order_and_hasty_one_breaks_it():
 def test_a_typo_stops_the_careful_agent_before_any_write():
     task = _t5()
     env = RetailEnv(extended=True)
-    result = T.run_agent(OrderedTaskAgent(task, random.Random(0), 0, 1), env.registry,
-                         task["instruction"], call_timeout=None)
+    result = T.run_agent(
+        OrderedTaskAgent(task, random.Random(0), 0, 1), env.registry, task["instruction"], call_timeout=None
+    )
     assert env.db == RetailEnv().db and "could not finish" in result.final
 
 
@@ -143,6 +151,7 @@ def test_agents_with_equal_signatures_make_the_same_calls():
 
 # ---- the building blocks carry a student's own world (notebook 12, Part C's "Reuse") ---------
 
+
 def _pack_then_ship(env):
     """A student's own world: two new tools, a policy of its own, one more order."""
     db = env.db
@@ -189,8 +198,12 @@ class _ShipAgent:
         return {"content": "Done."}
 
 
-SHIP_TASK = {"id": "S1", "orders": ["D1"], "instruction": "Please ship D1.",
-             "goal": {**RetailEnv().db, "D1": "shipped"}}
+SHIP_TASK = {
+    "id": "S1",
+    "orders": ["D1"],
+    "instruction": "Please ship D1.",
+    "goal": {**RetailEnv().db, "D1": "shipped"},
+}
 
 
 def test_a_world_task_and_mock_agent_of_ones_own_run_through_run_retail_trials():

@@ -26,8 +26,12 @@ def test_schema_matches_the_pack_example():
             "type": "object",
             "properties": {
                 "city": {"type": "string", "description": "city name, such as Paris"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"],
-                         "description": "temperature unit", "default": "celsius"},
+                "unit": {
+                    "type": "string",
+                    "enum": ["celsius", "fahrenheit"],
+                    "description": "temperature unit",
+                    "default": "celsius",
+                },
             },
             "required": ["city"],
             "additionalProperties": False,
@@ -36,8 +40,19 @@ def test_schema_matches_the_pack_example():
 
 
 def test_type_mapping_covers_every_supported_hint():
-    def f(i: int, x: float, s: str, flag: bool, xs: List[int], ys: list[str], zs: list,
-          d: dict, dd: Dict[str, int], lit: Literal[1, 2], maybe: Optional[str] = None):
+    def f(
+        i: int,
+        x: float,
+        s: str,
+        flag: bool,
+        xs: List[int],
+        ys: list[str],
+        zs: list,
+        d: dict,
+        dd: Dict[str, int],
+        lit: Literal[1, 2],
+        maybe: Optional[str] = None,
+    ):
         """F."""
 
     props = T.schema_from_function(f)["inputSchema"]["properties"]
@@ -118,15 +133,18 @@ def test_parse_docstring_joins_lines_and_reads_args_with_types_and_continuations
 SCHEMA = T.schema_from_function(get_weather)["inputSchema"]
 
 
-@pytest.mark.parametrize("args, errors", [
-    ({"city": "Paris"}, []),
-    ({"city": "Paris", "unit": "Celsius"}, ["unit: 'Celsius' is not one of ['celsius', 'fahrenheit']"]),
-    ({"town": "Paris"}, ["missing required parameter 'city'", "unknown parameter 'town'"]),
-    ({"city": 5}, ["city: expected string, got integer (5)"]),
-    ("Paris", ["arguments must be an object, got string"]),
-    (None, ["arguments must be an object, got null"]),
-    ([1], ["arguments must be an object, got array"]),
-])
+@pytest.mark.parametrize(
+    "args, errors",
+    [
+        ({"city": "Paris"}, []),
+        ({"city": "Paris", "unit": "Celsius"}, ["unit: 'Celsius' is not one of ['celsius', 'fahrenheit']"]),
+        ({"town": "Paris"}, ["missing required parameter 'city'", "unknown parameter 'town'"]),
+        ({"city": 5}, ["city: expected string, got integer (5)"]),
+        ("Paris", ["arguments must be an object, got string"]),
+        (None, ["arguments must be an object, got null"]),
+        ([1], ["arguments must be an object, got array"]),
+    ],
+)
 def test_validate_args(args, errors):
     assert T.validate_args(args, SCHEMA) == errors
 
@@ -140,26 +158,32 @@ def test_bool_is_not_a_number_but_int_is():
 
 
 def test_array_items_are_checked_one_by_one_and_nested_objects_by_path():
-    schema = {"type": "object", "properties": {
-        "xs": {"type": "array", "items": {"type": "integer"}},
-        "addr": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-    }}
+    schema = {
+        "type": "object",
+        "properties": {
+            "xs": {"type": "array", "items": {"type": "integer"}},
+            "addr": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        },
+    }
     assert T.validate_args({"xs": [1, "2", 3, None]}, schema) == [
-        "xs[1]: expected integer, got string ('2')", "xs[3]: expected integer, got null (None)"]
+        "xs[1]: expected integer, got string ('2')",
+        "xs[3]: expected integer, got null (None)",
+    ]
     assert T.validate_args({"addr": {}}, schema) == ["missing required parameter 'addr.city'"]
     assert T.validate_args({"addr": {"city": 1}}, schema) == ["addr.city: expected string, got integer (1)"]
 
 
 def test_repair_fixes_the_pack_examples():
     assert T.repair_args({"city": "Paris", "unit": "Celsius"}, SCHEMA) == (
-        {"city": "Paris", "unit": "celsius"}, ["unit: fixed case of 'Celsius' to 'celsius'"])
+        {"city": "Paris", "unit": "celsius"},
+        ["unit: fixed case of 'Celsius' to 'celsius'"],
+    )
     assert T.repair_args({"town": "Paris"}, SCHEMA) == ({}, ["dropped unknown parameter 'town'"])
     assert T.repair_args({"city": 5}, SCHEMA) == ({"city": "5"}, ["city: converted 5 to string"])
 
 
 def test_repair_renames_close_or_case_insensitive_keys_only_to_free_properties():
-    assert T.repair_args({"citty": "Paris"}, SCHEMA) == (
-        {"city": "Paris"}, ["renamed parameter 'citty' to 'city'"])
+    assert T.repair_args({"citty": "Paris"}, SCHEMA) == ({"city": "Paris"}, ["renamed parameter 'citty' to 'city'"])
     assert T.repair_args({"CITY": "Paris"}, SCHEMA)[0] == {"city": "Paris"}
     # 'city' is already given, so 'citty' cannot take it: dropped instead
     out, notes = T.repair_args({"city": "Rome", "citty": "Paris"}, SCHEMA)
@@ -167,13 +191,24 @@ def test_repair_renames_close_or_case_insensitive_keys_only_to_free_properties()
 
 
 def test_repair_conversions_and_their_limits():
-    schema = {"type": "object", "additionalProperties": False, "properties": {
-        "n": {"type": "integer"}, "x": {"type": "number"}, "flag": {"type": "boolean"},
-        "tags": {"type": "array", "items": {"type": "string"}}}}
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "n": {"type": "integer"},
+            "x": {"type": "number"},
+            "flag": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+    }
     out, notes = T.repair_args({"n": "2", "x": "2.5", "flag": "TRUE", "tags": "red"}, schema)
     assert out == {"n": 2, "x": 2.5, "flag": True, "tags": ["red"]}
-    assert notes == ["n: converted '2' to integer", "x: converted '2.5' to number",
-                     "flag: converted 'TRUE' to boolean", "tags: wrapped 'red' in a list"]
+    assert notes == [
+        "n: converted '2' to integer",
+        "x: converted '2.5' to number",
+        "flag: converted 'TRUE' to boolean",
+        "tags: wrapped 'red' in a list",
+    ]
     assert T.repair_args({"n": 4.0}, schema) == ({"n": 4}, ["n: converted 4.0 to integer"])
     # never from words, never a non-integral float, never "maybe" to a bool
     for bad in ({"n": "two"}, {"n": 2.5}, {"flag": "maybe"}, {"x": "nan"}):

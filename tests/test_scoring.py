@@ -11,19 +11,40 @@ from toolkit.scoring import format_calls, gold_calls, load_bfcl
 
 # ---- parsing --------------------------------------------------------------------------------
 
+
 def test_parse_calls_accepts_calls_lists_dotted_names_and_nothing():
     assert T.parse_calls("add(a=2, b=3)") == [("add", {"a": 2, "b": 3})]
     assert T.parse_calls("[add(a=1, b=2), math.gcd(num1=4, num2=6)]") == [
-        ("add", {"a": 1, "b": 2}), ("math.gcd", {"num1": 4, "num2": 6})]
-    assert T.parse_calls("f(x=[1, {'k': None}], y=-2.5, z=True)") == [("f", {"x": [1, {"k": None}], "y": -2.5, "z": True})]
+        ("add", {"a": 1, "b": 2}),
+        ("math.gcd", {"num1": 4, "num2": 6}),
+    ]
+    assert T.parse_calls("f(x=[1, {'k': None}], y=-2.5, z=True)") == [
+        ("f", {"x": [1, {"k": None}], "y": -2.5, "z": True})
+    ]
     assert T.parse_calls("") == [] and T.parse_calls("  [] ") == [] and T.parse_calls("f()") == [("f", {})]
 
 
-@pytest.mark.parametrize("text", [
-    "add(2, 3)", "add(**kw)", "add(a=b)", "add(a=__import__('os').system('echo hi'))", "add(a=1", "42",
-    "not a call at all", "[add(a=1), 7]", "add(a=1, a=2)", "(lambda: 1)()", "f(x=1)(y=2)",
-    "a" * 10, "f(x=" + "[" * 5000 + "]" * 5000 + ")", "f(x=" + "9" * 5000 + ")", "f(x=1)\x00", "f(x={1, 2} - {1})",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add(2, 3)",
+        "add(**kw)",
+        "add(a=b)",
+        "add(a=__import__('os').system('echo hi'))",
+        "add(a=1",
+        "42",
+        "not a call at all",
+        "[add(a=1), 7]",
+        "add(a=1, a=2)",
+        "(lambda: 1)()",
+        "f(x=1)(y=2)",
+        "a" * 10,
+        "f(x=" + "[" * 5000 + "]" * 5000 + ")",
+        "f(x=" + "9" * 5000 + ")",
+        "f(x=1)\x00",
+        "f(x={1, 2} - {1})",
+    ],
+)
 def test_parse_calls_rejects_with_value_error_only(text):
     with pytest.raises(ValueError) as e:
         T.parse_calls(text)
@@ -48,13 +69,30 @@ def test_parse_calls_never_raises_anything_but_value_error(text):
 
 # ---- values and calls -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("a, b, equal", [
-    ("New York", "new-york!", True), ("Paris", "paris ", True), ("Paris", "Pari", False),
-    (3, 3.0, True), (3, 3.5, False), (True, True, True), (True, 1, False), (1, True, False), (False, 0, False),
-    (None, None, True), (None, 0, False), ("", None, False), ("3", 3, False),
-    ([1, "A"], [1.0, "a"], True), ([1, 2], [2, 1], False), ([1], (1,), True),
-    ({"a": "X"}, {"a": "x"}, True), ({"a": 1}, {"a": 1, "b": 2}, False),
-])
+
+@pytest.mark.parametrize(
+    "a, b, equal",
+    [
+        ("New York", "new-york!", True),
+        ("Paris", "paris ", True),
+        ("Paris", "Pari", False),
+        (3, 3.0, True),
+        (3, 3.5, False),
+        (True, True, True),
+        (True, 1, False),
+        (1, True, False),
+        (False, 0, False),
+        (None, None, True),
+        (None, 0, False),
+        ("", None, False),
+        ("3", 3, False),
+        ([1, "A"], [1.0, "a"], True),
+        ([1, 2], [2, 1], False),
+        ([1], (1,), True),
+        ({"a": "X"}, {"a": "x"}, True),
+        ({"a": 1}, {"a": 1, "b": 2}, False),
+    ],
+)
 def test_values_equal(a, b, equal):
     assert T.values_equal(a, b) is equal
     assert T.values_equal(b, a) is equal
@@ -65,18 +103,24 @@ def test_call_matches_optional_and_extra_parameters():
     assert T.call_matches(("get_weather", {"city": "paris"}), gold)
     assert T.call_matches(("get_weather", {"city": "Paris France", "unit": "Celsius"}), gold)
     assert not T.call_matches(("get_weather", {"city": "Rome"}), gold)
-    assert not T.call_matches(("get_weather", {"unit": "celsius"}), gold)          # required city missing
+    assert not T.call_matches(("get_weather", {"unit": "celsius"}), gold)  # required city missing
     assert not T.call_matches(("get_weather", {"city": "Paris", "days": 3}), gold)  # extra parameter
     assert not T.call_matches(("get_wether", {"city": "Paris"}), gold)
     assert T.call_matches({"name": "get_weather", "arguments": {"city": "Paris"}}, gold)
 
 
 def test_bfcl_nested_dict_and_list_of_dict_forms():
-    gold = {"name": "book", "args": {
-        "guest": [{"name": ["Ada"], "age": [36, ""]}],
-        "rooms": [[{"kind": ["double"], "nights": [2]}, {"kind": ["single"], "nights": [1]}]],
-    }}
-    good = ("book", {"guest": {"name": "ada"}, "rooms": [{"kind": "Double", "nights": 2}, {"kind": "single", "nights": 1}]})
+    gold = {
+        "name": "book",
+        "args": {
+            "guest": [{"name": ["Ada"], "age": [36, ""]}],
+            "rooms": [[{"kind": ["double"], "nights": [2]}, {"kind": ["single"], "nights": [1]}]],
+        },
+    }
+    good = (
+        "book",
+        {"guest": {"name": "ada"}, "rooms": [{"kind": "Double", "nights": 2}, {"kind": "single", "nights": 1}]},
+    )
     assert T.call_matches(good, gold)
     assert not T.call_matches(("book", {"guest": {"name": "Ada", "pet": "cat"}, "rooms": good[1]["rooms"]}), gold)
     assert not T.call_matches(("book", {"guest": {"age": 36}, "rooms": good[1]["rooms"]}), gold)
@@ -115,6 +159,7 @@ def test_calls_match_agrees_with_trying_every_order_on_small_cases():
 
 
 # ---- classify and evaluate -------------------------------------------------------------------
+
 
 def test_the_pack_cases_score_four_of_seven():
     report = T.evaluate_calls(T.BFCL_CASES, T.BFCL_OUTPUTS, T.FUNCS)
@@ -166,6 +211,7 @@ def test_exact_string_match_is_brittle_where_ast_is_not():
 
 
 # ---- real benchmark data -------------------------------------------------------------------
+
 
 def _perfect_output(case):
     declared = {f["name"]: f["parameters"]["properties"] for f in case["function"]}
@@ -227,6 +273,7 @@ def test_bfcl_optional_parameters_may_be_left_out():
 
 # ---- issue 11: the rules BFCL's checker shares with the course ------------------------------
 
+
 def _bfcl_case(case_id):
     category = case_id.rsplit("_", 1)[0]
     return next(c for c in load_bfcl(category) if c["id"] == case_id)
@@ -266,32 +313,44 @@ def test_values_are_checked_against_the_declared_type_when_the_schema_is_known()
     assert not T.call_matches(("f", {"x": 2.0, "n": 1.0}), gold, schema)
 
 
-@pytest.mark.parametrize("reply", [
-    "```python\n[add(a=1, b=2)]\n```", "```\nadd(a=1, b=2)\n```", "\n  ```python\nadd(a=1, b=2)\n```  \n",
-    "`add(a=1, b=2)`", "```add(a=1, b=2)```",
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "```python\n[add(a=1, b=2)]\n```",
+        "```\nadd(a=1, b=2)\n```",
+        "\n  ```python\nadd(a=1, b=2)\n```  \n",
+        "`add(a=1, b=2)`",
+        "```add(a=1, b=2)```",
+    ],
+)
 def test_a_call_in_a_markdown_fence_is_read_as_the_call(reply):
     assert T.parse_calls(reply) == [("add", {"a": 1, "b": 2})]
-    assert T.classify(T.BFCL_CASES[3], reply.replace("add(a=1, b=2)", "add(a=1, b=2), add(a=3, b=4)"),
-                      T.FUNCS) == "pass"
+    assert (
+        T.classify(T.BFCL_CASES[3], reply.replace("add(a=1, b=2)", "add(a=1, b=2), add(a=3, b=4)"), T.FUNCS) == "pass"
+    )
 
 
 def test_a_fenced_call_on_an_irrelevance_case_does_not_count_as_abstaining():
     irrelevant = T.BFCL_CASES[6]
-    assert T.classify(irrelevant, "```python\nget_weather(city='Stratford-upon-Avon')\n```", T.FUNCS) == "should_abstain"
+    assert (
+        T.classify(irrelevant, "```python\nget_weather(city='Stratford-upon-Avon')\n```", T.FUNCS) == "should_abstain"
+    )
     assert T.classify(irrelevant, "```\n[get_weather(city='Paris')]\n```", T.FUNCS) == "should_abstain"
     assert T.classify(irrelevant, "```\nNone of my tools can answer that.\n```", T.FUNCS) == "pass"
 
 
-@pytest.mark.parametrize("reply, label", [
-    ("add(a=3, b=4), add(a=1, b=2)", "pass"),            # BFCL adds the brackets
-    ("[add(a=3, b=4), add(a=1, b=2)", "pass"),           # ... or only the missing one
-    ("add(a=3, b=4), add(a=1, b=2)]", "pass"),
-    ("(add(a=3, b=4), add(a=1, b=2))", "format_error"),  # a tuple inside the list is not a call
-    ("add(a=3, b=4)\nadd(a=1, b=2)", "format_error"),    # no comma between the calls
-    ("add(a=3, b=4), add(a=1, b=2) Done.", "format_error"),
-    ("add(a=3, b=4)", "wrong_call_count"),
-])
+@pytest.mark.parametrize(
+    "reply, label",
+    [
+        ("add(a=3, b=4), add(a=1, b=2)", "pass"),  # BFCL adds the brackets
+        ("[add(a=3, b=4), add(a=1, b=2)", "pass"),  # ... or only the missing one
+        ("add(a=3, b=4), add(a=1, b=2)]", "pass"),
+        ("(add(a=3, b=4), add(a=1, b=2))", "format_error"),  # a tuple inside the list is not a call
+        ("add(a=3, b=4)\nadd(a=1, b=2)", "format_error"),  # no comma between the calls
+        ("add(a=3, b=4), add(a=1, b=2) Done.", "format_error"),
+        ("add(a=3, b=4)", "wrong_call_count"),
+    ],
+)
 def test_calls_without_list_brackets_get_bfcls_verdict(reply, label):
     assert T.classify(T.BFCL_CASES[3], reply, T.FUNCS) == label
 
@@ -299,7 +358,11 @@ def test_calls_without_list_brackets_get_bfcls_verdict(reply, label):
 def test_on_an_irrelevance_case_a_call_the_parser_refuses_is_still_a_call():
     """BFCL's decoder reads positional arguments and bare names, so these are calls made."""
     irrelevant = T.BFCL_CASES[6]
-    for reply in ("get_weather('Stratford-upon-Avon')", "get_weather(city=Stratford)", "[get_weather('Rome'), add(1, 2)]"):
+    for reply in (
+        "get_weather('Stratford-upon-Avon')",
+        "get_weather(city=Stratford)",
+        "[get_weather('Rome'), add(1, 2)]",
+    ):
         with pytest.raises(ValueError):
             T.parse_calls(reply)
         assert T.classify(irrelevant, reply) == "should_abstain", reply
@@ -310,6 +373,7 @@ def test_one_call_formatter_writes_calls_as_a_model_would():
     """format_calls is the toolkit's one call formatter (issue 13, point 2): the mock callers,
     the failure gallery and the run-as-text helpers all write calls through it."""
     from toolkit.scoring import is_nested_form
+
     calls = [("get_weather", {"city": "Paris"}), ("add", {"a": 2, "b": 3})]
     assert format_calls(calls[:1]) == "get_weather(city='Paris')"
     assert format_calls(calls) == "[get_weather(city='Paris'), add(a=2, b=3)]"

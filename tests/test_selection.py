@@ -13,7 +13,14 @@ from toolkit.selection import PlainBM25Index, bm25_term_weight, query_words, too
 
 def test_tokenize_rules():
     assert T.tokenize("Look up the flights_search-tool for ME, it's 2x!") == [
-        "look", "up", "flights", "search", "tool", "s", "2x"]
+        "look",
+        "up",
+        "flights",
+        "search",
+        "tool",
+        "s",
+        "2x",
+    ]
     assert T.tokenize("") == [] and T.tokenize("the of and") == []
 
 
@@ -21,16 +28,28 @@ def test_catalog_shape_and_flags():
     tools = T.make_catalog()
     assert len(tools) == 48
     names = [t.name for t in tools]
-    assert names[:6] == ["weather_search", "weather_get", "weather_create", "weather_update",
-                         "weather_delete", "weather_summarize"]
+    assert names[:6] == [
+        "weather_search",
+        "weather_get",
+        "weather_create",
+        "weather_update",
+        "weather_delete",
+        "weather_summarize",
+    ]
     by = {t.name: t for t in tools}
     assert by["flights_search"].description == "Find airline flights that match a text query."
     assert by["stocks_get"].description == "Fetch one record of stock prices by its id."
     assert by["email_delete"].input_schema["required"] == ["address"]
     assert set(by["email_delete"].input_schema["properties"]) == {"address", "id"}
     assert set(by["email_create"].input_schema["properties"]) == {"address"}
-    assert [by[f"music_{a}"].read_only for a in ("search", "get", "create", "update", "delete", "summarize")] == \
-        [True, True, False, False, False, True]
+    assert [by[f"music_{a}"].read_only for a in ("search", "get", "create", "update", "delete", "summarize")] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+        True,
+    ]
     assert by["music_delete"].destructive and not by["music_update"].destructive
     assert [t.name for t in T.make_catalog(["hotels"])] == [n for n in names if n.startswith("hotels_")]
     with pytest.raises(ValueError):
@@ -59,11 +78,13 @@ def test_vocabulary_mismatch_is_fixed_by_a_better_description():
 
 
 def test_scores_are_bm25_by_hand():
-    tools = [{"name": "p", "description": "red apple", "inputSchema": {}},
-             {"name": "q", "description": "green apple pie", "inputSchema": {}},
-             {"name": "r", "description": "blue sky", "inputSchema": {}}]
+    tools = [
+        {"name": "p", "description": "red apple", "inputSchema": {}},
+        {"name": "q", "description": "green apple pie", "inputSchema": {}},
+        {"name": "r", "description": "blue sky", "inputSchema": {}},
+    ]
     # documents: "p red apple" (3 words), "q green apple pie" (4), "r blue sky" (3); avgdl 10/3
-    idf_red = 0.9808292530117262   # ln(1 + (3 - 1 + 0.5) / 1.5)
+    idf_red = 0.9808292530117262  # ln(1 + (3 - 1 + 0.5) / 1.5)
     expect = idf_red * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 3 / (10 / 3)))
     assert T.ToolIndex(tools).search("red", 3) == [("p", round(expect, 3))]
     assert T.ToolIndex(tools).search("purple", 3) == []
@@ -95,7 +116,7 @@ def test_pruned_search_equals_the_plain_loop_on_zipf_catalogs(seed):
     fast, plain = T.ToolIndex(tools), PlainBM25Index(tools)
     rng = random.Random(seed)
     queries = zipf_queries(120, words_per_query=4, vocab_size=2500, seed=seed)
-    queries += [q + " " + q.split()[0] for q in queries[:20]]       # repeated words
+    queries += [q + " " + q.split()[0] for q in queries[:20]]  # repeated words
     queries += ["", "zzzz qqqq", queries[0].upper()]
     for q in queries:
         reference = plain.search(q, 20)  # the top k of any k <= 20 is a prefix of this
@@ -122,9 +143,11 @@ def test_scores_helper_matches_search():
 
 # --- Each distinct query word counts once (pack §2.4 and API.md §4; issue 11) ----------------
 
-TINY = [{"name": "p", "description": "red apple", "inputSchema": {}},
-        {"name": "q", "description": "green apple pie", "inputSchema": {}},
-        {"name": "r", "description": "blue sky", "inputSchema": {}}]
+TINY = [
+    {"name": "p", "description": "red apple", "inputSchema": {}},
+    {"name": "q", "description": "green apple pie", "inputSchema": {}},
+    {"name": "r", "description": "blue sky", "inputSchema": {}},
+]
 
 
 def pack_formula(query_words, doc_words, all_docs, k1=1.5, b=0.75):
@@ -146,8 +169,11 @@ def test_a_repeated_query_word_counts_once():
     catalog = T.make_catalog()
     index, plain = T.ToolIndex(catalog), PlainBM25Index(catalog)
     once = "cooking recipes for leek soup"
-    for repeated in ("cooking cooking recipes for leek soup", "cooking recipes for leek soup soup soup",
-                     "Recipes cooking RECIPES for leek soup recipes"):
+    for repeated in (
+        "cooking cooking recipes for leek soup",
+        "cooking recipes for leek soup soup soup",
+        "Recipes cooking RECIPES for leek soup recipes",
+    ):
         assert index.search(repeated, 10) == index.search(once, 10), repeated
         assert index.scores(repeated) == index.scores(once), repeated
         assert plain.search(repeated, 10) == plain.search(once, 10), repeated
@@ -163,8 +189,9 @@ def test_scores_equal_the_pack_formula_by_hand():
     # documents: "p red apple" (3 words), "q green apple pie" (4), "r blue sky" (3); N 3, avgdl 10/3
     # "red": df 1, idf ln(1 + 2.5/1.5); "apple": df 2, idf ln(1 + 1.5/2.5); each tf 1
     idf_red, idf_apple = math.log(1 + 2.5 / 1.5), math.log(1 + 1.5 / 2.5)
-    p = idf_red * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 3 / (10 / 3))) \
-        + idf_apple * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 3 / (10 / 3)))
+    p = idf_red * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 3 / (10 / 3))) + idf_apple * 2.5 / (
+        1 + 1.5 * (0.25 + 0.75 * 3 / (10 / 3))
+    )
     q = idf_apple * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 4 / (10 / 3)))
     assert round(p, 3) == 1.519 and round(q, 3) == 0.431
     for query in ("red apple", "red apple red", "apple red red apple apple"):
@@ -180,8 +207,9 @@ def test_scores_equal_the_pack_formula_on_a_zipf_catalog():
     assert any(len(set(q.split())) < 5 for q in queries)  # some queries repeat a word
     for query in queries:
         words = T.tokenize(query)
-        assert index.scores(query) == pytest.approx([pack_formula(words, d, docs) for d in docs],
-                                                    rel=1e-12, abs=1e-12), query
+        assert index.scores(query) == pytest.approx(
+            [pack_formula(words, d, docs) for d in docs], rel=1e-12, abs=1e-12
+        ), query
 
 
 def test_same_top_five_and_scores_as_bm25s_given_each_word_once():

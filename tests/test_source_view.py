@@ -17,7 +17,8 @@ from toolkit.widgets.source import SourceView, read_source, show_source
 def temp_module(tmp_path, monkeypatch):
     """A module written to a temp folder, imported; returns (module, path)."""
     path = tmp_path / "lesson_tmp_mod.py"
-    path.write_text(textwrap.dedent('''\
+    path.write_text(
+        textwrap.dedent('''\
         """A module to edit."""
 
 
@@ -28,7 +29,9 @@ def temp_module(tmp_path, monkeypatch):
         class Box:
             def size(self):
                 return 1
-        '''), encoding="utf-8")
+        '''),
+        encoding="utf-8",
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     sys.modules.pop("lesson_tmp_mod", None)
     module = importlib.import_module("lesson_tmp_mod")
@@ -48,8 +51,12 @@ def test_an_edit_to_the_file_shows_without_reimporting(temp_module):
     module, path = temp_module
     text = path.read_text(encoding="utf-8")
     # two lines added above and the body changed: the view follows the file, not the old code
-    path.write_text(text.replace('"""A module to edit."""', '"""A module to edit."""\nA = 1\nB = 2')
-                    .replace("return 2 * x", "return x + x  # edited"), encoding="utf-8")
+    path.write_text(
+        text.replace('"""A module to edit."""', '"""A module to edit."""\nA = 1\nB = 2').replace(
+            "return 2 * x", "return x + x  # edited"
+        ),
+        encoding="utf-8",
+    )
     view = read_source(module.double)
     assert view.start == 6
     assert view.lines[-1] == "    return x + x  # edited"
@@ -124,8 +131,7 @@ def _shown_in(notebook: Path) -> list[str]:
             exec(compile(ast.Module([node], []), str(notebook), "exec"), namespace)
     shown = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id == "show_source"):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "show_source":
             shown.append((ast.unparse(node.args[0]), eval(ast.unparse(node.args[0]), namespace)))
     return shown
 

@@ -32,6 +32,7 @@ def sleeper(fake, seconds, fail=False):
         if fail:
             raise T.TransientToolError("busy")
         return city
+
     return look_up
 
 
@@ -45,8 +46,11 @@ def test_spans_record_calls_and_waits_exactly():
     registry.run("a", {"city": "Paris"})
     registry.run("b", {"city": "Rome"})
     clock.sleep(0.125)
-    assert clock.spans == [Span("a", 0.0, 0.5, "ok"), Span("b", 0.5, 0.75, "fail"),
-                           Span(WAIT_LANE, 0.75, 0.875, "wait")]
+    assert clock.spans == [
+        Span("a", 0.0, 0.5, "ok"),
+        Span("b", 0.5, 0.75, "fail"),
+        Span(WAIT_LANE, 0.75, 0.875, "wait"),
+    ]
     assert clock.waits == [0.125]
     assert total_time(clock.spans) == 0.875
     assert total_time([]) == 0.0
@@ -79,6 +83,7 @@ def test_reset_forgets_everything():
 def test_parallel_calls_overlap_in_a_real_run():
     registry = T.ToolRegistry()
     for name in ("a", "b", "c"):
+
         def look(city: str) -> str:
             """Look.
 
@@ -87,11 +92,13 @@ def test_parallel_calls_overlap_in_a_real_run():
             """
             time.sleep(0.1)
             return city
+
         registry.add(look, name=name)
     clock = CallClock()
     clock.wrap(registry)
-    model = T.ScriptedModel([{"tool_calls": [T.call(f"c{i}", n, city="x") for i, n in enumerate("abc")]},
-                             {"content": "done"}])
+    model = T.ScriptedModel(
+        [{"tool_calls": [T.call(f"c{i}", n, city="x") for i, n in enumerate("abc")]}, {"content": "done"}]
+    )
     T.run_agent(model, registry, "go", parallel=True)
     assert len(clock.spans) == 3 and total_time(clock.spans) < 0.25
 

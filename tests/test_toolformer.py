@@ -45,14 +45,23 @@ def run():
 
 def test_the_papers_numbers_are_the_ones_the_pack_cites():
     assert PAPER_TABLE2_CALCULATOR == {0.5: 3680, 1.0: 994, 2.0: 138}
-    raw = [1.0, 0.8, 0.6, 0.4, 0.2]   # max(0, 1 - 0.2 t) for t = 0..4, then zero
+    raw = [1.0, 0.8, 0.6, 0.4, 0.2]  # max(0, 1 - 0.2 t) for t = 0..4, then zero
     assert LOSS_WEIGHTS == pytest.approx([w / 3.0 for w in raw])
     assert sum(LOSS_WEIGHTS) == pytest.approx(1.0)
 
 
 def test_tokenize_and_detokenize():
     assert tokenize("Ben packed 23 boxes, so 391.5 cups!") == [
-        "ben", "packed", "23", "boxes", ",", "so", "391.5", "cups", "!"]
+        "ben",
+        "packed",
+        "23",
+        "boxes",
+        ",",
+        "so",
+        "391.5",
+        "cups",
+        "!",
+    ]
     assert detokenize(["so", ",", "391", "cups", "."]) == "so, 391 cups."
     with pytest.raises(TypeError):
         tokenize(None)
@@ -69,7 +78,7 @@ def test_corpus_is_seeded_and_its_sums_are_right():
         if t[:2] == ["of", "the"]:
             assert int(t[2]) - int(t[5]) == int(t[9])
     sums = sum(1 for text in make_corpus(2000, seed=1) if "," in text or ";" in text or "gives" in text)
-    assert 800 < sums < 1300   # about half, as the default share says
+    assert 800 < sums < 1300  # about half, as the default share says
     with pytest.raises(ValueError):
         make_corpus(10, share_sums=0.8, share_repeats=0.5)
     with pytest.raises(ValueError):
@@ -81,6 +90,7 @@ def test_the_model_is_a_probability_distribution(lm):
     (its number universe; every number in the corpus is in it) sum to 1, less the small share
     kept for words it has never seen."""
     from collections import Counter
+
     assert all(int(n) < lm.number_universe for n in lm.number_counts)
     numbers = [str(i) for i in range(lm.number_universe)]
     assert sum(lm._p_number(n) for n in numbers) == pytest.approx(1.0)
@@ -119,11 +129,12 @@ def test_the_right_call_gains_and_a_wrong_one_does_not(lm):
     assert right.result == "391" and wrong.result == "40"
     assert right.gain > 1.0
     assert wrong.gain <= 1e-12
-    assert 0 < early.gain < right.gain     # further away, smaller weight
+    assert 0 < early.gain < right.gain  # further away, smaller weight
     assert right.loss_minus == min(right.loss_plain, right.loss_call)
     assert right.kept(1.0) and not right.kept(right.gain + 0.01)
-    assert right.augmented() == ("ben packed 23 boxes with 17 cups in each, so ben packed "
-                                 "[Calculator(23 * 17) → 391] 391 cups.")
+    assert right.augmented() == (
+        "ben packed 23 boxes with 17 cups in each, so ben packed [Calculator(23 * 17) → 391] 391 cups."
+    )
     with pytest.raises(ValueError):
         score_call(lm, tokens, 99, "1 + 1")
 
@@ -165,7 +176,7 @@ def test_filter_keeps_fewer_texts_as_tau_rises(run):
 def test_every_kept_call_has_its_result_in_the_following_tokens(run):
     kept = [c for c in run.candidates if c.kept(0.5)]
     assert kept
-    assert all(c.result in c.tokens[c.position:c.position + len(LOSS_WEIGHTS)] for c in kept)
+    assert all(c.result in c.tokens[c.position : c.position + len(LOSS_WEIGHTS)] for c in kept)
 
 
 def test_unfamiliar_results_gain_more(run):
@@ -180,8 +191,9 @@ def test_filter_run_is_reproducible_and_cached():
     a = filter_run(train_texts=300, filter_texts=40, seed=3)
     assert filter_run(train_texts=300, filter_texts=40, seed=3) is a
     fresh = run_filter(TinyLM.train(make_corpus(300, seed=3)), make_corpus(40, seed=5))
-    assert [(c.text_id, c.position, c.expression, round(c.gain, 9)) for c in fresh] == \
-           [(c.text_id, c.position, c.expression, round(c.gain, 9)) for c in a.candidates]
+    assert [(c.text_id, c.position, c.expression, round(c.gain, 9)) for c in fresh] == [
+        (c.text_id, c.position, c.expression, round(c.gain, 9)) for c in a.candidates
+    ]
 
 
 def test_threshold_table_and_its_text(run):
@@ -220,6 +232,7 @@ def test_call_formatting():
 
 def test_widget_state_agrees_with_the_filter(run):
     from toolkit.widgets.toolformer import FilterData, InputError, filter_state
+
     data = FilterData(run.candidates)
     for tau in (0.0, 0.3, 0.5, 1.0, 1.7, 2.0, 3.0):
         state = filter_state(data, tau)
@@ -238,6 +251,7 @@ def test_widget_builds_and_follows_the_slider(run):
     pytest.importorskip("ipywidgets")
     pytest.importorskip("matplotlib")
     from toolkit.widgets.toolformer import toolformer_explorer
+
     view = toolformer_explorer(run.candidates, tau=1.0)
     assert view.message == "" and view.state.tau == 1.0
     assert "3,680" in view.table.value and view.image.value[:4] == b"\x89PNG"
@@ -261,8 +275,7 @@ def test_the_course_keeps_toolformers_stated_limits_apart_from_its_test_setting(
     q2 = next(q for q in quiz if q["id"] == 2)
     right = q2["options"][q2["answer"]]
     assert "chain" in right.lower() or "feed" in right, right
-    one_call = re.compile(r"at most one|only once|one (api )?call per|per input|more than once",
-                          re.I)
+    one_call = re.compile(r"at most one|only once|one (api )?call per|per input|more than once", re.I)
     wrong = [o for i, o in enumerate(q2["options"]) if i != q2["answer"]]
     assert not [o for o in wrong if one_call.search(o)], wrong
 

@@ -30,6 +30,7 @@ SOURCE_MOCK_HTML = escape_html(passk.SOURCE_MOCK)
 
 # ------------------------------------------------------------------------------ the package
 
+
 def test_widgets_package_imports_without_ipywidgets_or_matplotlib():
     code = (
         "import sys\n"
@@ -87,12 +88,23 @@ def _every_view():
     from toolkit.lessons.toolformer import filter_run
     from toolkit.widgets.toolformer import toolformer_explorer
 
-    views = [passk.passk_explorer(), recall.recall_explorer(), scoring.scoring_panel(),
-             gp.gate_playground(), T.widgets.quiz(), toolformer_explorer(filter_run().candidates)]
+    views = [
+        passk.passk_explorer(),
+        recall.recall_explorer(),
+        scoring.scoring_panel(),
+        gp.gate_playground(),
+        T.widgets.quiz(),
+        toolformer_explorer(filter_run().candidates),
+    ]
     first_question = load_quiz()[0]["question"]
-    must_show = [passk.summary_line(views[0].state), recall.summary_line(views[1].state),
-                 "Accuracy by category", views[3].state.verdict, first_question,
-                 "Only just kept"]
+    must_show = [
+        passk.summary_line(views[0].state),
+        recall.summary_line(views[1].state),
+        "Accuracy by category",
+        views[3].state.verdict,
+        first_question,
+        "Only just kept",
+    ]
     return list(zip(views, must_show))
 
 
@@ -129,13 +141,12 @@ def test_every_view_displays_a_static_picture_beside_the_widget(every_view):
 def test_the_static_picture_shows_each_controls_setting():
     view = passk.passk_explorer(p_skip_check=0.35, trials=12, seed=4, policy_in_tool=True)
     page = view._repr_mimebundle_()["text/html"]
-    for text in ("p_skip_check", "0.35", "trials per task", "12", "seed", "☑",
-                 "policy in the tool", SOURCE_MOCK_HTML):
+    for text in ("p_skip_check", "0.35", "trials per task", "12", "seed", "☑", "policy in the tool", SOURCE_MOCK_HTML):
         assert text in page, text
     quiz_page = T.widgets.quiz()._repr_mimebundle_()["text/html"]
     question = load_quiz()[0]
     assert all(escape_html(option) in quiz_page for option in question["options"])
-    assert "○" in quiz_page and "●" not in quiz_page          # nothing chosen yet
+    assert "○" in quiz_page and "●" not in quiz_page  # nothing chosen yet
     assert "Check answers" in quiz_page
 
 
@@ -153,6 +164,7 @@ def test_the_static_picture_is_the_same_every_time_and_smaller_than_the_live_one
 
 # ------------------------------------------------------------------------------ pass^k explorer
 
+
 def test_passk_state_matches_the_retail_trials_and_the_formulas():
     state = passk.passk_state(0.3, 0.05, 12, seed=2)
     expected = T.run_retail_trials(12, 0.3, 0.05, 2, T.RETAIL_TASKS_EXTENDED)
@@ -160,13 +172,19 @@ def test_passk_state_matches_the_retail_trials_and_the_formulas():
     assert state.ks == list(range(1, 13))
     assert state.pass_hat == [T.pass_hat_k(expected, 12, k) for k in state.ks]
     assert state.pass_at == [T.pass_at_k(expected, 12, k) for k in state.ks]
-    assert state.rule == [0.9 ** k for k in state.ks]
+    assert state.rule == [0.9**k for k in state.ks]
     assert [sum(r) for r in state.outcomes] == expected and len(state.task_ids) >= 5
 
 
 def test_passk_state_rejects_bad_values_with_a_sentence():
-    for kwargs in ({"p_skip_check": 1.5}, {"p_typo": -0.1}, {"trials": 0}, {"trials": 33},
-                   {"seed": 1.5}, {"source": "the moon"}):
+    for kwargs in (
+        {"p_skip_check": 1.5},
+        {"p_typo": -0.1},
+        {"trials": 0},
+        {"trials": 33},
+        {"seed": 1.5},
+        {"source": "the moon"},
+    ):
         with pytest.raises(InputError):
             passk.passk_state(**kwargs)
 
@@ -227,6 +245,7 @@ def test_passk_figure_is_labelled():
 
 
 # ------------------------------------------------------------------------------ recall explorer
+
 
 def test_recall_state_reproduces_the_pack_demo_figures():
     state = recall.recall_state()
@@ -315,6 +334,7 @@ def test_recall_figure_is_labelled_and_the_edit_button_copies_a_description():
 
 # ------------------------------------------------------------------------------ scoring panel
 
+
 def test_scoring_state_equals_evaluate_calls_and_exact_match():
     state = scoring.scoring_state((0.4, 0.4, 0.4), seed=3)
     for s in state.callers:
@@ -322,8 +342,9 @@ def test_scoring_state_equals_evaluate_calls_and_exact_match():
         assert (s.overall, s.by_category, s.failures) == (report["overall"], report["by_category"], report["failures"])
         exact = [T.exact_string_match(r, g) for r, g in zip(s.replies, state.gold_texts)]
         assert s.exact == exact
-        assert s.disagreements == [i for i, c in enumerate(state.cases)
-                                   if (T.classify(c, s.replies[i]) == "pass") != exact[i]]
+        assert s.disagreements == [
+            i for i, c in enumerate(state.cases) if (T.classify(c, s.replies[i]) == "pass") != exact[i]
+        ]
     assert state.categories == ["simple", "multiple", "parallel", "irrelevance", "missing_parameter"]
 
 
@@ -373,6 +394,7 @@ def test_scoring_state_rejects_bad_values():
 
 
 # ------------------------------------------------------------------------------ gate playground
+
 
 def test_gate_run_follows_the_gate_rules_for_the_email_injection():
     assert not gp.gate_run().attack_succeeded  # defended: taint blocks send_email
@@ -424,12 +446,22 @@ def test_gate_run_rejects_unknown_choices():
 
 # ------------------------------------------------------------------------------ transcript, wire
 
+
 def test_transcript_marks_errors_blocks_repairs_and_retries():
     from toolkit.lessons.toy_tools import make_weather_registry
-    model = T.ScriptedModel([{"tool_calls": [T.call("a", "get_weather", citty="Paris"),
-                                             T.call("b", "flaky_rate", currency="eur"),
-                                             T.call("c", "get_wether", city="Oslo")]},
-                             {"content": "It is mild."}])
+
+    model = T.ScriptedModel(
+        [
+            {
+                "tool_calls": [
+                    T.call("a", "get_weather", citty="Paris"),
+                    T.call("b", "flaky_rate", currency="eur"),
+                    T.call("c", "get_wether", city="Oslo"),
+                ]
+            },
+            {"content": "It is mild."},
+        ]
+    )
     result = T.run_agent(model, make_weather_registry(0.01), "Weather?", sleep=lambda s: None)
     view = transcript(result, title="A run")
     text = view.text
@@ -451,6 +483,7 @@ def test_transcript_of_a_step_limited_run_says_why_it_stopped():
     def echo(text: str) -> str:
         """Echo."""
         return text
+
     reg.add(echo)
     result = T.run_agent(loop, reg, "loop", max_steps=2)
     assert "stopped: max_steps" in transcript_text(result)
@@ -459,6 +492,7 @@ def test_transcript_of_a_step_limited_run_says_why_it_stopped():
 
 def test_wire_view_shows_arrows_and_marks_errors():
     from toolkit.lessons.toy_tools import make_server_registry
+
     transport = T.InMemoryTransport(T.MCPServer(make_server_registry()))
     client = T.MCPClient(transport)
     client.initialize()
@@ -478,6 +512,7 @@ def test_wire_view_shows_arrows_and_marks_errors():
 
 
 # ------------------------------------------------------------------------------ quiz
+
 
 def test_quiz_data_has_ten_questions_with_valid_answers_and_explanations():
     questions = load_quiz()
@@ -505,6 +540,7 @@ def test_grade_counts_right_wrong_and_blank():
 
 def test_quiz_widget_checks_answers_and_explains():
     from toolkit.widgets import quiz
+
     view = quiz()
     assert "0 of 10 answered" in view.score.value
     questions = view.questions
@@ -526,6 +562,7 @@ def test_no_public_name_is_shadowed_by_a_submodule():
     import pkgutil
 
     import toolkit.widgets as w
+
     modules = {m.name for m in pkgutil.iter_modules(w.__path__)}
     assert not modules & set(w._LAZY)
     for name in w._LAZY:
@@ -534,6 +571,7 @@ def test_no_public_name_is_shadowed_by_a_submodule():
         assert getattr(w, name) is not None
     import toolkit.widgets.quiz_view  # noqa: F401
     from toolkit.widgets import quiz
+
     assert callable(quiz) and not hasattr(quiz, "__path__")
 
 
@@ -543,6 +581,7 @@ def test_an_unexpected_failure_becomes_a_sentence_and_the_view_stays():
 
     def broken():
         raise ZeroDivisionError("division by zero")
+
     view.compute = broken
     view.seed.value = 5
     assert view.message.startswith("Could not update the view (ZeroDivisionError")

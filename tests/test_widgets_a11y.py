@@ -67,10 +67,18 @@ def test_the_marks_are_the_okabe_ito_colours_and_there_is_one_copy():
 
 # What JupyterLab's themes give text that sets no colour of its own, and its two variables.
 THEMES = {
-    "light": {"ink": "#000000", "ground": "#FFFFFF", "--jp-content-font-color1": "#000000",
-              "--jp-content-font-color2": "#474747"},   # rgba(0,0,0,.72) on white
-    "dark": {"ink": "#FFFFFF", "ground": "#111111", "--jp-content-font-color1": "#FFFFFF",
-             "--jp-content-font-color2": "#B8B8B8"},    # rgba(255,255,255,.7) on #111
+    "light": {
+        "ink": "#000000",
+        "ground": "#FFFFFF",
+        "--jp-content-font-color1": "#000000",
+        "--jp-content-font-color2": "#474747",
+    },  # rgba(0,0,0,.72) on white
+    "dark": {
+        "ink": "#FFFFFF",
+        "ground": "#111111",
+        "--jp-content-font-color1": "#FFFFFF",
+        "--jp-content-font-color2": "#B8B8B8",
+    },  # rgba(255,255,255,.7) on #111
 }
 VOID = {"br", "img", "hr", "input", "meta", "link", "wbr"}
 NAMED = {"white": "#FFFFFF", "black": "#000000"}
@@ -144,10 +152,18 @@ def _runs():
     """Runs whose transcripts carry every badge: repaired, retried, unknown tool, blocked."""
     from toolkit.lessons.toy_tools import make_weather_registry
 
-    model = T.ScriptedModel([{"tool_calls": [T.call("a", "get_weather", citty="Paris"),
-                                             T.call("b", "flaky_rate", currency="eur"),
-                                             T.call("c", "get_wether", city="Oslo")]},
-                             {"content": "It is mild."}])
+    model = T.ScriptedModel(
+        [
+            {
+                "tool_calls": [
+                    T.call("a", "get_weather", citty="Paris"),
+                    T.call("b", "flaky_rate", currency="eur"),
+                    T.call("c", "get_wether", city="Oslo"),
+                ]
+            },
+            {"content": "It is mild."},
+        ]
+    )
     result = T.run_agent(model, make_weather_registry(0.01), "Weather?", sleep=lambda s: None)
     defended, _, _ = T.injection_demo(True)
     return [result, defended]
@@ -158,10 +174,16 @@ def views():
     from toolkit.lessons.toolformer import filter_run
     from toolkit.widgets.toolformer import toolformer_explorer
 
-    return [passk.passk_explorer(), passk.passk_explorer(source=passk.SOURCE_TAU),
-            recall.recall_explorer(synonyms="look up => find"),
-            scoring.scoring_panel(), gp.gate_playground(), gp.gate_playground(scenario=gp.URL),
-            T.widgets.quiz(), toolformer_explorer(filter_run().candidates)]
+    return [
+        passk.passk_explorer(),
+        passk.passk_explorer(source=passk.SOURCE_TAU),
+        recall.recall_explorer(synonyms="look up => find"),
+        scoring.scoring_panel(),
+        gp.gate_playground(),
+        gp.gate_playground(scenario=gp.URL),
+        T.widgets.quiz(),
+        toolformer_explorer(filter_run().candidates),
+    ]
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -179,10 +201,12 @@ def test_every_views_html_is_readable_in_both_themes(views, theme):
 def test_transcript_and_wire_are_readable_in_both_themes(theme):
     for result in _runs():
         assert low_contrast(transcript_html(result, title="a run"), theme) == []
-    log = [("->", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-           ("<-", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}}),
-           ("<-", {"jsonrpc": "2.0", "id": 2, "result": {"isError": True, "content": []}}),
-           ("->", {"jsonrpc": "2.0", "method": "notifications/initialized"})]
+    log = [
+        ("->", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        ("<-", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}}),
+        ("<-", {"jsonrpc": "2.0", "id": 2, "result": {"isError": True, "content": []}}),
+        ("->", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
     assert low_contrast(wire_html(log, title="a session"), theme) == []
     assert low_contrast(wire_html([]), theme) == []
 
@@ -200,6 +224,7 @@ ALT = re.compile(r"<img [^>]*alt='([^']*)'")
 
 def _alts(html: str) -> list[str]:
     from html import unescape
+
     return [unescape(a) for a in ALT.findall(html)]
 
 
@@ -260,8 +285,7 @@ def test_the_timeline_is_an_img_with_its_description_as_alt_and_caption(monkeypa
     from toolkit.widgets.timeline import WAIT_LANE, Span, plot_timeline
 
     spans = [Span("a", 0.0, 0.3), Span("b", 0.05, 0.2, "fail"), Span(WAIT_LANE, 0.3, 0.4, "wait")]
-    picture = plot_timeline({"together": spans, "in a row": [Span("a", 0, 1), Span("b", 1, 2)]},
-                            title="demo")
+    picture = plot_timeline({"together": spans, "in a row": [Span("a", 0, 1), Span("b", 1, 2)]}, title="demo")
     alt = picture.alt
     assert "demo" in alt and "together: 1 call returned, 1 raised, 1 harness wait" in alt
     assert "overlap" in alt and "one after another" in alt
@@ -269,16 +293,26 @@ def test_the_timeline_is_an_img_with_its_description_as_alt_and_caption(monkeypa
     monkeypatch.setattr(IPython.display, "display", lambda *a, **k: shown.append((a, k)))
     picture._ipython_display_()
     [((output,), _)] = shown
-    assert re.search(r"<img src='data:image/png;base64,[A-Za-z0-9+/=]{100,}' alt='" + re.escape(html.escape(alt)),
-                     output.data)  # an export's alt, nbconvert's placeholder never
+    assert re.search(
+        r"<img src='data:image/png;base64,[A-Za-z0-9+/=]{100,}' alt='" + re.escape(html.escape(alt)), output.data
+    )  # an export's alt, nbconvert's placeholder never
     assert alt in output.data and alt in picture.caption_html()  # what JupyterLab shows
 
 
 # ------------------------------------------------------------------------------ controls
 
 CONTROLS = (W.ValueWidget, W.Button)
-TIED = (W.Textarea, W.Text, W.Dropdown, W.SelectMultiple, W.Select, W.BoundedIntText,
-        W.BoundedFloatText, W.IntText, W.FloatText)  # ipywidgets 8 ties their label (<label for>)
+TIED = (
+    W.Textarea,
+    W.Text,
+    W.Dropdown,
+    W.SelectMultiple,
+    W.Select,
+    W.BoundedIntText,
+    W.BoundedFloatText,
+    W.IntText,
+    W.FloatText,
+)  # ipywidgets 8 ties their label (<label for>)
 
 
 def _controls(widget, before=None):
@@ -353,9 +387,19 @@ def test_results_are_announced_in_a_polite_live_region():
 
 # ------------------------------------------------------------------------------ the wire
 
+
 def test_each_scrolling_message_box_is_reachable_and_named():
-    log = [("->", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                   "params": {"name": "x", "arguments": {"text": "y" * 3000}}})]
+    log = [
+        (
+            "->",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "x", "arguments": {"text": "y" * 3000}},
+            },
+        )
+    ]
     html = wire_html(log)
     boxes = re.findall(r"<pre ([^>]*)>", html)
     assert len(boxes) == 1 and "overflow:auto" in boxes[0]

@@ -28,23 +28,28 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in ("bfcl", "passk"):
         from .lessons.model_eval import cli
+
         return cli(argv)
-    parser = argparse.ArgumentParser(prog="python -m toolkit", usage=USAGE,
-                                     description="The Week 3 tool-use toolkit.")
+    parser = argparse.ArgumentParser(prog="python -m toolkit", usage=USAGE, description="The Week 3 tool-use toolkit.")
     parser.add_argument("command", choices=["demo", "serve", "doctor", "bfcl", "passk"], help="what to run")
     serve_opts = parser.add_argument_group("serve options (toolkit/mcp, pack §2.6)")
     serve_opts.add_argument("--http", action="store_true", help="Streamable HTTP on 127.0.0.1 instead of stdio")
     serve_opts.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765; 0 picks a free one)")
-    serve_opts.add_argument("--no-auth", action="store_true",
-                            help="HTTP without a token: any program on this computer can call the tools")
+    serve_opts.add_argument(
+        "--no-auth", action="store_true", help="HTTP without a token: any program on this computer can call the tools"
+    )
     serve_opts.add_argument("--page-size", type=int, default=None, help="tools per tools/list page")
     serve_opts.add_argument("--trace", action="store_true", help="echo every message on stderr")
-    serve_opts.add_argument("--latest", action="store_true",
-                            help="also speak revision 2025-11-25 (LatestRevisionServer); by default the "
-                                 "server speaks up to the pack's 2025-06-18")
+    serve_opts.add_argument(
+        "--latest",
+        action="store_true",
+        help="also speak revision 2025-11-25 (LatestRevisionServer); by default the "
+        "server speaks up to the pack's 2025-06-18",
+    )
     args = parser.parse_args(argv)
-    if args.command != "serve" and (args.http or args.trace or args.page_size is not None or args.port != 8765
-                                    or args.no_auth or args.latest):
+    if args.command != "serve" and (
+        args.http or args.trace or args.page_size is not None or args.port != 8765 or args.no_auth or args.latest
+    ):
         parser.error("--http, --port, --no-auth, --page-size, --trace and --latest only apply to serve")
     if args.no_auth and not args.http:
         parser.error("--no-auth only applies to serve --http (stdio has no network to guard)")
@@ -54,9 +59,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--port must be between 0 and 65535")
     if args.command == "doctor":
         from .course.doctor import main as doctor
+
         return doctor()
     if args.command == "demo":
         from .course.demo import main as demo
+
         demo()
     elif args.command == "serve":
         from .lessons.toy_tools import make_server_registry
@@ -68,8 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             return kind(make_server_registry(), page_size=args.page_size)
 
         if args.http:
-            return serve_http(make_server, port=args.port, trace=args.trace,
-                              token=False if args.no_auth else None)
+            return serve_http(make_server, port=args.port, trace=args.trace, token=False if args.no_auth else None)
         serve_stdio(make_server(), trace=args.trace)
     return 0
 

@@ -15,8 +15,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the registry imports this module; the type is only for annotations
     from .registry import Tool
 
-__all__ = ["PermissionGate", "wrap_untrusted", "looks_like_injection", "carries_outside_text",
-           "REASON_ALLOWLIST", "REASON_CHANGES_STATE", "REASON_TAINTED", "REASON_DECLINED"]
+__all__ = [
+    "PermissionGate",
+    "wrap_untrusted",
+    "looks_like_injection",
+    "carries_outside_text",
+    "REASON_ALLOWLIST",
+    "REASON_CHANGES_STATE",
+    "REASON_TAINTED",
+    "REASON_DECLINED",
+]
 
 REASON_ALLOWLIST = "not on this task's allowlist"
 REASON_CHANGES_STATE = "needs confirmation (changes state) and none was given"
@@ -51,8 +59,12 @@ class PermissionGate:
     Notebooks 02, 11.
     """
 
-    def __init__(self, allow: Iterable[str] | None = None, pre_approved: Iterable[str] = (),
-                 confirm: Callable[[dict], bool] | None = None) -> None:
+    def __init__(
+        self,
+        allow: Iterable[str] | None = None,
+        pre_approved: Iterable[str] = (),
+        confirm: Callable[[dict], bool] | None = None,
+    ) -> None:
         self.allow = set(allow) if allow is not None else None
         self.pre_approved = set(pre_approved)
         self.confirm = confirm

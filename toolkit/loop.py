@@ -81,9 +81,13 @@ class AgentResult:
 
 def _crashed(name: Any, exc: BaseException) -> ToolResult:
     """The answer when the registry itself fails: a fault, reported, never a timeout."""
-    return ToolResult(False, f"Running tool {short_repr(name)} failed inside the harness "
-                      f"({type(exc).__name__}). This is a fault in the tool or its setup, not in "
-                      "your call; do not repeat it, try another way or tell the user.", kind="crash")
+    return ToolResult(
+        False,
+        f"Running tool {short_repr(name)} failed inside the harness "
+        f"({type(exc).__name__}). This is a fault in the tool or its setup, not in "
+        "your call; do not repeat it, try another way or tell the user.",
+        kind="crash",
+    )
 
 
 def _run_once(registry: ToolRegistry, name: str, args: dict) -> ToolResult:
@@ -111,8 +115,9 @@ def _run_with_timeout(registry: ToolRegistry, name: str, args: dict, timeout: fl
     return box["result"]
 
 
-def _execute(registry: ToolRegistry, call_: dict, call_timeout: float | None, max_retries: int,
-             sleep: Callable[[float], Any]) -> tuple[ToolResult, list[str]]:
+def _execute(
+    registry: ToolRegistry, call_: dict, call_timeout: float | None, max_retries: int, sleep: Callable[[float], Any]
+) -> tuple[ToolResult, list[str]]:
     """Run one prepared, allowed call with its retries; returns the result and its events."""
     name, args = call_["name"], call_["arguments"]
     tool = registry.get(name)
@@ -120,8 +125,7 @@ def _execute(registry: ToolRegistry, call_: dict, call_timeout: float | None, ma
     attempt = 0
     while True:
         result = _run_with_timeout(registry, name, args, call_timeout)
-        retryable = result.kind == "transient" or (
-            result.kind == "timeout" and tool is not None and tool.read_only)
+        retryable = result.kind == "transient" or (result.kind == "timeout" and tool is not None and tool.read_only)
         if retryable and attempt < max_retries:
             attempt += 1
             events.append(f"retry {attempt}/{max_retries} for {name} ({result.kind})")
@@ -183,8 +187,9 @@ def _reply_calls(reply: Any, step: int) -> list[dict]:
     return out
 
 
-def _vet_calls(registry: ToolRegistry, calls: list[dict], gate: PermissionGate | None
-               ) -> tuple[list, dict[int, tuple[dict, list[str]]], list[list[str]]]:
+def _vet_calls(
+    registry: ToolRegistry, calls: list[dict], gate: PermissionGate | None
+) -> tuple[list, dict[int, tuple[dict, list[str]]], list[list[str]]]:
     """Jobs 1 and 2 of the harness (pack §2.2): prepare each call, then ask the gate about it.
 
     Check what you execute: each call is decoded, repaired and validated first (:func:`_prepare`),
@@ -207,18 +212,29 @@ def _vet_calls(registry: ToolRegistry, calls: list[dict], gate: PermissionGate |
             ok, reason = gate.check(run_call, registry.get(run_call["name"]))
             if not ok:
                 outcome[i] = ToolResult(
-                    False, f"Blocked by policy: {reason}. Tell the user what you wanted to do and ask.",
-                    kind="blocked", notes=notes)
+                    False,
+                    f"Blocked by policy: {reason}. Tell the user what you wanted to do and ask.",
+                    kind="blocked",
+                    notes=notes,
+                )
                 per_call_events[i].append(f"blocked {run_call['name']}: {reason}")
                 continue
         ready[i] = (run_call, notes)
     return outcome, ready, per_call_events
 
 
-def _run_ready(registry: ToolRegistry, ready: dict[int, tuple[dict, list[str]]], outcome: list,
-               per_call_events: list[list[str]], call_timeout: float | None, max_retries: int,
-               sleep: Callable[[float], Any], parallel: bool) -> None:
+def _run_ready(
+    registry: ToolRegistry,
+    ready: dict[int, tuple[dict, list[str]]],
+    outcome: list,
+    per_call_events: list[list[str]],
+    call_timeout: float | None,
+    max_retries: int,
+    sleep: Callable[[float], Any],
+    parallel: bool,
+) -> None:
     """Jobs 3 and 4: run exactly the allowed calls (:func:`_execute`), together or in turn."""
+
     def work(i: int) -> None:
         run_call, notes = ready[i]
         outcome[i], evs = _execute(registry, run_call, call_timeout, max_retries, sleep)
@@ -254,7 +270,7 @@ def run_agent(model: ChatModel | Callable[[list, list], Any], registry: ToolRegi
               system: str | None = None, max_steps: int = 8, call_timeout: float | None = 2.0,
               max_retries: int = 2, parallel: bool = True, gate: PermissionGate | None = None,
               sleep: Callable[[float], Any] = time.sleep, wrap_outputs: bool = False,
-              max_result_chars: int | None = None) -> AgentResult:
+              max_result_chars: int | None = None) -> AgentResult:  # fmt: skip
     """Run the tool-call loop until the model answers in text or ``max_steps`` turns pass.
 
     Each turn: ask the model; prepare and gate its calls (:func:`_vet_calls`), run the allowed
@@ -283,11 +299,13 @@ def run_agent(model: ChatModel | Callable[[list, list], Any], registry: ToolRegi
         _run_ready(registry, ready, outcome, per_call_events, call_timeout, max_retries, sleep, parallel)
         for i, c in enumerate(calls):  # answer each call, in order
             events.extend(per_call_events[i])
+            ok = outcome[i].ok
             content = _capped(outcome[i].content, c.get("name"), max_result_chars, events)
-            if wrap_outputs and outcome[i].ok:
+            if wrap_outputs and ok:
                 content = wrap_untrusted(content)
-            messages.append({"role": "tool", "tool_call_id": c["id"], "name": c.get("name"),
-                             "content": content, "is_error": not outcome[i].ok})
+            messages.append(
+                dict(role="tool", tool_call_id=c["id"], name=c.get("name"), content=content, is_error=not ok)
+            )
             results.append((c, outcome[i]))
         if gate is not None:  # the taint rule needs to know what ran
             for run_call, _ in ready.values():

@@ -21,8 +21,7 @@ __all__ = ["ToolError", "TransientToolError", "Tool", "ToolResult", "ToolRegistr
 
 _MAX_MATCHED_NAME = 200  # longer unknown names get no "Did you mean"
 
-RESULT_KINDS = ("ok", "unknown_tool", "invalid_args", "tool_error", "transient", "crash",
-                "timeout", "blocked")
+RESULT_KINDS = ("ok", "unknown_tool", "invalid_args", "tool_error", "transient", "crash", "timeout", "blocked")
 
 
 class ToolError(Exception):
@@ -70,7 +69,8 @@ class Tool:
         if self.open_world is True and self.outside_text is False:
             raise ValueError(
                 f"tool {self.name!r}: an open-world tool always carries outside text, so "
-                "outside_text=False cannot hold; leave outside_text out (or set it to True)")
+                "outside_text=False cannot hold; leave outside_text out (or set it to True)"
+            )
 
     @property
     def carries_outside_text(self) -> bool:
@@ -147,17 +147,21 @@ def to_text(value: Any) -> str:
 def _unshowable(value: Any, exc: BaseException) -> str:
     """A sentence for a return value that has no text form."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return (f"(The tool returned an integer with {_digit_count(value)} digits, too long to "
-                "show as text here. The call itself worked.)")
-    return (f"(The tool returned a {type(value).__name__} value that cannot be shown as text "
-            f"({type(exc).__name__}). The call itself worked.)")
+        return (
+            f"(The tool returned an integer with {_digit_count(value)} digits, too long to "
+            "show as text here. The call itself worked.)"
+        )
+    return (
+        f"(The tool returned a {type(value).__name__} value that cannot be shown as text "
+        f"({type(exc).__name__}). The call itself worked.)"
+    )
 
 
 def _digit_count(n: int) -> int:
     """How many decimal digits ``n`` has, without turning it into text."""
     n = abs(n)
     digits = max(1, int((n.bit_length() - 1) * 0.30102999566398120) + 1)  # log10(2) per bit
-    while n >= 10 ** digits:
+    while n >= 10**digits:
         digits += 1
     return digits
 
@@ -184,25 +188,42 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
 
-    def add(self, fn: Callable, name: str | None = None, read_only: bool = True,
-            destructive: bool = False, open_world: bool = False,
-            description: str | None = None, outside_text: bool | None = None) -> Tool:
+    def add(
+        self,
+        fn: Callable,
+        name: str | None = None,
+        read_only: bool = True,
+        destructive: bool = False,
+        open_world: bool = False,
+        description: str | None = None,
+        outside_text: bool | None = None,
+    ) -> Tool:
         """Make a :class:`Tool` from a typed, documented function and register it.
 
         ``outside_text=True`` marks a tool whose results may hold text written outside the
         system (tickets, reviews, stored documents), so reading them taints the run.
         """
         schema = schema_from_function(fn, name)
-        tool = Tool(schema["name"], description or schema["description"], fn,
-                    schema["inputSchema"], read_only, destructive, open_world, outside_text)
+        tool = Tool(
+            schema["name"],
+            description or schema["description"],
+            fn,
+            schema["inputSchema"],
+            read_only,
+            destructive,
+            open_world,
+            outside_text,
+        )
         self.register(tool)
         return tool
 
     def tool(self, **options: Any) -> Callable[[Callable], Callable]:
         """Decorator form of :meth:`add`; the function itself is returned unchanged."""
+
         def decorate(fn: Callable) -> Callable:
             self.add(fn, **options)
             return fn
+
         return decorate
 
     def register(self, tool: Tool) -> Tool:
@@ -263,14 +284,25 @@ class ToolRegistry:
                 args, notes = repair_args(args, tool.input_schema)
             errors = validate_args(args, tool.input_schema)
             if errors:
-                text = (f"Invalid arguments for tool {tool.name!r}: " + "; ".join(errors)
-                        + f". Fix the call and try again; {_describe_params(tool.input_schema)}.")
+                text = (
+                    f"Invalid arguments for tool {tool.name!r}: "
+                    + "; ".join(errors)
+                    + f". Fix the call and try again; {_describe_params(tool.input_schema)}."
+                )
                 return args, notes, ToolResult(False, text, kind="invalid_args", notes=notes)
         except Exception as exc:  # a broken definition (say, a server's odd schema), not the call
-            return args, notes, ToolResult(
-                False, f"Tool {short_repr(name)} could not be checked ({type(exc).__name__}: "
-                f"{_short_message(exc)}). This is a fault in the tool's definition, not in your "
-                "call; do not repeat it, try another way or tell the user.", kind="crash", notes=notes)
+            return (
+                args,
+                notes,
+                ToolResult(
+                    False,
+                    f"Tool {short_repr(name)} could not be checked ({type(exc).__name__}: "
+                    f"{_short_message(exc)}). This is a fault in the tool's definition, not in your "
+                    "call; do not repeat it, try another way or tell the user.",
+                    kind="crash",
+                    notes=notes,
+                ),
+            )
         return args, notes, None
 
     def run(self, name: str, args: Any, repair: bool = True) -> ToolResult:
@@ -287,8 +319,9 @@ class ToolRegistry:
         try:
             value = tool.fn(**args)
         except TransientToolError as exc:
-            return ToolResult(False, _message(exc) or f"Tool {tool.name!r} is busy; try again.",
-                              kind="transient", notes=notes)
+            return ToolResult(
+                False, _message(exc) or f"Tool {tool.name!r} is busy; try again.", kind="transient", notes=notes
+            )
         except ToolError as exc:
             return ToolResult(False, _message(exc) or f"Tool {tool.name!r} failed.", kind="tool_error", notes=notes)
         except Exception as exc:  # a bug in the tool, not in the call
@@ -298,7 +331,9 @@ class ToolRegistry:
                 f"Tool {tool.name!r} crashed with {type(exc).__name__}{': ' + detail if detail else ''}. "
                 "This is a fault in the tool, not in your call; do not repeat it, try another way or "
                 "tell the user.",
-                kind="crash", notes=notes)
+                kind="crash",
+                notes=notes,
+            )
         if isinstance(value, str):
             return ToolResult(True, value, data=None, notes=notes)
         return ToolResult(True, to_text(value), data=value, notes=notes)

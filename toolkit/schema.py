@@ -26,8 +26,18 @@ __all__ = [
     "json_type_name",
 ]
 
-_SECTION_HEADERS = {"args", "arguments", "parameters", "params", "returns", "return",
-                    "raises", "yields", "examples", "example"}
+_SECTION_HEADERS = {
+    "args",
+    "arguments",
+    "parameters",
+    "params",
+    "returns",
+    "return",
+    "raises",
+    "yields",
+    "examples",
+    "example",
+}
 _PARAM_HEADERS = {"args", "arguments", "parameters", "params"}
 _PARAM_LINE = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 
@@ -75,7 +85,7 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     lines = inspect.cleandoc(doc).splitlines()
     summary: list[str] = []
     params: dict[str, str] = {}
-    section = None          # None (summary), "params", or "other"
+    section = None  # None (summary), "params", or "other"
     param_indent = None
     current = None
     for raw in lines:

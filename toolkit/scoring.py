@@ -62,14 +62,35 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = [
-    "parse_calls", "values_equal", "call_matches", "calls_match", "classify",
-    "evaluate_calls", "exact_string_match", "format_calls", "load_bfcl", "gold_calls", "function_schemas", "case_category", "known_names",
+    "parse_calls",
+    "values_equal",
+    "call_matches",
+    "calls_match",
+    "classify",
+    "evaluate_calls",
+    "exact_string_match",
+    "format_calls",
+    "load_bfcl",
+    "gold_calls",
+    "function_schemas",
+    "case_category",
+    "known_names",
     "is_nested_form",
-    "FAILURE_TYPES", "FUNCS", "BFCL_CASES", "BFCL_OUTPUTS",
+    "FAILURE_TYPES",
+    "FUNCS",
+    "BFCL_CASES",
+    "BFCL_OUTPUTS",
 ]
 
-FAILURE_TYPES = ("format_error", "should_abstain", "missed_call", "hallucinated_function",
-                 "wrong_call_count", "wrong_function", "wrong_arguments")
+FAILURE_TYPES = (
+    "format_error",
+    "should_abstain",
+    "missed_call",
+    "hallucinated_function",
+    "wrong_call_count",
+    "wrong_function",
+    "wrong_arguments",
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -99,8 +120,9 @@ def _parse_one(node: ast.AST) -> tuple[str, dict]:
         try:
             kwargs[kw.arg] = ast.literal_eval(kw.value)
         except Exception:
-            raise ValueError(f"{name}: the value of {kw.arg!r} is not a literal (a number, "
-                             "string, bool, None, list or dict)") from None
+            raise ValueError(
+                f"{name}: the value of {kw.arg!r} is not a literal (a number, string, bool, None, list or dict)"
+            ) from None
     return name, kwargs
 
 
@@ -116,7 +138,7 @@ def _unwrap(text: str) -> str:
     source = text.strip()
     for tag in ("```json", "```python"):
         if source.startswith(tag):
-            source = source[len(tag):]
+            source = source[len(tag) :]
     source = source.strip("`\n ")  # only these three characters, as BFCL: not tabs or CR
     if not source.startswith("["):
         source = "[" + source
@@ -132,8 +154,10 @@ def _call_nodes(text: Any) -> list[ast.expr]:
     try:
         body = ast.parse(_unwrap(text), mode="eval").body
     except SyntaxError as exc:
-        raise ValueError(f"not valid call syntax, read as a list of calls ({exc.msg}); write keyword "
-                         "calls, f(a=1) or [f(a=1), g(b=2)], with no text around them") from None
+        raise ValueError(
+            f"not valid call syntax, read as a list of calls ({exc.msg}); write keyword "
+            "calls, f(a=1) or [f(a=1), g(b=2)], with no text around them"
+        ) from None
     except Exception as exc:  # NUL bytes, RecursionError or MemoryError on absurd nesting, ...
         raise ValueError(f"could not parse the reply ({type(exc).__name__})") from None
     return body.elts if isinstance(body, (ast.List, ast.Tuple)) else [body]
@@ -226,8 +250,18 @@ def values_equal(a: Any, b: Any) -> bool:
 
 # BFCL's types (ast_checker.PYTHON_TYPE_MAPPING, where "any" is checked as a string), and the
 # JSON Schema spellings of MCP tools and the pack's cases.
-_PY_TYPES = {"string": str, "any": str, "integer": int, "float": float, "number": float,
-             "boolean": bool, "array": list, "tuple": list, "dict": dict, "object": dict}
+_PY_TYPES = {
+    "string": str,
+    "any": str,
+    "integer": int,
+    "float": float,
+    "number": float,
+    "boolean": bool,
+    "array": list,
+    "tuple": list,
+    "dict": dict,
+    "object": dict,
+}
 
 
 def _declared_type(prop: Any) -> str | None:
@@ -319,9 +353,14 @@ def _value_ok(value: Any, acceptable: Any, declared: str | None = None) -> bool:
             return True
         if isinstance(value, dict) and is_nested_form(option) and _nested_ok(value, option):
             return True
-        if (isinstance(value, list) and isinstance(option, list) and option
-                and all(is_nested_form(o) for o in option) and len(value) == len(option)
-                and all(isinstance(v, dict) and _nested_ok(v, o) for v, o in zip(value, option))):
+        if (
+            isinstance(value, list)
+            and isinstance(option, list)
+            and option
+            and all(is_nested_form(o) for o in option)
+            and len(value) == len(option)
+            and all(isinstance(v, dict) and _nested_ok(v, o) for v, o in zip(value, option))
+        ):
             return True
     return False
 
@@ -447,6 +486,7 @@ def load_bfcl(category: str | None = None) -> list[dict]:
     import json
 
     from .data import data_path
+
     names = [category] if category else ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"]
     cases: list[dict] = []
     for name in names:
@@ -466,6 +506,7 @@ def exact_string_match(pred: str, gold_text: str) -> bool:
 
 # --------------------------------------------------------------------------------------------
 # cases
+
 
 def gold_calls(case: Mapping) -> list[dict]:
     """A case's gold calls as ``[{"name", "args"}]``, from this course's format (``gold``)
@@ -631,5 +672,6 @@ def __getattr__(name: str) -> Any:
     if name not in _PACK_KEYS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from .data import load_json
+
     value = globals()[name] = load_json("bfcl_pack.json")[_PACK_KEYS[name]]
     return value

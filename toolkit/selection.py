@@ -31,8 +31,19 @@ from itertools import repeat
 from operator import add
 from typing import Any
 
-__all__ = ["STOP_WORDS", "tokenize", "query_words", "ToolIndex", "plain_bm25_search", "PlainBM25Index",
-           "bm25_term_weight", "selection_recall", "schema_size_estimate", "tool_text", "as_schema"]
+__all__ = [
+    "STOP_WORDS",
+    "tokenize",
+    "query_words",
+    "ToolIndex",
+    "plain_bm25_search",
+    "PlainBM25Index",
+    "bm25_term_weight",
+    "selection_recall",
+    "schema_size_estimate",
+    "tool_text",
+    "as_schema",
+]
 
 STOP_WORDS = frozenset(
     "a an the of for to in on and or is are be me my it its what whats which how do does "
@@ -70,8 +81,7 @@ def as_schema(tool: Any) -> dict:
         return tool.schema()
     if isinstance(tool, dict):
         schema = tool.get("inputSchema") or tool.get("input_schema") or tool.get("parameters") or {}
-        return {"name": tool.get("name", ""), "description": tool.get("description", ""),
-                "inputSchema": schema}
+        return {"name": tool.get("name", ""), "description": tool.get("description", ""), "inputSchema": schema}
     raise TypeError(f"expected a Tool or a tool schema dict, got {type(tool).__name__}")
 
 
@@ -135,8 +145,7 @@ class ToolIndex:
         for doc_id, counts in enumerate(docs):
             dl = self.doc_len[doc_id]
             for term, tf in counts.items():
-                self._postings[term][doc_id] = bm25_term_weight(
-                    self.idf[term], tf, dl, self.avgdl or 1.0, k1, b)
+                self._postings[term][doc_id] = bm25_term_weight(self.idf[term], tf, dl, self.avgdl or 1.0, k1, b)
         self._max = {t: max(p.values()) for t, p in self._postings.items()}
 
     def __len__(self) -> int:
@@ -194,8 +203,12 @@ class ToolIndex:
         while i < len(order):
             # The k-th best partial score is at most what the terms so far can give
             # (rest[0] - rest[i]); only when the rest could give less is it worth computing.
-            if (i and len(acc) >= k and rest[i] < rest[0] - rest[i]
-                    and rest[i] < _below(heapq.nlargest(k, acc.values())[-1])):
+            if (
+                i
+                and len(acc) >= k
+                and rest[i] < rest[0] - rest[i]
+                and rest[i] < _below(heapq.nlargest(k, acc.values())[-1])
+            ):
                 break  # a document not seen yet can no longer reach the top k
             posting = self._postings[order[i]]
             if not acc:
@@ -209,8 +222,11 @@ class ToolIndex:
             floor = _below(heapq.nlargest(k, acc.values())[-1])
             acc = {d: s for d, s in acc.items() if s + rest[i] >= floor}
             posting = self._postings[order[i]]
-            docs = list(filter(posting.__contains__, acc)) if len(acc) <= len(posting) \
+            docs = (
+                list(filter(posting.__contains__, acc))
+                if len(acc) <= len(posting)
                 else list(filter(acc.__contains__, posting))
+            )
             acc.update(zip(docs, map(add, map(acc.__getitem__, docs), map(posting.__getitem__, docs))))
             i += 1
         floor = _below(heapq.nlargest(k, acc.values())[-1]) if len(acc) >= k else 0.0
@@ -262,8 +278,9 @@ class PlainBM25Index:
         return [(self.names[d], round(-s, 3)) for s, d in scored[:k] if -s > 0]
 
 
-def plain_bm25_search(tools: Iterable, query: str, k: int = 5, k1: float = 1.5,
-                      b: float = 0.75) -> list[tuple[str, float]]:
+def plain_bm25_search(
+    tools: Iterable, query: str, k: int = 5, k1: float = 1.5, b: float = 0.75
+) -> list[tuple[str, float]]:
     """One query through :class:`PlainBM25Index` (builds the index each time).
 
     Used by: toolkit/__init__.py.

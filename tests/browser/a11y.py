@@ -38,8 +38,15 @@ MARKDOWN = ".jp-RenderedMarkdown, .jp-MarkdownOutput"
 TEMPLATE = ".jp-InputPrompt, .jp-OutputPrompt, .jp-InputArea, .highlight, .cm-editor, .jp-RenderedText"
 TEMPLATE_RULES_IN_MARKDOWN = ("color-contrast", "link-in-text-block")
 # axe's rules for a control without an accessible name
-NAMING_RULES = ("label", "button-name", "select-name", "aria-input-field-name",
-                "aria-toggle-field-name", "input-button-name", "aria-command-name")
+NAMING_RULES = (
+    "label",
+    "button-name",
+    "select-name",
+    "aria-input-field-name",
+    "aria-toggle-field-name",
+    "input-button-name",
+    "aria-command-name",
+)
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 NO_DESCRIPTION = "No description has been provided"
 
@@ -69,19 +76,21 @@ SORT = """([res, sel]) => {
 @dataclass
 class Audit:
     where: str
-    violations: list = field(default_factory=list)        # in the course's content
-    template: int = 0                                     # flagged elements of the template
+    violations: list = field(default_factory=list)  # in the course's content
+    template: int = 0  # flagged elements of the template
     images_without_alt: list = field(default_factory=list)
     unnamed_controls: list = field(default_factory=list)
-    needs_review: int = 0                                 # axe's "incomplete": not decided
+    needs_review: int = 0  # axe's "incomplete": not decided
 
     def lines(self) -> list[str]:
         return [f"{v['rule']} ({v['impact']}): {v['html']}\n      {v['why']}" for v in self.violations]
 
     def summary(self) -> str:
-        return (f"{self.where}: {len(self.violations)} violations in course content, "
-                f"{len(self.images_without_alt)} images without alt, {len(self.unnamed_controls)} "
-                f"controls without a name ({self.template} template, {self.needs_review} for review)")
+        return (
+            f"{self.where}: {len(self.violations)} violations in course content, "
+            f"{len(self.images_without_alt)} images without alt, {len(self.unnamed_controls)} "
+            f"controls without a name ({self.template} template, {self.needs_review} for review)"
+        )
 
 
 def audit(page, where: str, context=None) -> Audit:
@@ -92,13 +101,23 @@ def audit(page, where: str, context=None) -> Audit:
         page.add_script_tag(path=str(AXE_JS))
     result = page.evaluate(
         "([ctx, tags]) => axe.run(ctx || document, {runOnly: {type: 'tag', values: tags}, "
-        "resultTypes: ['violations', 'incomplete']})", [context, WCAG_TAGS])
-    sel = {"content": CONTENT, "markdown": MARKDOWN, "template": TEMPLATE,
-           "markdownRules": list(TEMPLATE_RULES_IN_MARKDOWN), "noDescription": NO_DESCRIPTION}
+        "resultTypes: ['violations', 'incomplete']})",
+        [context, WCAG_TAGS],
+    )
+    sel = {
+        "content": CONTENT,
+        "markdown": MARKDOWN,
+        "template": TEMPLATE,
+        "markdownRules": list(TEMPLATE_RULES_IN_MARKDOWN),
+        "noDescription": NO_DESCRIPTION,
+    }
     found = page.evaluate(SORT, [result, sel])
     mine = [n for n in found["nodes"] if n["where"] == "content"]
-    return Audit(where=where, violations=mine,
-                 template=sum(1 for n in found["nodes"] if n["where"] == "template"),
-                 images_without_alt=found["images"],
-                 unnamed_controls=[n["html"] for n in mine if n["rule"] in NAMING_RULES],
-                 needs_review=found["incomplete"])
+    return Audit(
+        where=where,
+        violations=mine,
+        template=sum(1 for n in found["nodes"] if n["where"] == "template"),
+        images_without_alt=found["images"],
+        unnamed_controls=[n["html"] for n in mine if n["rule"] in NAMING_RULES],
+        needs_review=found["incomplete"],
+    )

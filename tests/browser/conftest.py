@@ -25,9 +25,17 @@ else:
     sys.path.insert(0, str(HERE))
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-default-apps"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+]
 
 
 @pytest.fixture(scope="session")
@@ -57,15 +65,17 @@ def lab(screenshots):
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists():
-        pytest.exit(f"{CHROMIUM} is missing. Install Debian's chromium (`apt-get install "
-                    "chromium`) or run `make test-browser`, which does it.", returncode=2)
+        pytest.exit(
+            f"{CHROMIUM} is missing. Install Debian's chromium (`apt-get install "
+            "chromium`) or run `make test-browser`, which does it.",
+            returncode=2,
+        )
     from playwright.sync_api import sync_playwright
 
     pw = sync_playwright().start()
     try:
         # launch() gives every run a fresh, temporary user-data-dir; nothing is downloaded
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                      headless=True, timeout=60_000)
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True, timeout=60_000)
         try:
             yield chromium
         finally:
@@ -86,8 +96,7 @@ def page(lab, browser):
     tab.on("pageerror", lambda exc: tab.console_errors.append(str(exc)[:300]))
     try:
         tab.goto(lab.url("/lab"), timeout=90_000)
-        tab.wait_for_function("() => window.jupyterapp && window.jupyterapp.started",
-                              timeout=90_000)
+        tab.wait_for_function("() => window.jupyterapp && window.jupyterapp.started", timeout=90_000)
         tab.wait_for_selector(".jp-LabShell", timeout=60_000)
         yield tab
     finally:
@@ -104,8 +113,7 @@ def pytest_terminal_summary(terminalreporter):
     for name, run in sorted(runs.items()):
         steps = " ".join(f"{k}={v}" for k, v in run.phases.items())
         views = ", ".join(f"{k}: {v}" for k, v in run.views.items()) or "-"
-        lines.append(f"{name:<40} {run.seconds:6.1f}  {steps}  {run.widgets_rendered}/"
-                     f"{run.widgets_expected}  {views}")
+        lines.append(f"{name:<40} {run.seconds:6.1f}  {steps}  {run.widgets_rendered}/{run.widgets_expected}  {views}")
     lines.append(f"{'all notebooks':<40} {sum(r.seconds for r in runs.values()):6.1f}")
     terminalreporter.write_sep("-", "browser timings")
     for line in lines:

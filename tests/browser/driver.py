@@ -14,12 +14,12 @@ from pathlib import Path
 
 from views import LiveView
 
-OPEN_MS = 60_000      # open a notebook and get an idle kernel
-RUN_MS = 180_000      # run every cell of one notebook
-RENDER_MS = 30_000    # widgets to draw after the kernel is idle
-CHANGE_MS = 20_000    # a view to redraw after a control moved
+OPEN_MS = 60_000  # open a notebook and get an idle kernel
+RUN_MS = 180_000  # run every cell of one notebook
+RENDER_MS = 30_000  # widgets to draw after the kernel is idle
+CHANGE_MS = 20_000  # a view to redraw after a control moved
 WIDTH = 1400
-SHOT_MAX = 15_000     # Chromium draws at most ~16k pixels in one screenshot
+SHOT_MAX = 15_000  # Chromium draws at most ~16k pixels in one screenshot
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -27,22 +27,23 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 @dataclass
 class NotebookRun:
     name: str
-    errors: list = field(default_factory=list)        # error outputs (cell, ename, evalue)
-    not_run: list = field(default_factory=list)       # code cells left without a count
+    errors: list = field(default_factory=list)  # error outputs (cell, ename, evalue)
+    not_run: list = field(default_factory=list)  # code cells left without a count
     widgets_expected: int = 0
     widgets_rendered: int = 0
     widget_failures: list = field(default_factory=list)
     stderr: list = field(default_factory=list)
-    views: dict = field(default_factory=dict)         # view name -> "changed" or a reason
+    views: dict = field(default_factory=dict)  # view name -> "changed" or a reason
     screenshots: list = field(default_factory=list)
     slides: int = 0
     seconds: float = 0.0
-    page_errors: list = field(default_factory=list)   # uncaught exceptions in the page
-    phases: dict = field(default_factory=dict)        # step -> seconds, for the timing report
+    page_errors: list = field(default_factory=list)  # uncaught exceptions in the page
+    phases: dict = field(default_factory=dict)  # step -> seconds, for the timing report
 
 
 def open_notebook(page, path: str) -> None:
-    page.evaluate("""async ([path, ms]) => {
+    page.evaluate(
+        """async ([path, ms]) => {
         const app = window.jupyterapp;
         const work = (async () => {
             const w = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
@@ -54,9 +55,14 @@ def open_notebook(page, path: str) -> None:
         const limit = new Promise((_, no) => setTimeout(
             () => no(new Error(`JupyterLab did not open ${path} within ${ms / 1000} s`)), ms));
         await Promise.race([work, limit]);
-    }""", [path, OPEN_MS])
-    page.wait_for_function("""() => { const k = window.__nb.sessionContext.session?.kernel;
-                                      return k && k.status === 'idle'; }""", timeout=OPEN_MS)
+    }""",
+        [path, OPEN_MS],
+    )
+    page.wait_for_function(
+        """() => { const k = window.__nb.sessionContext.session?.kernel;
+                                      return k && k.status === 'idle'; }""",
+        timeout=OPEN_MS,
+    )
 
 
 def run_all(page) -> None:
@@ -70,14 +76,14 @@ def run_all(page) -> None:
           .then(() => { window.__run = 'done'; }, (e) => { window.__run = 'failed: ' + e; });
     }""")
     page.wait_for_function("() => window.__run !== 'running'", timeout=RUN_MS)
-    page.wait_for_function("() => window.__nb.sessionContext.session?.kernel?.status === 'idle'",
-                           timeout=RUN_MS)
+    page.wait_for_function("() => window.__nb.sessionContext.session?.kernel?.status === 'idle'", timeout=RUN_MS)
     state = page.evaluate("() => window.__run")
     if state != "done":
         raise RuntimeError(f"Run All Cells did not finish: {state}")
 
 
-READ_OUTPUTS = """() => {
+READ_OUTPUTS = (
+    """() => {
     const nb = window.__nb.content, out = {errors: [], notRun: [], stderr: [],
                                           expected: 0, rendered: 0, failed: []};
     nb.widgets.forEach((cell, i) => {
@@ -104,15 +110,18 @@ READ_OUTPUTS = """() => {
         });
     });
     return out;
-}""" % WIDGET_MIME
+}"""
+    % WIDGET_MIME
+)
 
 
 def read_outputs(page, run: NotebookRun) -> None:
     """Wait (bounded) for every widget output to draw, then record what the notebook shows."""
     try:
-        page.wait_for_function(f"() => {{ const r = ({READ_OUTPUTS})(); "
-                               "return r.rendered + r.failed.length >= r.expected; }",
-                               timeout=RENDER_MS)
+        page.wait_for_function(
+            f"() => {{ const r = ({READ_OUTPUTS})(); return r.rendered + r.failed.length >= r.expected; }}",
+            timeout=RENDER_MS,
+        )
     except Exception:  # noqa: BLE001 - the counts below say what is missing
         pass
     r = page.evaluate(READ_OUTPUTS)
@@ -124,7 +133,8 @@ def read_outputs(page, run: NotebookRun) -> None:
 # What each saved live view shows, read without running anything. A view is "static" when it
 # shows the copy saved beside the widget (toolkit/widgets/_base.py), "widget" when the widget
 # manager drew it from the notebook's saved state; "pictures" counts the images that loaded.
-READ_VIEWS = """() => {
+READ_VIEWS = (
+    """() => {
     const out = [];
     window.__nb.content.widgets.forEach((cell, i) => {
         if (cell.model.type !== 'code') return;
@@ -145,17 +155,26 @@ READ_VIEWS = """() => {
         });
     });
     return out;
-}""" % WIDGET_MIME
+}"""
+    % WIDGET_MIME
+)
 
-PLACEHOLDER = ("Loading widget", "Error displaying widget", "Error rendering widget",
-               "run the notebook in Jupyter to use it", "model not found")
+PLACEHOLDER = (
+    "Loading widget",
+    "Error displaying widget",
+    "Error rendering widget",
+    "run the notebook in Jupyter to use it",
+    "model not found",
+)
 
 
 def read_views(page) -> list[dict]:
     """Wait (bounded) until no saved live view is still loading, then say what each shows."""
     try:
-        page.wait_for_function(f"() => {{ const v = ({READ_VIEWS})(); "
-                               "return v.length > 0 && v.every((x) => !x.loading); }", timeout=RENDER_MS)
+        page.wait_for_function(
+            f"() => {{ const v = ({READ_VIEWS})(); return v.length > 0 && v.every((x) => !x.loading); }}",
+            timeout=RENDER_MS,
+        )
     except Exception:  # noqa: BLE001 - what is read below says what is missing
         pass
     return page.evaluate(READ_VIEWS)
@@ -167,8 +186,9 @@ def blank_views(views: list[dict], want: str) -> list[str]:
     for v in views:
         shown = [p for p in PLACEHOLDER if p in v["text"]]
         if not v[want] or shown or v["pictures"] < max(v["pngs"], 1 if v["images"] else 0):
-            bad.append(f"cell {v['cell']}: {want}={v[want]}, pictures {v['pictures']}/{v['images']}, "
-                       f"text {v['text'][:100]!r}")
+            bad.append(
+                f"cell {v['cell']}: {want}={v[want]}, pictures {v['pictures']}/{v['images']}, text {v['text'][:100]!r}"
+            )
     return bad
 
 
@@ -180,8 +200,7 @@ SCROLLER = """() => { const n = window.__nb.content.node;
 
 def screenshot(page, path: Path) -> list[Path]:
     """The whole notebook, top to bottom, in one picture (or a few, if it is very long)."""
-    page.evaluate("() => { window.jupyterapp.shell.collapseLeft(); "
-                  "window.jupyterapp.shell.collapseRight(); }")
+    page.evaluate("() => { window.jupyterapp.shell.collapseLeft(); window.jupyterapp.shell.collapseRight(); }")
     page.wait_for_timeout(300)
     height = page.evaluate(f"() => ({SCROLLER})().scrollHeight")
     top = page.evaluate(f"() => ({SCROLLER})().getBoundingClientRect().top")
@@ -219,10 +238,12 @@ def find_control(page, view: LiveView, scope: str = ".jp-Notebook"):
     """The view's control as a Playwright locator (the first match in ``scope``), or None."""
     nb = page.locator(f"{scope} .jp-OutputArea-output")
     if view.kind == "slider":
-        loc = nb.locator(".widget-slider").filter(
-            has=page.locator(".widget-label", has_text=view.label))
-        exact = [i for i in range(loc.count())
-                 if loc.nth(i).locator(".widget-label").first.inner_text().strip() == view.label]
+        loc = nb.locator(".widget-slider").filter(has=page.locator(".widget-label", has_text=view.label))
+        exact = [
+            i
+            for i in range(loc.count())
+            if loc.nth(i).locator(".widget-label").first.inner_text().strip() == view.label
+        ]
         return loc.nth(exact[0]) if exact else None
     if view.kind == "checkbox":
         loc = nb.locator(".widget-checkbox").filter(has_text=view.label)
@@ -259,8 +280,10 @@ def check_view(page, view: LiveView, scope: str = ".jp-Notebook") -> str:
     """Move the view's control; "changed" if its pictures or text changed, else why not."""
     control = find_control(page, view, scope)
     if control is None:
-        return (f"no {view.kind} labelled '{view.label or view.css}' on the page; if "
-                f"toolkit.widgets.{view.function} renamed it, update tests/browser/views.py")
+        return (
+            f"no {view.kind} labelled '{view.label or view.css}' on the page; if "
+            f"toolkit.widgets.{view.function} renamed it, update tests/browser/views.py"
+        )
     before = control.evaluate(SNAPSHOT)
     move_control(page, view, control)
     deadline = time.monotonic() + CHANGE_MS / 1000
@@ -268,8 +291,7 @@ def check_view(page, view: LiveView, scope: str = ".jp-Notebook") -> str:
         if control.evaluate(SNAPSHOT) != before:
             return "changed"
         page.wait_for_timeout(200)
-    return f"moved the {view.kind} '{view.label}' but the view did not change in " \
-           f"{CHANGE_MS // 1000} s"
+    return f"moved the {view.kind} '{view.label}' but the view did not change in {CHANGE_MS // 1000} s"
 
 
 def close_notebook(page) -> None:
@@ -283,17 +305,18 @@ def start_deck(page) -> int:
     page.evaluate("""() => { const nb = window.__nb.content;
                              nb.activeCellIndex = 0; nb.mode = 'command';
                              window.jupyterapp.commands.execute('deck:start'); }""")
-    page.wait_for_function("() => document.querySelectorAll('.jp-deck-mod-onscreen').length > 0",
-                           timeout=20_000)
+    page.wait_for_function("() => document.querySelectorAll('.jp-deck-mod-onscreen').length > 0", timeout=20_000)
     page.wait_for_timeout(500)
     return page.evaluate("() => document.querySelectorAll('.jp-deck-mod-onscreen').length")
 
 
 def deck_forward_to_widget(page, max_steps: int) -> bool:
     """Step the deck forward until a cell on screen holds a drawn widget."""
-    on_screen = ("() => Array.from(document.querySelectorAll('.jp-Cell.jp-deck-mod-onscreen'))"
-                 ".some((c) => c.querySelector('.jupyter-widgets .noUi-handle, "
-                 ".jupyter-widgets input[type=checkbox]'))")
+    on_screen = (
+        "() => Array.from(document.querySelectorAll('.jp-Cell.jp-deck-mod-onscreen'))"
+        ".some((c) => c.querySelector('.jupyter-widgets .noUi-handle, "
+        ".jupyter-widgets input[type=checkbox]'))"
+    )
     for _ in range(max_steps):
         if page.evaluate(on_screen):
             return True
@@ -304,5 +327,4 @@ def deck_forward_to_widget(page, max_steps: int) -> bool:
 
 def stop_deck(page) -> None:
     page.evaluate("() => { window.jupyterapp.commands.execute('deck:stop'); }")
-    page.wait_for_function("() => document.querySelectorAll('.jp-deck-mod-onscreen').length === 0",
-                           timeout=20_000)
+    page.wait_for_function("() => document.querySelectorAll('.jp-deck-mod-onscreen').length === 0", timeout=20_000)

@@ -31,11 +31,9 @@ NOTEBOOKS = ROOT / "notebooks"
 # Settings a fresh user would otherwise be asked about, or that reach out to the network.
 USER_SETTINGS = {
     # no news feed or update check: CI has no network, and a pop-up would cover cells
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-        {"fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
     # every cell stays in the page, so a screenshot shows them all and locators find them
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings":
-        {"windowingMode": "none"},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
 }
 
 
@@ -64,15 +62,19 @@ class LabServer:
         for nb in self.sources:
             shutil.copy2(nb, self.root / nb.name)
         env = dict(os.environ)
-        for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
-                         ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython"),
-                         ("JUPYTERLAB_SETTINGS_DIR", "lab-settings"),
-                         ("JUPYTERLAB_WORKSPACES_DIR", "lab-workspaces"),
-                         ("MPLCONFIGDIR", "matplotlib")):
+        for var, sub in (
+            ("JUPYTER_CONFIG_DIR", "config"),
+            ("JUPYTER_DATA_DIR", "data"),
+            ("JUPYTER_RUNTIME_DIR", "runtime"),
+            ("IPYTHONDIR", "ipython"),
+            ("JUPYTERLAB_SETTINGS_DIR", "lab-settings"),
+            ("JUPYTERLAB_WORKSPACES_DIR", "lab-workspaces"),
+            ("MPLCONFIGDIR", "matplotlib"),
+        ):
             path = self.tmp / sub
             path.mkdir()
             env[var] = str(path)
-        env.pop("JUPYTER_PATH", None)       # the environment's share/jupyter stays on the path
+        env.pop("JUPYTER_PATH", None)  # the environment's share/jupyter stays on the path
         env["JUPYTER_PLATFORM_DIRS"] = "1"
         env["PYTHONUNBUFFERED"] = "1"
         for name, value in USER_SETTINGS.items():
@@ -83,30 +85,47 @@ class LabServer:
 
     def start(self) -> LabServer:
         env = self.env = self._prepare()
-        cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser",
-               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
-               "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
-               f"--ServerApp.root_dir={self.root}", "--ServerApp.open_browser=False",
-               "--ServerApp.allow_root=True",            # CI runs as root
-               "--LabApp.extension_manager=readonly",    # never ask PyPI about extensions
-               "--LabApp.expose_app_in_browser=True"]    # lets the tests run lab commands
+        cmd = [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.root}",
+            "--ServerApp.open_browser=False",
+            "--ServerApp.allow_root=True",  # CI runs as root
+            "--LabApp.extension_manager=readonly",  # never ask PyPI about extensions
+            "--LabApp.expose_app_in_browser=True",
+        ]  # lets the tests run lab commands
         self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(cmd, cwd=self.root, env=env, stdout=self._log,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=self.root,
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"JupyterLab exited with {self.proc.returncode} while "
-                                   f"starting; its log:\n{self.log_tail()}")
+                raise RuntimeError(
+                    f"JupyterLab exited with {self.proc.returncode} while starting; its log:\n{self.log_tail()}"
+                )
             try:
                 self.api("GET", "/api/status", timeout=2)
                 return self
             except (OSError, urllib.error.URLError):
                 time.sleep(0.25)
         self.stop()
-        raise TimeoutError(f"JupyterLab did not answer within {self.startup_timeout:.0f} s; "
-                           f"its log:\n{self.log_tail()}")
+        raise TimeoutError(
+            f"JupyterLab did not answer within {self.startup_timeout:.0f} s; its log:\n{self.log_tail()}"
+        )
 
     # ------------------------------------------------------------------ use
     @property
@@ -118,8 +137,7 @@ class LabServer:
         return f"{self.base}{path}{sep}token={self.token}"
 
     def api(self, method: str, path: str, timeout: float = 10.0):
-        req = urllib.request.Request(self.base + path, method=method,
-                                     headers={"Authorization": f"token {self.token}"})
+        req = urllib.request.Request(self.base + path, method=method, headers={"Authorization": f"token {self.token}"})
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             body = resp.read()
         return json.loads(body) if body else None
@@ -129,8 +147,13 @@ class LabServer:
         this server's key, as JupyterLab does when a user saves a notebook they ran."""
         shutil.copy2(source, self.root / name)
         if trusted:
-            subprocess.run([sys.executable, "-m", "jupyter", "trust", str(self.root / name)],
-                           env=self.env, check=True, capture_output=True, timeout=60)
+            subprocess.run(
+                [sys.executable, "-m", "jupyter", "trust", str(self.root / name)],
+                env=self.env,
+                check=True,
+                capture_output=True,
+                timeout=60,
+            )
         return name
 
     def shutdown_kernels(self) -> None:

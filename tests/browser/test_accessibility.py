@@ -35,8 +35,7 @@ AUDITS: list = []  # every Audit of the session, written to axe.txt at the end
 def report(result, screenshots) -> None:
     AUDITS.append(result)
     print(result.summary())
-    (screenshots / "axe.txt").write_text("\n".join(a.summary() for a in AUDITS) + "\n",
-                                         encoding="utf-8")
+    (screenshots / "axe.txt").write_text("\n".join(a.summary() for a in AUDITS) + "\n", encoding="utf-8")
 
 
 def check(result) -> None:
@@ -53,9 +52,12 @@ def export_without_widget_state(nb, out):
     data["metadata"].pop("widgets", None)
     copy = out / nb.name
     copy.write_text(json.dumps(data), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html",
-                           "--output-dir", str(out), str(copy)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(out), str(copy)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return out / f"{nb.stem}.html"
 
@@ -78,10 +80,8 @@ def test_the_html_export_passes_axe_in_the_courses_content(browser, screenshots,
 
 def set_theme(page, theme: str) -> None:
     light = "true" if theme == "light" else "false"
-    page.evaluate("(name) => window.jupyterapp.commands.execute('apputils:change-theme', "
-                  "{theme: name})", THEMES[theme])
-    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'",
-                           timeout=20_000)
+    page.evaluate("(name) => window.jupyterapp.commands.execute('apputils:change-theme', {theme: name})", THEMES[theme])
+    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'", timeout=20_000)
     page.wait_for_timeout(800)  # the theme's stylesheet applies after the attribute flips
 
 
@@ -90,8 +90,9 @@ def run_in_lab(page, nb) -> None:
     driver.run_all(page)
     run = driver.NotebookRun(nb.name)
     driver.read_outputs(page, run)  # waits (bounded) for every widget to draw
-    assert run.widgets_rendered == run.widgets_expected > 0, \
+    assert run.widgets_rendered == run.widgets_expected > 0, (
         f"{nb.name}: {run.widgets_rendered} of {run.widgets_expected} live views drawn"
+    )
 
 
 @pytest.mark.parametrize("nb", LIVE, ids=[nb.stem for nb in LIVE])
@@ -123,8 +124,7 @@ def test_notebook_02s_transcript_is_readable_in_the_dark_theme(page, lab, screen
         transcript = page.locator(".jp-OutputArea-output .toolkit-transcript").first
         transcript.scroll_into_view_if_needed(timeout=10_000)
         transcript.screenshot(path=str(screenshots / f"{nb.stem}-transcript-dark.png"))
-        result = audit(page, f"{nb.stem} transcript (JupyterLab, dark theme)",
-                       context=".jp-OutputArea-output")
+        result = audit(page, f"{nb.stem} transcript (JupyterLab, dark theme)", context=".jp-OutputArea-output")
     finally:
         set_theme(page, "light")
         driver.close_notebook(page)

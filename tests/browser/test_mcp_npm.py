@@ -30,13 +30,15 @@ INSPECTOR = Path(FOLDER, "node_modules", ".bin", "mcp-inspector")
 LIMIT = 90
 
 
-
 @pytest.fixture(autouse=True)
 def clients_installed():
     """Not a skip: in the browser suite the clients are part of what is tested."""
     if not (NODE and SDK.is_dir() and INSPECTOR.exists()):
-        pytest.fail(f"node and the MCP npm clients are needed: run `npm ci` in {FOLDER} "
-                    "(make test-browser does), or set TOOLKIT_NPM_CLIENTS to a folder holding them")
+        pytest.fail(
+            f"node and the MCP npm clients are needed: run `npm ci` in {FOLDER} "
+            "(make test-browser does), or set TOOLKIT_NPM_CLIENTS to a folder holding them"
+        )
+
 
 CLIENT_SCRIPT = r"""
 import { createRequire } from "node:module";
@@ -74,8 +76,9 @@ def run_client(tmp_path, *args, token=None):
     script = tmp_path / "client.mjs"
     script.write_text(CLIENT_SCRIPT)
     env = {**os.environ, "CLIENTS": FOLDER, "ROOT": str(ROOT), **({"TOKEN": token} if token else {})}
-    proc = subprocess.run([NODE, str(script), sys.executable, *args], capture_output=True, text=True,
-                          timeout=LIMIT, env=env, cwd=ROOT)
+    proc = subprocess.run(
+        [NODE, str(script), sys.executable, *args], capture_output=True, text=True, timeout=LIMIT, env=env, cwd=ROOT
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -116,8 +119,12 @@ def read_banner(stream, timeout=30):
 
 @pytest.mark.parametrize("options, version, bad", SERVERS)
 def test_typescript_sdk_client_over_http(tmp_path, options, version, bad):
-    proc = subprocess.Popen([sys.executable, "-m", "toolkit", "serve", "--http", "--port", "0", *options], cwd=ROOT,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "serve", "--http", "--port", "0", *options],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         url, token = read_banner(proc.stderr)
         check(run_client(tmp_path, url, token=token), version, bad)
@@ -132,7 +139,12 @@ def test_mcp_inspector_cli_lists_and_calls():
     listed = subprocess.run(base + ["--method", "tools/list"], capture_output=True, text=True, timeout=LIMIT, cwd=ROOT)
     assert listed.returncode == 0, listed.stderr[-2000:]
     assert [t["name"] for t in json.loads(listed.stdout)["tools"]] == ["echo", "add"]
-    called = subprocess.run(base + ["--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2",
-                                    "--tool-arg", "b=3"], capture_output=True, text=True, timeout=LIMIT, cwd=ROOT)
+    called = subprocess.run(
+        base + ["--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "--tool-arg", "b=3"],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+        cwd=ROOT,
+    )
     assert called.returncode == 0, called.stderr[-2000:]
     assert json.loads(called.stdout)["content"][0]["text"] == "5"

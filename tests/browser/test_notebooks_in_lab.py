@@ -61,14 +61,13 @@ def run_notebook(page, lab, screenshots, nb) -> driver.NotebookRun:
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
 def test_notebook_runs_clean_in_jupyterlab(page, lab, screenshots, nb):
     run = run_notebook(page, lab, screenshots, nb)
-    print(f"{nb.name}: {run.seconds:.1f} s {run.phases}; {run.widgets_rendered} widgets; "
-          f"views {run.views}")
+    print(f"{nb.name}: {run.seconds:.1f} s {run.phases}; {run.widgets_rendered} widgets; views {run.views}")
     assert not run.errors, f"{nb.name}: cells show errors:\n" + "\n".join(run.errors)
     assert not run.not_run, f"{nb.name}: cells did not run:\n" + "\n".join(run.not_run)
-    assert not run.widget_failures, (f"{nb.name}: widgets did not draw:\n"
-                                     + "\n".join(run.widget_failures))
+    assert not run.widget_failures, f"{nb.name}: widgets did not draw:\n" + "\n".join(run.widget_failures)
     assert run.widgets_rendered == run.widgets_expected, (
-        f"{nb.name}: {run.widgets_expected} widget outputs, {run.widgets_rendered} drawn")
+        f"{nb.name}: {run.widgets_expected} widget outputs, {run.widgets_rendered} drawn"
+    )
     assert run.screenshots and all(p.stat().st_size > 10_000 for p in run.screenshots)
     assert run.slides > 0, f"{nb.name}: the slideshow showed no cell"
     assert not run.page_errors, f"{nb.name}: the page threw: {run.page_errors}"
@@ -82,14 +81,12 @@ def test_live_view_follows_its_control(page, lab, screenshots, view):
     if not shown_in:
         pytest.skip(f"not present: no notebook calls {view.call}…) yet")
     run = run_notebook(page, lab, screenshots, shown_in[0])
-    assert run.views.get(view.name) == "changed", f"{view.name} in {shown_in[0].name}: " \
-                                                   f"{run.views.get(view.name)}"
+    assert run.views.get(view.name) == "changed", f"{view.name} in {shown_in[0].name}: {run.views.get(view.name)}"
 
 
 def test_a_live_view_works_inside_the_slideshow(page, lab, screenshots):
     """Present a notebook as slides, step to its first live view, and move its control."""
-    candidates = [(v, nb) for v in LIVE_VIEWS if v.module_present()
-                  for nb in notebooks_showing(v, NOTEBOOKS)]
+    candidates = [(v, nb) for v in LIVE_VIEWS if v.module_present() for nb in notebooks_showing(v, NOTEBOOKS)]
     if not candidates:
         pytest.skip("not present: no notebook shows a live view yet")
     nb = candidates[0][1]
@@ -98,11 +95,11 @@ def test_a_live_view_works_inside_the_slideshow(page, lab, screenshots):
         driver.run_all(page)
         driver.start_deck(page)
         cells = page.evaluate("() => window.__nb.content.widgets.length")
-        assert driver.deck_forward_to_widget(page, cells), \
+        assert driver.deck_forward_to_widget(page, cells), (
             f"stepped through {cells} slides of {nb.name} without meeting a widget"
+        )
         scope = ".jp-Cell.jp-deck-mod-onscreen"
-        views = [v for v, n in candidates if n == nb
-                 and driver.find_control(page, v, scope) is not None]
+        views = [v for v, n in candidates if n == nb and driver.find_control(page, v, scope) is not None]
         assert views, f"no known live view on the current slide of {nb.name}"
         page.screenshot(path=str(screenshots / f"slideshow-{nb.stem}-before.png"))
         result = driver.check_view(page, views[0], scope)

@@ -86,9 +86,12 @@ def export_html(nb, out, keep_state: bool) -> str:
         data["metadata"].pop("widgets", None)
         source = out / f"nostate-{nb.name}"
         source.write_text(json.dumps(data), encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html",
-                             "--output-dir", str(out), str(source)],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(out), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     return (out / source.with_suffix(".html").name).read_text(encoding="utf-8")
 
@@ -101,8 +104,9 @@ def test_the_html_export_shows_every_view(browser, screenshots, tmp_path, nb):
     page = export_html(nb, tmp_path, keep_state=True)
     shown = [json.loads(m)["model_id"] for m in VIEW_SCRIPT.findall(page)]
     [state] = [json.loads(m)["state"] for m in STATE_SCRIPT.findall(page)]
-    assert len(shown) == count and all(model in state for model in shown), \
+    assert len(shown) == count and all(model in state for model in shown), (
         f"{nb.name}: the export does not hold every view with its saved state"
+    )
 
     export_html(nb, tmp_path, keep_state=False)
     context = browser.new_context(viewport={"width": driver.WIDTH, "height": 900})

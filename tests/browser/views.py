@@ -18,10 +18,10 @@ ROOT = Path(__file__).resolve().parents[2]
 @dataclass(frozen=True)
 class LiveView:
     name: str
-    function: str    # the public name in toolkit.widgets that a notebook calls to show it
-    kind: str        # the control the test moves: "slider", "checkbox" or "radio"
-    label: str       # the control's label ("" for the second option of the first radio group)
-    css: str = ""    # a CSS class the view puts on that control, when it has one
+    function: str  # the public name in toolkit.widgets that a notebook calls to show it
+    kind: str  # the control the test moves: "slider", "checkbox" or "radio"
+    label: str  # the control's label ("" for the second option of the first radio group)
+    css: str = ""  # a CSS class the view puts on that control, when it has one
 
     @property
     def call(self) -> str:
@@ -30,6 +30,7 @@ class LiveView:
     def module_present(self) -> bool:
         """True when ``toolkit.widgets`` can give the view's function (its module exists)."""
         import toolkit.widgets
+
         try:
             getattr(toolkit.widgets, self.function)
         except (AttributeError, ImportError):
@@ -55,8 +56,11 @@ def all_notebooks() -> list[Path]:
 def code_of(notebook: Path) -> str:
     """All code cells of a notebook, joined."""
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    return "\n".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-                     for c in cells if c["cell_type"] == "code")
+    return "\n".join(
+        "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        for c in cells
+        if c["cell_type"] == "code"
+    )
 
 
 def notebooks_showing(view: LiveView, notebooks: list[Path]) -> list[Path]:

@@ -106,8 +106,7 @@ class _FakeEndpoint:
     PATH = ""  # the one path that answers
     ID_PREFIXES = ("", "")  # (response id, tool call id)
 
-    def __init__(self, respond=None, *, api_key=None, rate_limit_first=True, retry_after="0",
-                 model_names=None):
+    def __init__(self, respond=None, *, api_key=None, rate_limit_first=True, retry_after="0", model_names=None):
         self.respond = respond or _default_respond
         self.api_key = api_key
         self.rate_limit_first = rate_limit_first
@@ -126,8 +125,9 @@ class _FakeEndpoint:
             self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
             self._server.daemon_threads = True
             self._server.block_on_close = False
-            self._thread = threading.Thread(target=self._server.serve_forever,
-                                            kwargs={"poll_interval": 0.05}, daemon=True)
+            self._thread = threading.Thread(
+                target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            )
             self._thread.start()
         return self
 
@@ -197,8 +197,10 @@ class _FakeEndpoint:
         if found:
             path, kind = found
             inside = ".".join(str(step) for step in path) or "(root)"
-            raise self.bad_schema(where, f"at {inside}: {kind!r} is not a JSON Schema type "
-                                         f"(use one of {', '.join(sorted(JSON_SCHEMA_TYPES))})")
+            raise self.bad_schema(
+                where,
+                f"at {inside}: {kind!r} is not a JSON Schema type (use one of {', '.join(sorted(JSON_SCHEMA_TYPES))})",
+            )
         if not isinstance(schema, dict) or schema.get("type") != "object":
             raise self.bad_schema(where, "the schema must be a JSON Schema object with type 'object'")
 
@@ -226,18 +228,29 @@ class FakeChatCompletions(_FakeEndpoint):
         return ApiError(404, "invalid_request_error", f"Invalid URL ({method} {path})")
 
     def unknown_model(self, model):
-        return ApiError(404, "invalid_request_error",
-                        f"The model `{model}` does not exist or you do not have access to it.",
-                        code="model_not_found")
+        return ApiError(
+            404,
+            "invalid_request_error",
+            f"The model `{model}` does not exist or you do not have access to it.",
+            code="model_not_found",
+        )
 
     def rate_limited(self):
-        return ApiError(429, "requests", "Rate limit reached for requests. Please try again later.",
-                        code="rate_limit_exceeded", headers={"retry-after": self.retry_after})
+        return ApiError(
+            429,
+            "requests",
+            "Rate limit reached for requests. Please try again later.",
+            code="rate_limit_exceeded",
+            headers={"retry-after": self.retry_after},
+        )
 
     def bad_schema(self, where, detail):
         index, name = where
-        return self.bad_request(f"Invalid schema for function '{name}': {detail}.",
-                                param=f"tools[{index}].function.parameters", code="invalid_function_parameters")
+        return self.bad_request(
+            f"Invalid schema for function '{name}': {detail}.",
+            param=f"tools[{index}].function.parameters",
+            code="invalid_function_parameters",
+        )
 
     # -- checks ---------------------------------------------------------------------------
     def check_headers(self, headers):
@@ -245,24 +258,28 @@ class FakeChatCompletions(_FakeEndpoint):
             return
         given = headers.get("authorization", "")
         if not given.startswith("Bearer "):
-            raise ApiError(401, "invalid_request_error",
-                           "You didn't provide an API key. Send it as 'Authorization: Bearer <key>'.")
-        if given[len("Bearer "):] != self.api_key:
+            raise ApiError(
+                401, "invalid_request_error", "You didn't provide an API key. Send it as 'Authorization: Bearer <key>'."
+            )
+        if given[len("Bearer ") :] != self.api_key:
             raise ApiError(401, "invalid_request_error", "Incorrect API key provided.", code="invalid_api_key")
 
     def check_body(self, body):
         if not body.get("model"):
             raise self.bad_request("you must provide a model parameter", code=None)
         if "messages" not in body:
-            raise self.bad_request("Missing required parameter: 'messages'.", param="messages",
-                                   code="missing_required_parameter")
+            raise self.bad_request(
+                "Missing required parameter: 'messages'.", param="messages", code="missing_required_parameter"
+            )
         if not isinstance(body["messages"], list) or not body["messages"]:
             raise self.bad_request("Invalid 'messages': expected a non-empty array.", param="messages")
         if body.get("stream"):
             raise self.bad_request("this fake does not stream; send stream=false", param="stream")
         if "tool_choice" in body and not body.get("tools"):
-            raise self.bad_request("Invalid value for 'tool_choice': 'tool_choice' is only allowed when "
-                                   "'tools' are specified.", param="tool_choice")
+            raise self.bad_request(
+                "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+                param="tool_choice",
+            )
         for index, tool in enumerate(body.get("tools") or []):
             self.check_tool(index, tool)
         self.check_tool_turns(body["messages"])
@@ -270,13 +287,17 @@ class FakeChatCompletions(_FakeEndpoint):
     def check_tool(self, index, tool):
         function = tool.get("function") if isinstance(tool, dict) else None
         if not isinstance(function, dict) or tool.get("type") != "function":
-            raise self.bad_request(f"Invalid 'tools[{index}]': expected {{\"type\": \"function\", "
-                                   f"\"function\": {{...}}}}.", param=f"tools[{index}]")
+            raise self.bad_request(
+                f'Invalid \'tools[{index}]\': expected {{"type": "function", "function": {{...}}}}.',
+                param=f"tools[{index}]",
+            )
         name = function.get("name")
         if not isinstance(name, str) or not NAME_PATTERN.match(name):
-            raise self.bad_request(f"Invalid 'tools[{index}].function.name': string does not match pattern. "
-                                   f"Expected a string that matches the pattern '{NAME_PATTERN.pattern}'.",
-                                   param=f"tools[{index}].function.name")
+            raise self.bad_request(
+                f"Invalid 'tools[{index}].function.name': string does not match pattern. "
+                f"Expected a string that matches the pattern '{NAME_PATTERN.pattern}'.",
+                param=f"tools[{index}].function.name",
+            )
         if "parameters" in function:
             self.check_tool_schema(function["parameters"], (index, name))
 
@@ -287,43 +308,59 @@ class FakeChatCompletions(_FakeEndpoint):
             role = message.get("role") if isinstance(message, dict) else None
             if role == "tool":
                 if message.get("tool_call_id") not in waiting:
-                    raise self.bad_request(f"Invalid parameter: messages with role 'tool' must be a response "
-                                           f"to a preceding message with 'tool_calls' (messages[{index}]).",
-                                           param=f"messages.[{index}].role", code=None)
+                    raise self.bad_request(
+                        f"Invalid parameter: messages with role 'tool' must be a response "
+                        f"to a preceding message with 'tool_calls' (messages[{index}]).",
+                        param=f"messages.[{index}].role",
+                        code=None,
+                    )
                 waiting.discard(message["tool_call_id"])
                 continue
             if waiting:
-                raise self.bad_request("An assistant message with 'tool_calls' must be followed by tool "
-                                       "messages responding to each 'tool_call_id'. The following "
-                                       f"tool_call_ids did not have response messages: {', '.join(sorted(waiting))}",
-                                       param=f"messages.[{index}].role", code=None)
+                raise self.bad_request(
+                    "An assistant message with 'tool_calls' must be followed by tool "
+                    "messages responding to each 'tool_call_id'. The following "
+                    f"tool_call_ids did not have response messages: {', '.join(sorted(waiting))}",
+                    param=f"messages.[{index}].role",
+                    code=None,
+                )
             if role == "assistant":
                 waiting = {call.get("id") for call in message.get("tool_calls") or []}
         if waiting:  # the conversation ends on calls nobody answered
-            raise self.bad_request("An assistant message with 'tool_calls' must be followed by tool "
-                                   "messages responding to each 'tool_call_id'. The following "
-                                   f"tool_call_ids did not have response messages: {', '.join(sorted(waiting))}",
-                                   param="messages", code=None)
+            raise self.bad_request(
+                "An assistant message with 'tool_calls' must be followed by tool "
+                "messages responding to each 'tool_call_id'. The following "
+                f"tool_call_ids did not have response messages: {', '.join(sorted(waiting))}",
+                param="messages",
+                code=None,
+            )
 
     # -- the reply ------------------------------------------------------------------------
     def render(self, body, intent, reply_id, call_ids):
-        calls = [{"id": f"call_{n}", "type": "function",
-                  "function": {"name": name,
-                               "arguments": args if isinstance(args, str) else json.dumps(args)}}
-                 for n, (name, args) in zip(call_ids, intent["calls"])]
-        message = {"role": "assistant", "content": intent["text"], "refusal": intent["refusal"],
-                   "annotations": []}
+        calls = [
+            {
+                "id": f"call_{n}",
+                "type": "function",
+                "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+            }
+            for n, (name, args) in zip(call_ids, intent["calls"])
+        ]
+        message = {"role": "assistant", "content": intent["text"], "refusal": intent["refusal"], "annotations": []}
         if intent["refusal"] is not None:
             message["content"] = None  # a refusal replaces the content
         if calls:
             message["tool_calls"] = calls
         finish = intent["stop"] or ("tool_calls" if calls else "stop")
         prompt, completion = _tokens(body["messages"]), _tokens(message)
-        return {"id": f"chatcmpl-{reply_id}", "object": "chat.completion", "created": 1767225600,
-                "model": body["model"], "system_fingerprint": "fp_fake",
-                "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
-                "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                          "total_tokens": prompt + completion}}
+        return {
+            "id": f"chatcmpl-{reply_id}",
+            "object": "chat.completion",
+            "created": 1767225600,
+            "model": body["model"],
+            "system_fingerprint": "fp_fake",
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+        }
 
 
 class FakeMessages(_FakeEndpoint):
@@ -340,8 +377,7 @@ class FakeMessages(_FakeEndpoint):
     # -- errors, in Anthropic's shape -----------------------------------------------------
     @staticmethod
     def error_body(err):
-        return {"type": "error", "error": {"type": err.kind, "message": err.message},
-                "request_id": "req_fake"}
+        return {"type": "error", "error": {"type": err.kind, "message": err.message}, "request_id": "req_fake"}
 
     @staticmethod
     def bad_request(message, param=None, code=None):
@@ -354,14 +390,19 @@ class FakeMessages(_FakeEndpoint):
         return ApiError(404, "not_found_error", f"model: {model}")
 
     def rate_limited(self):
-        return ApiError(429, "rate_limit_error", "This request would exceed the rate limit; "
-                        "retry after the time in the retry-after header.",
-                        headers={"retry-after": self.retry_after})
+        return ApiError(
+            429,
+            "rate_limit_error",
+            "This request would exceed the rate limit; retry after the time in the retry-after header.",
+            headers={"retry-after": self.retry_after},
+        )
 
     def bad_schema(self, where, detail):
         index, _ = where
-        return self.bad_request(f"tools.{index}.custom.input_schema: JSON schema is invalid ({detail}). "
-                                "It must match JSON Schema draft 2020-12.")
+        return self.bad_request(
+            f"tools.{index}.custom.input_schema: JSON schema is invalid ({detail}). "
+            "It must match JSON Schema draft 2020-12."
+        )
 
     # -- checks ---------------------------------------------------------------------------
     def check_headers(self, headers):
@@ -369,7 +410,7 @@ class FakeMessages(_FakeEndpoint):
         or as ``Authorization: Bearer`` (what the 2.x SDKs send); the version header is required."""
         if self.api_key is not None:
             bearer = headers.get("authorization", "")
-            given = headers.get("x-api-key") or (bearer[len("Bearer "):] if bearer.startswith("Bearer ") else None)
+            given = headers.get("x-api-key") or (bearer[len("Bearer ") :] if bearer.startswith("Bearer ") else None)
             if given != self.api_key:
                 raise ApiError(401, "authentication_error", "invalid x-api-key")
         version = headers.get("anthropic-version")
@@ -397,8 +438,7 @@ class FakeMessages(_FakeEndpoint):
             raise self.bad_request(f"tools.{index}: Input should be a valid dictionary")
         name = tool.get("name")
         if not isinstance(name, str) or not NAME_PATTERN.match(name):
-            raise self.bad_request(f"tools.{index}.custom.name: String should match pattern "
-                                   f"'{NAME_PATTERN.pattern}'")
+            raise self.bad_request(f"tools.{index}.custom.name: String should match pattern '{NAME_PATTERN.pattern}'")
         if tool.get("type", "custom") != "custom":
             return  # a server tool (web search and the like): no input_schema
         if "input_schema" not in tool:
@@ -411,24 +451,33 @@ class FakeMessages(_FakeEndpoint):
         for index, message in enumerate(messages):
             role = message.get("role") if isinstance(message, dict) else None
             if role not in ("user", "assistant"):
-                raise self.bad_request(f"messages.{index}.role: Unexpected role {role!r}. The Messages API "
-                                       "accepts a top-level `system` parameter, not \"system\" as an input "
-                                       "message role; tool results go in a user message.")
+                raise self.bad_request(
+                    f"messages.{index}.role: Unexpected role {role!r}. The Messages API "
+                    'accepts a top-level `system` parameter, not "system" as an input '
+                    "message role; tool results go in a user message."
+                )
             blocks = message.get("content")
             blocks = blocks if isinstance(blocks, list) else []
             answered = {b.get("tool_use_id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"}
             if waiting - answered:
-                raise self.bad_request(f"messages.{index}: `tool_use` ids were found without `tool_result` "
-                                       f"blocks immediately after: {', '.join(sorted(waiting - answered))}. "
-                                       "Each `tool_use` block must have a corresponding `tool_result` block "
-                                       "in the next message.")
+                raise self.bad_request(
+                    f"messages.{index}: `tool_use` ids were found without `tool_result` "
+                    f"blocks immediately after: {', '.join(sorted(waiting - answered))}. "
+                    "Each `tool_use` block must have a corresponding `tool_result` block "
+                    "in the next message."
+                )
             if answered - waiting:
-                raise self.bad_request(f"messages.{index}.content: unexpected `tool_use_id` found in "
-                                       f"`tool_result` blocks: {', '.join(sorted(answered - waiting))}. Each "
-                                       "`tool_result` block must have a corresponding `tool_use` block in the "
-                                       "previous message.")
-            waiting = {b.get("id") for b in blocks
-                       if role == "assistant" and isinstance(b, dict) and b.get("type") == "tool_use"}
+                raise self.bad_request(
+                    f"messages.{index}.content: unexpected `tool_use_id` found in "
+                    f"`tool_result` blocks: {', '.join(sorted(answered - waiting))}. Each "
+                    "`tool_result` block must have a corresponding `tool_use` block in the "
+                    "previous message."
+                )
+            waiting = {
+                b.get("id")
+                for b in blocks
+                if role == "assistant" and isinstance(b, dict) and b.get("type") == "tool_use"
+            }
 
     # -- the reply ------------------------------------------------------------------------
     def render(self, body, intent, reply_id, call_ids):
@@ -445,10 +494,21 @@ class FakeMessages(_FakeEndpoint):
             stop = self.STOP_REASONS[intent["stop"]]
         else:
             stop = "tool_use" if intent["calls"] else "end_turn"
-        reply = {"id": f"msg_{reply_id}", "type": "message", "role": "assistant", "model": body["model"],
-                 "content": content, "stop_reason": stop, "stop_sequence": None,
-                 "usage": {"input_tokens": _tokens(body["messages"]), "output_tokens": _tokens(content),
-                           "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+        reply = {
+            "id": f"msg_{reply_id}",
+            "type": "message",
+            "role": "assistant",
+            "model": body["model"],
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": _tokens(body["messages"]),
+                "output_tokens": _tokens(content),
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+            },
+        }
         if stop == "refusal":
             reply["stop_details"] = {"type": "refusal", "category": None, "explanation": intent["refusal"]}
         return reply
@@ -470,8 +530,10 @@ def _handler_for(fake):
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(data)))
-            self.send_header("x-request-id" if isinstance(fake, FakeChatCompletions) else "request-id",
-                             f"req_fake_{len(fake.requests)}")
+            self.send_header(
+                "x-request-id" if isinstance(fake, FakeChatCompletions) else "request-id",
+                f"req_fake_{len(fake.requests)}",
+            )
             for name, value in extra.items():
                 self.send_header(name, value)
             self.end_headers()
@@ -494,10 +556,12 @@ def sdk_request_body(api, **call):
     """
     if api == "openai":
         import openai
+
         with FakeChatCompletions(rate_limit_first=False) as fake:
             openai.OpenAI(base_url=fake.base_url, api_key="sk-fake", max_retries=0).chat.completions.create(**call)
     elif api == "anthropic":
         import anthropic
+
         with FakeMessages(rate_limit_first=False) as fake:
             anthropic.Anthropic(base_url=fake.base_url, api_key="sk-fake", max_retries=0).messages.create(**call)
     else:

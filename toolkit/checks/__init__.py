@@ -45,15 +45,29 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Checker", "CheckResult", "NotDone", "StudentError", "StudentTimeout", "not_done", "first_answer", "probe_parts",
-           "restore_course_data", "PASS", "FAIL", "STUDENT_TIME_LIMIT", "RUN_TIME_LIMIT",
-           "hard_stop_available", "last_cell_problem"]
+__all__ = [
+    "Checker",
+    "CheckResult",
+    "NotDone",
+    "StudentError",
+    "StudentTimeout",
+    "not_done",
+    "first_answer",
+    "probe_parts",
+    "restore_course_data",
+    "PASS",
+    "FAIL",
+    "STUDENT_TIME_LIMIT",
+    "RUN_TIME_LIMIT",
+    "hard_stop_available",
+    "last_cell_problem",
+]
 
 PASS = "✓"
 FAIL = "✗"
-STUDENT_TIME_LIMIT = 5.0   # seconds one call into student code may take
-RUN_TIME_LIMIT = 10.0      # seconds one checked item (which may call student code several times) may take
-PRINTED_LINES_KEPT = 5     # lines of the student's own printing shown under a report
+STUDENT_TIME_LIMIT = 5.0  # seconds one call into student code may take
+RUN_TIME_LIMIT = 10.0  # seconds one checked item (which may call student code several times) may take
+PRINTED_LINES_KEPT = 5  # lines of the student's own printing shown under a report
 
 
 class NotDone(Exception):
@@ -88,9 +102,9 @@ class _TimeUp(BaseException):
 
 # ---- time limits (SIGALRM; main thread of Linux/macOS only) ------------------------------
 
-_deadlines: list = []          # [deadline, token] of every active limit, outermost first
-_saved: dict = {}              # the handler and timer that were there before the outermost limit
-_REPEAT = 0.25                 # once a limit has passed, the alarm repeats this often
+_deadlines: list = []  # [deadline, token] of every active limit, outermost first
+_saved: dict = {}  # the handler and timer that were there before the outermost limit
+_REPEAT = 0.25  # once a limit has passed, the alarm repeats this often
 
 
 def hard_stop_available() -> bool:
@@ -137,8 +151,10 @@ def _release(entry: list) -> None:
 
 
 def _timeout_sentence(name: str, seconds: float) -> str:
-    return (f"{name} did not return within {seconds:g} s: look for a loop that never ends, a long "
-            "`sleep`, or an `input()` waiting for an answer; a check cannot type one")
+    return (
+        f"{name} did not return within {seconds:g} s: look for a loop that never ends, a long "
+        "`sleep`, or an `input()` waiting for an answer; a check cannot type one"
+    )
 
 
 def _fn_name(fn: Any) -> str:
@@ -192,6 +208,7 @@ def _stop_runaway_threads(before: set) -> int:
     many threads were asked."""
     try:
         import ctypes
+
         set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
     except (ImportError, AttributeError):  # not CPython
         return 0
@@ -208,6 +225,7 @@ def _stop_runaway_threads(before: set) -> int:
 
 
 # ---- the student's printing, kept short ---------------------------------------------------
+
 
 class _CappedOutput(io.TextIOBase):
     """Keeps the first few lines written to it and counts the rest."""
@@ -249,6 +267,7 @@ class _CappedOutput(io.TextIOBase):
 
 # ---- what the last cell did ----------------------------------------------------------------
 
+
 def last_cell_problem() -> str:
     """One sentence when the cell run just before this check raised an error, else ''.
 
@@ -267,8 +286,10 @@ def last_cell_problem() -> str:
         return ""
     exc = getattr(last, "error_before_exec", None) or getattr(last, "error_in_exec", None)
     what = f"{type(exc).__name__}: {exc}" if exc is not None else "an error"
-    return (f"Your last cell did not run ({what}): fix it and run it again before this check; "
-            "until then this check grades the definitions from before that cell.")
+    return (
+        f"Your last cell did not run ({what}): fix it and run it again before this check; "
+        "until then this check grades the definitions from before that cell."
+    )
 
 
 def _copy_arg(value: Any) -> Any:
@@ -290,6 +311,7 @@ class CheckResult:
 
     Used by: toolkit/checks/ex*.py.
     """
+
     title: str
     passed: int = 0
     total: int = 0
@@ -317,8 +339,9 @@ def _not_done_or_error(exc: NotImplementedError) -> Exception:
     if type(exc) is NotImplementedError:
         return NotDone()
     if "Stdin" in type(exc).__name__:
-        return StudentError("your code called `input()`, which a check cannot answer; "
-                            "take the value as a parameter instead")
+        return StudentError(
+            "your code called `input()`, which a check cannot answer; take the value as a parameter instead"
+        )
     return StudentError(f"your code raised {type(exc).__name__}: {exc}")
 
 
@@ -352,6 +375,7 @@ def _raised_in_student_code(exc: BaseException) -> bool:
 def _library_dirs() -> tuple:
     """The standard library's folder and every installed-packages folder on the path."""
     import os
+
     dirs = {os.path.dirname(os.__file__)}
     dirs |= {p for p in sys.path if p and os.path.basename(p) in ("site-packages", "dist-packages")}
     return tuple(sorted(dirs))
@@ -392,8 +416,9 @@ class Checker:
                 continue
         return ""
 
-    def call(self, fn: Callable, *args, copy_args: bool = True, time_limit: float | None | bool = True,
-             **kwargs) -> Any:
+    def call(
+        self, fn: Callable, *args, copy_args: bool = True, time_limit: float | None | bool = True, **kwargs
+    ) -> Any:
         """Call student code. Raises :class:`NotDone` for a stub and :class:`StudentError`
         for any other exception; :meth:`done` turns both into a sentence.
 
@@ -435,8 +460,10 @@ class Checker:
 
     def _body(self, body: Callable[[], Any]) -> Any:
         """Run one item's body under :data:`RUN_TIME_LIMIT`, sorting out what went wrong."""
-        sentence = (f"this part did not finish within {RUN_TIME_LIMIT:g} s: some code of yours that it "
-                    "calls (a method, a tool, a model's respond) may loop forever, `sleep`, or wait on `input()`")
+        sentence = (
+            f"this part did not finish within {RUN_TIME_LIMIT:g} s: some code of yours that it "
+            "calls (a method, a tool, a model's respond) may loop forever, `sleep`, or wait on `input()`"
+        )
         try:
             with contextlib.redirect_stdout(self._printed):
                 try:
@@ -450,8 +477,10 @@ class Checker:
         except Exception as exc:
             if _raised_in_student_code(exc):
                 raise StudentError(f"your code raised {type(exc).__name__}: {exc}") from None
-            raise AssertionError(f"this part could not be checked, because something your code "
-                                 f"returned had an unexpected shape ({type(exc).__name__}: {exc})") from None
+            raise AssertionError(
+                f"this part could not be checked, because something your code "
+                f"returned had an unexpected shape ({type(exc).__name__}: {exc})"
+            ) from None
 
     def run(self, label: str, body: Callable[[], Any], hint: str = "") -> bool:
         """Run ``body`` (which may call student code); it passes only by returning ``True``.
@@ -467,8 +496,9 @@ class Checker:
         except NotDone:
             self._not_done = self._not_done or label
             self._stubbed.append(len(self.items))
-            return self.expect(False, label, "this part still raises NotImplementedError; "
-                                             "replace the stub with your code")
+            return self.expect(
+                False, label, "this part still raises NotImplementedError; replace the stub with your code"
+            )
         except StudentError as exc:
             self._errors[len(self.items)] = str(exc)
             return self.expect(False, label, f"{exc}. {hint}".strip())
@@ -511,8 +541,10 @@ class Checker:
         real = [item for i, item in enumerate(self.items) if i not in self._stubbed]
         if self._not_done is not None and not any(ok for ok, _, _ in real):
             result.status = "not done"
-            result.lines = [f"{self.title}: not done yet. Replace the `raise NotImplementedError` "
-                            "in the exercise cell with your code, run it, then run this check again."]
+            result.lines = [
+                f"{self.title}: not done yet. Replace the `raise NotImplementedError` "
+                "in the exercise cell with your code, run it, then run this check again."
+            ]
             self._print(result)
             return result
         result.total = len(self.items)
@@ -521,8 +553,10 @@ class Checker:
         if result.ok:
             result.lines.append(f"All {result.total} checks passed." + (f" {next_step}" if next_step else ""))
         else:
-            result.lines.append(f"{result.passed} of {result.total} checks passed. "
-                                "Fix the first ✗ above, re-run your cell, then this check.")
+            result.lines.append(
+                f"{result.passed} of {result.total} checks passed. "
+                "Fix the first ✗ above, re-run your cell, then this check."
+            )
         self._print(result)
         return result
 
@@ -531,10 +565,14 @@ def _course_data() -> dict:
     """Where each piece of shared course data lives, and how to build it afresh from data/."""
     from ..data import load_json
     from ..lessons import catalog, retail
+
     return {
         "T.RETAIL_TASKS": (retail, "RETAIL_TASKS", lambda: load_json("retail.json")["tasks"]),
-        "T.CATALOG_QUERIES": (catalog, "CATALOG_QUERIES",
-                              lambda: [tuple(q) for q in load_json("catalog.json")["queries"]]),
+        "T.CATALOG_QUERIES": (
+            catalog,
+            "CATALOG_QUERIES",
+            lambda: [tuple(q) for q in load_json("catalog.json")["queries"]],
+        ),
         "T.CATALOG_DOMAINS": (catalog, "CATALOG_DOMAINS", lambda: load_json("catalog.json")["domains"]),
         "T.CATALOG_ACTIONS": (catalog, "CATALOG_ACTIONS", lambda: load_json("catalog.json")["actions"]),
     }
@@ -563,8 +601,9 @@ def restore_course_data(c: Checker, *names: str) -> None:
         c.note(f"{name} had been changed in this kernel; the check put the course's own data back.")
 
 
-def first_answer(c: Checker, fn: Callable, label: str,
-                 read: Callable[[Any], Any] | None = None) -> tuple[Any, CheckResult | None]:
+def first_answer(
+    c: Checker, fn: Callable, label: str, read: Callable[[Any], Any] | None = None
+) -> tuple[Any, CheckResult | None]:
     """Call the student's ``fn()`` once: ``(its answer, None)``, or ``(None, the report)`` when
     it is still the stub (not done yet) or raises (``label`` failed, with the error's sentence).
     ``read(answer)``, if given, turns the answer into what the check needs, raising
@@ -615,6 +654,5 @@ def probe_parts(c: Checker, parts: dict[str, tuple[Callable, tuple]]) -> tuple[l
     if len(stubs) == len(parts):
         return stubs, True
     for name in stubs:
-        c.expect(False, f"{name} is written",
-                 "it still raises NotImplementedError; replace the stub with your code")
+        c.expect(False, f"{name} is written", "it still raises NotImplementedError; replace the stub with your code")
     return stubs, False

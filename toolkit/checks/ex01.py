@@ -33,8 +33,13 @@ def unseen_tools() -> list[dict]:
     Notebook 05, through check.
     """
 
-    def find_trains(origin: str, destination: str, date: str, max_changes: int = 2,
-                    classes: list[Literal["first", "second"]] | None = None) -> list:
+    def find_trains(
+        origin: str,
+        destination: str,
+        date: str,
+        max_changes: int = 2,
+        classes: list[Literal["first", "second"]] | None = None,
+    ) -> list:
         """Find train connections between two stations on one day.
 
         Args:
@@ -46,8 +51,7 @@ def unseen_tools() -> list[dict]:
         """
         return []
 
-    def set_thermostat(room: Literal["kitchen", "hall", "study"], celsius: float,
-                       hold: bool = False) -> str:
+    def set_thermostat(room: Literal["kitchen", "hall", "study"], celsius: float, hold: bool = False) -> str:
         """Set the target temperature of one room.
 
         Args:
@@ -64,12 +68,22 @@ def unseen_tools() -> list[dict]:
     tools = [schema_from_function(f) for f in (find_trains, set_thermostat, list_alarms)]
     tools[1]["annotations"] = {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}
     tools[1]["title"] = "Thermostat"
-    tools.append({"name": "tag_photos", "description": "Attach tags to photos.",
-                  "inputSchema": {"type": "object",
-                                  "properties": {"photo_ids": {"type": "array", "items": {"type": "integer"}},
-                                                 "tags": {"type": "array", "items": {"type": "string"}}},
-                                  "required": ["photo_ids", "tags"], "additionalProperties": False},
-                  "annotations": {"readOnlyHint": False}})
+    tools.append(
+        {
+            "name": "tag_photos",
+            "description": "Attach tags to photos.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "photo_ids": {"type": "array", "items": {"type": "integer"}},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["photo_ids", "tags"],
+                "additionalProperties": False,
+            },
+            "annotations": {"readOnlyHint": False},
+        }
+    )
     return tools
 
 
@@ -77,18 +91,18 @@ def _openai_function(out) -> dict:
     """The object that holds name/description/parameters, in either OpenAI nesting."""
     assert isinstance(out, dict), f"to_openai returned {type(out).__name__}, not a dict"
     assert out.get("type") == "function", (
-        f"the tool needs \"type\": \"function\" at its top level; yours has {out.get('type')!r}")
+        f'the tool needs "type": "function" at its top level; yours has {out.get("type")!r}'
+    )
     inner = out.get("function", out)
-    assert isinstance(inner, dict), "\"function\" should hold an object with name, description and parameters"
+    assert isinstance(inner, dict), '"function" should hold an object with name, description and parameters'
     return inner
 
 
 def _same_name_and_description(fn: dict, tool: dict, how: str) -> None:
     for key in ("name", "description"):
         assert fn.get(key) == tool[key], (
-            f"{how}for tool {tool['name']!r}, {key!r} should be {tool[key]!r}, got {fn.get(key)!r}")
-
-
+            f"{how}for tool {tool['name']!r}, {key!r} should be {tool[key]!r}, got {fn.get(key)!r}"
+        )
 
 
 def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
@@ -99,8 +113,9 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
     c = Checker(TITLE)
     tools = unseen_tools()
     sample = copy.deepcopy(tools[0])
-    _, all_stubs = probe_parts(c, {"to_openai": (to_openai, (sample,)),
-                                   "to_anthropic": (to_anthropic, (copy.deepcopy(sample),))})
+    _, all_stubs = probe_parts(
+        c, {"to_openai": (to_openai, (sample,)), "to_anthropic": (to_anthropic, (copy.deepcopy(sample),))}
+    )
     if all_stubs:
         return not_done(TITLE)
     n = len(tools)
@@ -110,26 +125,32 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
             fn = _openai_function(c.call(to_openai, copy.deepcopy(tool)))
             _same_name_and_description(fn, tool, "")
             assert "parameters" in fn, (
-                f"for tool {tool['name']!r} there is no \"parameters\": OpenAI calls the input schema that")
+                f'for tool {tool["name"]!r} there is no "parameters": OpenAI calls the input schema that'
+            )
             assert fn["parameters"] == tool["inputSchema"], (
-                f"for tool {tool['name']!r}, \"parameters\" should be the inputSchema unchanged")
+                f'for tool {tool["name"]!r}, "parameters" should be the inputSchema unchanged'
+            )
         return True
 
     def openai_strict():
         for tool in tools:
             on = _openai_function(c.call(to_openai, copy.deepcopy(tool), strict=True))
             assert on.get("strict") is True, (
-                f"to_openai(tool, strict=True) should set \"strict\": true next to \"parameters\" "
-                f"(tool {tool['name']!r} got {on.get('strict')!r})")
+                f'to_openai(tool, strict=True) should set "strict": true next to "parameters" '
+                f"(tool {tool['name']!r} got {on.get('strict')!r})"
+            )
             _same_name_and_description(on, tool, "with strict=True, ")
             params = on.get("parameters")
             assert isinstance(params, dict) and set(params.get("properties", {})) == set(
-                tool["inputSchema"].get("properties", {})), (
-                f"with strict=True, tool {tool['name']!r} needs its \"parameters\" too, with the same "
-                "properties as the inputSchema; strict mode adds a flag, it does not drop the schema")
+                tool["inputSchema"].get("properties", {})
+            ), (
+                f'with strict=True, tool {tool["name"]!r} needs its "parameters" too, with the same '
+                "properties as the inputSchema; strict mode adds a flag, it does not drop the schema"
+            )
             off = _openai_function(c.call(to_openai, copy.deepcopy(tool)))
             assert off.get("strict", False) is False, (
-                "without strict=True, leave \"strict\" out (or false): strict mode is opt-in")
+                'without strict=True, leave "strict" out (or false): strict mode is opt-in'
+            )
         return True
 
     def openai_clean():
@@ -137,8 +158,10 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
             out = c.call(to_openai, copy.deepcopy(tool))
             fn = _openai_function(out)
             extra = [k for k in MCP_ONLY if k in fn or k in out]
-            assert not extra, (f"for tool {tool['name']!r} the result still has {', '.join(extra)}; "
-                               "these are MCP fields with no place in the OpenAI definition")
+            assert not extra, (
+                f"for tool {tool['name']!r} the result still has {', '.join(extra)}; "
+                "these are MCP fields with no place in the OpenAI definition"
+            )
         return True
 
     def anthropic_shape():
@@ -146,9 +169,11 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
             out = c.call(to_anthropic, copy.deepcopy(tool))
             assert isinstance(out, dict), f"to_anthropic returned {type(out).__name__}, not a dict"
             assert "input_schema" in out, (
-                f"for tool {tool['name']!r} there is no \"input_schema\" (snake case, at the top level)")
+                f'for tool {tool["name"]!r} there is no "input_schema" (snake case, at the top level)'
+            )
             assert out["input_schema"] == tool["inputSchema"], (
-                f"for tool {tool['name']!r}, \"input_schema\" should be the inputSchema unchanged")
+                f'for tool {tool["name"]!r}, "input_schema" should be the inputSchema unchanged'
+            )
             _same_name_and_description(out, tool, "")
         return True
 
@@ -157,30 +182,35 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
             out = c.call(to_anthropic, copy.deepcopy(tool))
             assert isinstance(out, dict), f"to_anthropic returned {type(out).__name__}, not a dict"
             extra = sorted(set(out) - ANTHROPIC_KEYS)
-            assert not extra, (f"for tool {tool['name']!r} the result also has {', '.join(extra)}; "
-                               "keep only name, description and input_schema")
+            assert not extra, (
+                f"for tool {tool['name']!r} the result also has {', '.join(extra)}; "
+                "keep only name, description and input_schema"
+            )
             assert out.get("type", "custom") == "custom", (
-                f"for tool {tool['name']!r} \"type\" is {out['type']!r}; leave it out (or write \"custom\")")
+                f'for tool {tool["name"]!r} "type" is {out["type"]!r}; leave it out (or write "custom")'
+            )
         return True
 
     def input_untouched():
         calls: tuple[tuple[str, Callable, dict], ...] = (
-            ("to_openai", to_openai, {}), ("to_openai(..., strict=True)", to_openai, {"strict": True}),
-            ("to_anthropic", to_anthropic, {}))
+            ("to_openai", to_openai, {}),
+            ("to_openai(..., strict=True)", to_openai, {"strict": True}),
+            ("to_anthropic", to_anthropic, {}),
+        )
         for label, fn, kwargs in calls:
             for tool in tools:
                 given = copy.deepcopy(tool)
                 c.call(fn, given, copy_args=False, **kwargs)  # this item looks at what the call did to it
-                assert given == tool, (f"{label} changed the tool it was given ({tool['name']!r}); "
-                                       "build a new dict instead of editing the one you were given")
+                assert given == tool, (
+                    f"{label} changed the tool it was given ({tool['name']!r}); "
+                    "build a new dict instead of editing the one you were given"
+                )
         return True
 
-    c.run(f"to_openai gives a function tool with name, description and parameters ({n} unseen tools)",
-          openai_shape)
-    c.run("to_openai sets \"strict\": true only when asked, and keeps the rest of the tool", openai_strict)
+    c.run(f"to_openai gives a function tool with name, description and parameters ({n} unseen tools)", openai_shape)
+    c.run('to_openai sets "strict": true only when asked, and keeps the rest of the tool', openai_strict)
     c.run("to_openai leaves out MCP-only keys (inputSchema, annotations, title)", openai_clean)
     c.run(f"to_anthropic gives name, description and input_schema ({n} unseen tools)", anthropic_shape)
     c.run("to_anthropic leaves out MCP-only keys", anthropic_clean)
     c.run("neither converter changes the tool it was given (strict or not)", input_untouched)
     return c.done(next_step="Now answer the question below: what changed besides a key name?")
-

@@ -65,19 +65,30 @@ def check(valid_but_wrong: Callable[[], dict]) -> CheckResult:
     args, report = first_answer(c, valid_but_wrong, "valid_but_wrong() returns the arguments of one call")
     if report is not None:
         return report
-    if not c.expect(isinstance(args, dict), "valid_but_wrong() returns the arguments as a dict",
-                    f"it returned {type(args).__name__}; return something like {{\"city\": ...}}"):
+    if not c.expect(
+        isinstance(args, dict),
+        "valid_but_wrong() returns the arguments as a dict",
+        f'it returned {type(args).__name__}; return something like {{"city": ...}}',
+    ):
         return c.done()
     errors = validate_args(copy.deepcopy(args), schema)
-    c.expect(not errors, "the call passes validate_args, so a harness would run it",
-             "validate_args says: " + "; ".join(errors) + ". The exercise wants a call the schema accepts")
+    c.expect(
+        not errors,
+        "the call passes validate_args, so a harness would run it",
+        "validate_args says: " + "; ".join(errors) + ". The exercise wants a call the schema accepts",
+    )
     filled, wanted = with_defaults(args, schema), with_defaults(intended(), schema)
     same = set(filled) == set(wanted) and all(values_equal(filled[k], wanted[k]) for k in wanted)
-    c.expect(not same, "it does not do what the user asked (defaults filled in, values compared as the scorer does)",
-             f"with defaults filled in, {filled} is the intended call {wanted}; change a value the "
-             "user cares about, or leave out one they asked for")
+    c.expect(
+        not same,
+        "it does not do what the user asked (defaults filled in, values compared as the scorer does)",
+        f"with defaults filled in, {filled} is the intended call {wanted}; change a value the "
+        "user cares about, or leave out one they asked for",
+    )
     answer = ""
     if not errors and not same:
         answer = make_weather_registry().run("get_weather", args, repair=False).content
-    return c.done(next_step=f"The tool ran your call and answered {answer!r}; nothing in the schema "
-                            "noticed. Now write why no schema can catch this, and what could.")
+    return c.done(
+        next_step=f"The tool ran your call and answered {answer!r}; nothing in the schema "
+        "noticed. Now write why no schema can catch this, and what could."
+    )

@@ -25,10 +25,20 @@ from ..lessons.repair_rules import repair_with
 from ..registry import ToolRegistry
 from . import Checker, CheckResult, StudentError, StudentTimeout, not_done, probe_parts
 
-__all__ = ["check", "reference_rule", "reworded_rule", "never_fires", "over_eager", "cases", "drawn_cases", "FIRES",
-           "QUIET"]
+__all__ = [
+    "check",
+    "reference_rule",
+    "reworded_rule",
+    "never_fires",
+    "over_eager",
+    "cases",
+    "drawn_cases",
+    "FIRES",
+    "QUIET",
+]
 
 TITLE = "Exercise 3: repair limits"
+
 
 def cases() -> tuple[list, list]:
     """``(FIRES, QUIET)`` built afresh, so a cell that edits the module's copies changes no verdict.
@@ -44,8 +54,14 @@ def cases() -> tuple[list, list]:
     free = {"type": "string", "description": "a city name"}
     level = {"type": "integer", "enum": [1, 2, 3]}
 
-    fires = [(" celsius", unit, "celsius"), ("fahrenheit\n", unit, "fahrenheit"), ("  Celsius\t", unit, "celsius"),
-             (" Business ", cabin, "business"), (" off ", switch, "off"), (" on", switch, "on")]
+    fires = [
+        (" celsius", unit, "celsius"),
+        ("fahrenheit\n", unit, "fahrenheit"),
+        ("  Celsius\t", unit, "celsius"),
+        (" Business ", cabin, "business"),
+        (" off ", switch, "off"),
+        (" on", switch, "on"),
+    ]
 
     quiet = [
         ("maybe", unit, "'maybe' is not an allowed value in any spelling"),
@@ -162,29 +178,41 @@ def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
     drawn_fire, drawn_quiet = drawn_cases()
     fires_cases.append(drawn_fire)
     quiet_cases.append(drawn_quiet)
-    _, all_stubs = probe_parts(c, {"trim_enum_value": (trim_enum_value, (" celsius", fires_cases[0][1])),
-                                   "test_rule": (test_rule, (reference_rule,))})
+    _, all_stubs = probe_parts(
+        c,
+        {
+            "trim_enum_value": (trim_enum_value, (" celsius", fires_cases[0][1])),
+            "test_rule": (test_rule, (reference_rule,)),
+        },
+    )
     if all_stubs:
         return not_done(TITLE)
     if trim_enum_value in (reference_rule, reworded_rule):
-        c.expect(False, "trim_enum_value is your own rule",
-                 "it is this check's own rule, imported from toolkit.checks.ex03; write the rule yourself")
+        c.expect(
+            False,
+            "trim_enum_value is your own rule",
+            "it is this check's own rule, imported from toolkit.checks.ex03; write the rule yourself",
+        )
         return c.done()
 
     def fires():
         for value, spec, want in fires_cases:
             got, note = _pair(c, trim_enum_value, value, spec)
-            assert got == want, (f"{value!r} with allowed values {spec['enum']} should become {want!r}; "
-                                 f"your rule gave {got!r}. Strip the white space, then compare")
+            assert got == want, (
+                f"{value!r} with allowed values {spec['enum']} should become {want!r}; "
+                f"your rule gave {got!r}. Strip the white space, then compare"
+            )
             assert isinstance(note, str) and note.strip(), (
-                f"the rule fixed {value!r} but gave no note; say what changed, so the harness can log it")
+                f"the rule fixed {value!r} but gave no note; say what changed, so the harness can log it"
+            )
         return True
 
     def quiet():
         for value, spec, why in quiet_cases:
             got, note = _pair(c, trim_enum_value, value, spec)
             assert got == value and type(got) is type(value) and note is None, (
-                f"{value!r} should be left as it is, with note None ({why}); your rule gave ({got!r}, {note!r})")
+                f"{value!r} should be left as it is, with note None ({why}); your rule gave ({got!r}, {note!r})"
+            )
         return True
 
     def spec_untouched():
@@ -207,6 +235,7 @@ def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
         registry = ToolRegistry()
         tool = registry.add(set_heating)
         tool.input_schema["properties"]["mode"]["enum"] = ["eco", "comfort", "off"]
+
         def rule(value, spec):
             return _pair(c, trim_enum_value, value, spec)
 
@@ -214,19 +243,23 @@ def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
         result = registry.run("set_heating", args, repair=False)
         assert result.ok and result.content == "comfort at 2", (
             f"after repair_with, the call {{'mode': ' Comfort ', 'level': '2'}} should run as "
-            f"'comfort at 2'; the registry said {result.content!r}")
+            f"'comfort at 2'; the registry said {result.content!r}"
+        )
         assert len(notes) == 2, f"expected two notes (the toolkit's and yours), got {notes}"
         args, notes = repair_with(rule, {"mode": " warm ", "level": 2}, tool.input_schema)
         result = registry.run("set_heating", args, repair=False)
         assert result.kind == "invalid_args" and not notes, (
             "' warm ' is not an allowed mode in any spelling, so it must reach the model as an error, "
-            f"unrepaired; instead: notes {notes}, result {result.kind}")
+            f"unrepaired; instead: notes {notes}, result {result.kind}"
+        )
         return True
 
     def tests_accept_correct():
         said = _tests_pass(c, test_rule, reference_rule) or _tests_pass(c, test_rule, reworded_rule)
-        assert said is None, (f"your tests reject a correct rule ({said}). Test what the rule does (the "
-                              "value it returns, and that a note is or is not there), not a note's wording")
+        assert said is None, (
+            f"your tests reject a correct rule ({said}). Test what the rule does (the "
+            "value it returns, and that a note is or is not there), not a note's wording"
+        )
         return True
 
     def tests_catch(broken: Callable, what: str, hint: str):
@@ -234,6 +267,7 @@ def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
             said = _tests_pass(c, test_rule, broken)
             assert said is not None, f"your tests pass a rule that {what}; {hint}"
             return True
+
         return body
 
     run = c.run
@@ -242,10 +276,16 @@ def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
     run("the rule does not change the schema it reads", spec_untouched)
     run("through the registry: ' Comfort ' runs as 'comfort'; ' warm ' stays an error", through_registry)
     run("your tests pass a correct rule", tests_accept_correct)
-    run("your tests catch a rule that never fires",
-          tests_catch(never_fires, "never fires", "add a test where a padded value must be fixed"))
-    run("your tests catch a rule that always guesses the closest value",
-          tests_catch(over_eager, "turns 'maybe' into an allowed value",
-                      "add a test where the rule must do nothing, such as 'maybe'"))
-    return c.done(next_step="Now the two sentences below: why is repair riskier for a tool that "
-                            "changes things?")
+    run(
+        "your tests catch a rule that never fires",
+        tests_catch(never_fires, "never fires", "add a test where a padded value must be fixed"),
+    )
+    run(
+        "your tests catch a rule that always guesses the closest value",
+        tests_catch(
+            over_eager,
+            "turns 'maybe' into an allowed value",
+            "add a test where the rule must do nothing, such as 'maybe'",
+        ),
+    )
+    return c.done(next_step="Now the two sentences below: why is repair riskier for a tool that changes things?")

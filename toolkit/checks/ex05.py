@@ -59,8 +59,9 @@ def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
     Notebook 08.
     """
     c = Checker(TITLE)
-    _, all_stubs = probe_parts(c, {"time_one_turn": (time_one_turn, (True, 1, 0.0)),
-                                   "chained_model": (chained_model, ())})
+    _, all_stubs = probe_parts(
+        c, {"time_one_turn": (time_one_turn, (True, 1, 0.0)), "chained_model": (chained_model, ())}
+    )
     if all_stubs:
         return not_done(TITLE)
     run = c.run
@@ -73,19 +74,24 @@ def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
             for label, value, wall in (("parallel=True", together, wall_t), ("parallel=False", apart, wall_a)):
                 assert 0 < value <= wall + 0.02, (
                     f"{label}: you returned {value:.2f} s, but the call took {wall:.2f} s by the check's "
-                    "clock; measure the run with time.perf_counter() around run_agent")
+                    "clock; measure the run with time.perf_counter() around run_agent"
+                )
             assert together >= delay * 0.9, (
                 f"{n} calls of {delay} s run together should take about {delay} s; you measured {together:.2f} s. "
-                "Make each tool sleep `delay` seconds, the number time_one_turn was given, not a fixed time")
+                "Make each tool sleep `delay` seconds, the number time_one_turn was given, not a fixed time"
+            )
             assert together < delay * 2, (
                 f"{n} calls of {delay} s run together should take about {delay} s; you measured {together:.2f} s. "
-                "Put all the calls in one model turn and pass parallel=True")
+                "Put all the calls in one model turn and pass parallel=True"
+            )
             assert apart >= n * delay * 0.95, (
                 f"{n} calls of {delay} s one after another should take about {n * delay:.1f} s; you "
                 f"measured {apart:.2f} s. Build `n_calls` tools (the number time_one_turn was given), each "
-                "sleeping `delay` seconds, ask for all of them, and pass parallel=False")
+                "sleeping `delay` seconds, ask for all of them, and pass parallel=False"
+            )
             seen[(n, delay)] = (together, apart)
             return True
+
         return body
 
     def chained_on(order_id: str):
@@ -93,41 +99,53 @@ def check(time_one_turn: Callable, chained_model: Callable) -> CheckResult:
             registry, db = order_registry(order_id)
             model = c.call(chained_model)
             if not (hasattr(model, "respond") or callable(model)):
-                raise StudentError(f"chained_model() should return a model (such as T.ScriptedModel), "
-                                   f"got {type(model).__name__}")
+                raise StudentError(
+                    f"chained_model() should return a model (such as T.ScriptedModel), got {type(model).__name__}"
+                )
             result = run_agent(model, registry, REQUEST, max_steps=5)
             turns = [m for m in result.messages if m["role"] == "assistant" and m.get("tool_calls")]
             assert turns, "your model asked for no tool at all; turn 1 should call find_order"
             first = [tc.get("name") for tc in turns[0]["tool_calls"]]
             assert first == ["find_order"], (
-                f"turn 1 asked for {first}; it should ask for find_order alone, since the cancel needs "
-                "its answer")
-            cancelled = [(call.get("arguments") or {}).get("order_id") for call, _ in result.results
-                         if call.get("name") == "cancel_order"]
+                f"turn 1 asked for {first}; it should ask for find_order alone, since the cancel needs its answer"
+            )
+            cancelled = [
+                (call.get("arguments") or {}).get("order_id")
+                for call, _ in result.results
+                if call.get("name") == "cancel_order"
+            ]
             wrong = [x for x in cancelled if x != order_id]
-            assert not wrong, (f"find_order returned {order_id!r} this time, but your model asked to cancel "
-                               f"{wrong[0]!r}. Read the id from the tool message (json.loads of its content)")
+            assert not wrong, (
+                f"find_order returned {order_id!r} this time, but your model asked to cancel "
+                f"{wrong[0]!r}. Read the id from the tool message (json.loads of its content)"
+            )
             errors = [r.content for _, r in result.results if not r.ok]
             assert not errors, f"a call failed: {errors[0]!r}"
             assert db[order_id] == "canceled", (
                 f"find_order returned {order_id!r} this time, but that order was not cancelled "
-                f"(orders now: {db}). Read the id from the tool message (json.loads of its content)")
+                f"(orders now: {db}). Read the id from the tool message (json.loads of its content)"
+            )
             assert db["Z1"] == "pending", "another order was cancelled too"
             assert len(turns) == 2, f"expected two turns with tool calls, got {len(turns)}"
             assert result.stop_reason == "final", "after the cancel, answer the user in text"
             return True
+
         return body
 
     run("four calls of 0.2 s: about 0.2 s together, at least 0.8 s one after another", timing(4, 0.2))
     run("unseen case: two calls of 0.3 s", timing(2, 0.3))
     run("unseen case: six calls of 0.1 s", timing(6, 0.1))
     first_id, second_id = _unseen_ids()
-    run("the chained model cancels the order find_order returned, on an order book you have not seen",
-        chained_on(first_id))
+    run(
+        "the chained model cancels the order find_order returned, on an order book you have not seen",
+        chained_on(first_id),
+    )
     run("and again on another unseen order book", chained_on(second_id))
     step = "Now answer the question below."
     if (4, 0.2) in seen:
         together, apart = seen[(4, 0.2)]
-        step = (f"By your own clock, {together:.1f} s together and {apart:.1f} s one after another, "
-                "for four calls of 0.2 s; the pack's arithmetic says about 0.2 s and 0.8 s. " + step)
+        step = (
+            f"By your own clock, {together:.1f} s together and {apart:.1f} s one after another, "
+            "for four calls of 0.2 s; the pack's arithmetic says about 0.2 s and 0.8 s. " + step
+        )
     return c.done(next_step=step)

@@ -21,8 +21,14 @@ from . import Checker, CheckResult, NotDone, StudentError, first_answer
 __all__ = ["check", "talk", "LINE_NAMES"]
 
 TITLE = "Exercise 6: talk to the server by hand"
-LINE_NAMES = ("initialize", "the initialized notification", "tools/list",
-              "a request with id null", "a JSON array", "a line that is not JSON")
+LINE_NAMES = (
+    "initialize",
+    "the initialized notification",
+    "tools/list",
+    "a request with id null",
+    "a JSON array",
+    "a line that is not JSON",
+)
 NOTIFICATION_WAIT = 0.3  # seconds to wait for the reply that a notification must not get
 REQUEST_WAIT = 5.0
 
@@ -32,8 +38,9 @@ def _as_lines(lines: Any) -> list[str]:
     if not isinstance(lines, (list, tuple)) or not all(isinstance(x, str) for x in lines):
         raise StudentError(f"hand_typed_lines() should return a list of strings, got {type(lines).__name__}")
     if len(lines) != len(LINE_NAMES):
-        raise StudentError(f"hand_typed_lines() should return {len(LINE_NAMES)} lines "
-                           f"({', '.join(LINE_NAMES)}), got {len(lines)}")
+        raise StudentError(
+            f"hand_typed_lines() should return {len(LINE_NAMES)} lines ({', '.join(LINE_NAMES)}), got {len(lines)}"
+        )
     bad = [i + 1 for i, x in enumerate(lines) if "\n" in x.rstrip("\n") or "\r" in x]
     if bad:
         raise StudentError(f"line {bad[0]} has a newline inside it; on stdio each message is exactly one line")
@@ -89,34 +96,45 @@ def _shape_problem(i: int, line: str, first_id: Any) -> str:
         return "this line is not valid JSON; check the quotes and braces"
     if i == 4:
         ok = bool(isinstance(msg, list) and msg and all(_is_message(m) for m in msg))
-        return "" if ok else ("send a batch of requests: a JSON array of one or more messages, each with "
-                              "\"jsonrpc\": \"2.0\" and a method, such as [{\"jsonrpc\": \"2.0\", \"id\": 3, "
-                              "\"method\": \"ping\"}]")
+        return (
+            ""
+            if ok
+            else (
+                "send a batch of requests: a JSON array of one or more messages, each with "
+                '"jsonrpc": "2.0" and a method, such as [{"jsonrpc": "2.0", "id": 3, '
+                '"method": "ping"}]'
+            )
+        )
     if not isinstance(msg, dict):
-        return "send one JSON object: {\"jsonrpc\": \"2.0\", ...}"
+        return 'send one JSON object: {"jsonrpc": "2.0", ...}'
     if i == 3:
         if not _is_message(msg):
-            return "send a request with a method and \"jsonrpc\": \"2.0\", so that only its null id is wrong"
-        return "" if "id" in msg and msg["id"] is None else "give this request \"id\": null"
+            return 'send a request with a method and "jsonrpc": "2.0", so that only its null id is wrong'
+        return "" if "id" in msg and msg["id"] is None else 'give this request "id": null'
     want = {0: "initialize", 1: "notifications/initialized", 2: "tools/list"}[i]
     if msg.get("method") != want:
         return f"the method should be {want!r}"
     if msg.get("jsonrpc") != "2.0":
-        return "every message needs \"jsonrpc\": \"2.0\""
+        return 'every message needs "jsonrpc": "2.0"'
     if i == 1:
-        return "" if "id" not in msg else "a notification has no id at all; remove the \"id\" key"
+        return "" if "id" not in msg else 'a notification has no id at all; remove the "id" key'
     if not valid_id(msg.get("id")):
         return "a request needs an id that is a string or an integer"
     if i == 0:
         params = msg.get("params")
-        need = [k for k in ("protocolVersion", "capabilities", "clientInfo")
-                if not isinstance(params, dict) or k not in params]
+        need = [
+            k
+            for k in ("protocolVersion", "capabilities", "clientInfo")
+            if not isinstance(params, dict) or k not in params
+        ]
         if need:
             return "initialize needs params with " + ", ".join(need)
         assert isinstance(params, dict)  # else all three would be missing
         if params.get("protocolVersion") == "2025-03-26":
-            return ("ask for \"2025-06-18\", the revision this exercise follows: under 2025-03-26 a "
-                    "server must accept batches, so line 5 would not be an error")
+            return (
+                'ask for "2025-06-18", the revision this exercise follows: under 2025-03-26 a '
+                "server must accept batches, so line 5 would not be an error"
+            )
     if i == 2 and msg.get("id") == first_id:
         return "this id was already used by initialize; ids must not be reused in a session"
     return ""
@@ -124,6 +142,7 @@ def _shape_problem(i: int, line: str, first_id: Any) -> str:
 
 def _reply_problem(i: int, reply: Any) -> str:
     """Why the server's reply to line ``i`` is not the expected one ('' when it is)."""
+
     def error_code(r):
         return r.get("error", {}).get("code") if isinstance(r, dict) else None
 
@@ -143,9 +162,14 @@ def _reply_problem(i: int, reply: Any) -> str:
     return ""
 
 
-EXPECTED = ("a result with the server's protocolVersion", "no reply at all",
-            "a result listing the tools", f"error {INVALID_REQUEST} (Invalid Request), id null",
-            f"error {INVALID_REQUEST} (batches are not supported)", f"error {PARSE_ERROR} (Parse error), id null")
+EXPECTED = (
+    "a result with the server's protocolVersion",
+    "no reply at all",
+    "a result listing the tools",
+    f"error {INVALID_REQUEST} (Invalid Request), id null",
+    f"error {INVALID_REQUEST} (batches are not supported)",
+    f"error {PARSE_ERROR} (Parse error), id null",
+)
 
 
 def check(hand_typed_lines: Callable[[], list]) -> CheckResult:
@@ -154,8 +178,7 @@ def check(hand_typed_lines: Callable[[], list]) -> CheckResult:
     Notebook 06.
     """
     c = Checker(TITLE)
-    lines, report = first_answer(c, hand_typed_lines, "hand_typed_lines() returns six one-line strings",
-                                 read=_as_lines)
+    lines, report = first_answer(c, hand_typed_lines, "hand_typed_lines() returns six one-line strings", read=_as_lines)
     if report is not None:
         return report
     ok0, first = _parse(lines[0])

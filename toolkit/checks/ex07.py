@@ -28,15 +28,20 @@ def reference_schema() -> dict:
     built afresh for each check so no cell can change it."""
     return {
         "type": "object",
-        "properties": {"city": {"type": "string"}, "temp": {"type": "number"},
-                       "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+        "properties": {
+            "city": {"type": "string"},
+            "temp": {"type": "number"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
         "required": ["city", "temp", "unit"],
     }
 
 
 def _result(structured=None, is_error=False, text=None) -> dict:
-    out = {"content": [{"type": "text", "text": text if text is not None else json.dumps(structured)}],
-           "isError": is_error}
+    out = {
+        "content": [{"type": "text", "text": text if text is not None else json.dumps(structured)}],
+        "isError": is_error,
+    }
     if structured is not None:
         out["structuredContent"] = structured
     return out
@@ -44,8 +49,11 @@ def _result(structured=None, is_error=False, text=None) -> dict:
 
 def stock_schema() -> dict:
     """An unseen tool's output schema: a client check must use the schema it is given."""
-    return {"type": "object", "properties": {"ticker": {"type": "string"}, "price": {"type": "number"}},
-            "required": ["ticker", "price"]}
+    return {
+        "type": "object",
+        "properties": {"ticker": {"type": "string"}, "price": {"type": "number"}},
+        "required": ["ticker", "price"],
+    }
 
 
 def _without_is_error(result: dict) -> dict:
@@ -63,8 +71,13 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
     reference = reference_schema()
     stock = stock_schema()
     good = weather_results()
-    _, all_stubs = probe_parts(c, {"weather_output_schema": (weather_output_schema, ()),
-                                   "check_structured": (check_structured, (copy.deepcopy(good[0]), reference))})
+    _, all_stubs = probe_parts(
+        c,
+        {
+            "weather_output_schema": (weather_output_schema, ()),
+            "check_structured": (check_structured, (copy.deepcopy(good[0]), reference)),
+        },
+    )
     if all_stubs:
         return not_done(TITLE)
 
@@ -78,21 +91,21 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
         s = schema()
         for r in good:
             errors = validate_args(copy.deepcopy(r["structuredContent"]), s)
-            assert not errors, (f"your schema rejects a real result {r['structuredContent']}: "
-                                + "; ".join(errors))
+            assert not errors, f"your schema rejects a real result {r['structuredContent']}: " + "; ".join(errors)
         fraction = {"city": "Oslo", "temp": 9.5, "unit": "celsius"}
         assert not validate_args(copy.deepcopy(fraction), s), (
-            f"your schema rejects {fraction}, but a temperature of 9.5 is fine; give temp the type \"number\"")
+            f'your schema rejects {fraction}, but a temperature of 9.5 is fine; give temp the type "number"'
+        )
         return True
 
     def rejects_broken():
         s = schema()
-        for broken, why in (({"city": "Oslo", "unit": "celsius"}, "temp is missing; list the fields in \"required\""),
-                            ({"city": "Oslo", "temp": "9 C", "unit": "celsius"},
-                             "temp is a string; give temp a numeric \"type\""),
-                            ({"temp": 9, "unit": "celsius"}, "city is missing; list it in \"required\""),
-                            ({"city": "Oslo", "temp": 9, "unit": "kelvin"},
-                             "kelvin is not one of the two units; give unit an \"enum\"")):
+        for broken, why in (
+            ({"city": "Oslo", "unit": "celsius"}, 'temp is missing; list the fields in "required"'),
+            ({"city": "Oslo", "temp": "9 C", "unit": "celsius"}, 'temp is a string; give temp a numeric "type"'),
+            ({"temp": 9, "unit": "celsius"}, 'city is missing; list it in "required"'),
+            ({"city": "Oslo", "temp": 9, "unit": "kelvin"}, 'kelvin is not one of the two units; give unit an "enum"'),
+        ):
             assert validate_args(copy.deepcopy(broken), s), f"your schema accepts {broken}, but {why}"
         return True
 
@@ -101,10 +114,13 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
         ("temp sent as text", _result({"city": "Lima", "temp": "17 C", "unit": "celsius"}), reference, True),
         ("a field missing", _result({"city": "Lima", "unit": "celsius"}), reference, True),
         ("no structuredContent at all", _result(text="17 degrees in Lima"), reference, True),
-        ("structuredContent that is a list", {**_result(text="[17]"), "structuredContent": [17]},
-         reference, True),
-        ("an isError result (nothing structured to check)", _result(is_error=True, text="No weather for 'Atlantis'."),
-         reference, False),
+        ("structuredContent that is a list", {**_result(text="[17]"), "structuredContent": [17]}, reference, True),
+        (
+            "an isError result (nothing structured to check)",
+            _result(is_error=True, text="No weather for 'Atlantis'."),
+            reference,
+            False,
+        ),
         ("a tool with no outputSchema", _result(text="plain text"), None, False),
         ("a result that matches another tool's schema", _result({"ticker": "ACME", "price": 12.5}), stock, False),
         ("a result that breaks another tool's schema", _result({"ticker": "ACME", "price": "n/a"}), stock, True),
@@ -122,6 +138,7 @@ def check(weather_output_schema: Callable[[], dict], check_structured: Callable[
             else:
                 assert not problems, f"it flagged {label}: {problems}; this result is fine"
             return True
+
         return body
 
     c.run("your outputSchema accepts the weather tool's real results", accepts_real)

@@ -35,8 +35,11 @@ COPY_SHARE = 0.75  # a query with this share of its words in one example counts 
 STUFFED_SHARE, STUFFED_MIN = 1.0, 4  # a description holding this share (and number) of a query's own words
 
 # Examples the notebook shows (its printed query and the tool-search demo); copying one is not a new query.
-NOTEBOOK_EXAMPLES = ("Look up airline flights from SFO to JFK", "a short summary of stock prices",
-                     "Find cooking recipes that match leek soup")
+NOTEBOOK_EXAMPLES = (
+    "Look up airline flights from SFO to JFK",
+    "a short summary of stock prices",
+    "Find cooking recipes that match leek soup",
+)
 
 
 def _unseen_queries() -> tuple:
@@ -121,7 +124,8 @@ def _better(new, old) -> bool:
 def _pairs(c: Checker, fn: Callable) -> list[tuple[str, str]]:
     pairs = c.call(fn)
     if not isinstance(pairs, (list, tuple)) or not all(
-            isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs):
+        isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs
+    ):
         raise StudentError("my_queries() should return a list of (query, tool name) pairs of strings")
     return [(q.strip(), g.strip()) for q, g in pairs]
 
@@ -143,9 +147,14 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
     """
     c = Checker(TITLE)
     restore_course_data(c, "T.CATALOG_QUERIES", "T.CATALOG_DOMAINS", "T.CATALOG_ACTIONS")
-    _, all_stubs = probe_parts(c, {"my_queries": (my_queries, ()),
-                                   "better_descriptions": (better_descriptions, ()),
-                                   "synonym_table": (synonym_table, ())})
+    _, all_stubs = probe_parts(
+        c,
+        {
+            "my_queries": (my_queries, ()),
+            "better_descriptions": (better_descriptions, ()),
+            "synonym_table": (synonym_table, ()),
+        },
+    )
     if all_stubs:
         return not_done(TITLE)
     tools = {t.name: t for t in make_catalog()}
@@ -158,8 +167,9 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
         for _, g in pairs:
             if g not in names:
                 close = difflib.get_close_matches(g, sorted(names), n=1)
-                raise AssertionError(f"there is no tool {g!r} in the catalog"
-                                     + (f"; did you mean {close[0]!r}?" if close else ""))
+                raise AssertionError(
+                    f"there is no tool {g!r} in the catalog" + (f"; did you mean {close[0]!r}?" if close else "")
+                )
         texts = [" ".join(tokenize(q)) for q, _ in pairs]
         assert len(set(texts)) == len(texts), "two of your queries are the same; make all eight different"
         pack = {" ".join(tokenize(q)) for q, _ in CATALOG_QUERIES}
@@ -167,12 +177,12 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
         assert not copied, f"{copied[0]!r} is one of the pack's own queries; write new ones"
         for q, _ in pairs:
             seen = _copied_from(q, NOTEBOOK_EXAMPLES + tuple(p for p, _ in CATALOG_QUERIES))
-            assert not seen, (f"{q!r} is close to an example the notebook shows ({seen!r}); "
-                              "write a request of your own")
+            assert not seen, f"{q!r} is close to an example the notebook shows ({seen!r}); write a request of your own"
             # all words, not most: a student who never read the unseen set may write a close cousin
             assert not _copied_from(q, [p for p, _ in _unseen_queries()], share=1.0), (
                 f"{q!r} is one of the check's unseen queries; write your own, so those can still "
-                "show whether your fixes carry over")
+                "show whether your fixes carry over"
+            )
         state["pairs"] = pairs
         return True
 
@@ -184,15 +194,18 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
         common = sorted(set(tokenize(worst[0])) & set(tokenize(tool_text(tools[worst[1]]))))
         assert share <= MAX_SHARED, (
             f"{share:.0%} of the words of {worst[0]!r} come from {worst[1]}'s own text ({', '.join(common)}); "
-            "say it the way a user would, with words the description does not use")
+            "say it the way a user would, with words the description does not use"
+        )
         return True
 
     def has_a_miss():
         pairs = state.get("pairs")
         assert pairs, "fix the queries first"
         state["base"] = base = recall_row(pairs)
-        assert base[0] < 1.0, (f"BM25 already ranks every right tool first ({_fmt(base)}), so there is "
-                               "nothing to fix; write queries whose words differ more from the descriptions")
+        assert base[0] < 1.0, (
+            f"BM25 already ranks every right tool first ({_fmt(base)}), so there is "
+            "nothing to fix; write queries whose words differ more from the descriptions"
+        )
         return True
 
     def fix_works(fn, what, kind):
@@ -204,42 +217,58 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
                 unknown = [n for n in table if n not in names]
                 assert not unknown, f"there is no tool {unknown[0]!r}; keys are tool names such as flights_search"
                 pasted = [q for q, _ in state["pairs"] if any(q.lower() in d.lower() for d in table.values())]
-                assert not pasted, (f"a description contains your query {pasted[0]!r} word for word; "
-                                    "describe the tool, do not paste the test into it")
+                assert not pasted, (
+                    f"a description contains your query {pasted[0]!r} word for word; "
+                    "describe the tool, do not paste the test into it"
+                )
                 for name, text in table.items():
                     query = _stuffed(text, state["pairs"], tool_text(tools[name]))
-                    assert not query, (f"the description of {name} holds every word of your query "
-                                       f"{query!r}; describe what the tool does in words many users say, "
-                                       "not the words of one test")
+                    assert not query, (
+                        f"the description of {name} holds every word of your query "
+                        f"{query!r}; describe what the tool does in words many users say, "
+                        "not the words of one test"
+                    )
                 new = recall_row(state["pairs"], descriptions=table)
                 pack_new = recall_row(CATALOG_QUERIES, descriptions=table)
             else:
                 long = [p for p in table if len(str(p).split()) > MAX_PHRASE_WORDS]
-                assert not long, (f"the synonym phrase {long[0]!r} has {len(long[0].split())} words; "
-                                  "key the table on short phrases users say (one to three words), "
-                                  "not on whole queries")
+                assert not long, (
+                    f"the synonym phrase {long[0]!r} has {len(long[0].split())} words; "
+                    "key the table on short phrases users say (one to three words), "
+                    "not on whole queries"
+                )
                 new = recall_row(state["pairs"], synonyms=table)
                 pack_new = recall_row(CATALOG_QUERIES, synonyms=table)
             state[kind] = table
-            assert _better(new, base), (f"recall on your queries went from {_fmt(base)} to {_fmt(new)}; "
-                                        "a fix must raise at least one and lower none. Look at which "
-                                        "queries still miss and which words they lack")
+            assert _better(new, base), (
+                f"recall on your queries went from {_fmt(base)} to {_fmt(new)}; "
+                "a fix must raise at least one and lower none. Look at which "
+                "queries still miss and which words they lack"
+            )
             pack_base = recall_row(CATALOG_QUERIES)
             assert all(n >= o for n, o in zip(pack_new, pack_base)), (
                 f"on the pack's eight queries recall fell from {_fmt(pack_base)} to {_fmt(pack_new)}; "
-                "a fix that breaks other queries is not a fix")
+                "a fix that breaks other queries is not a fix"
+            )
             state[kind + "_row"] = new
             return True
+
         return body
 
     c.run(f"my_queries() gives {N_QUERIES} new (query, tool) pairs, each naming a real tool", queries_valid)
-    c.run(f"each query shares at most {MAX_SHARED:.0%} of its words with its tool's name and description",
-          queries_reworded)
+    c.run(
+        f"each query shares at most {MAX_SHARED:.0%} of its words with its tool's name and description",
+        queries_reworded,
+    )
     c.run("the unchanged catalog misses at least one of them at k=1 (something to fix)", has_a_miss)
-    c.run("better_descriptions() raises recall on your queries and keeps the pack's",
-          fix_works(better_descriptions, "better_descriptions", "descriptions"))
-    c.run("synonym_table() raises recall on your queries and keeps the pack's",
-          fix_works(synonym_table, "synonym_table", "synonyms"))
+    c.run(
+        "better_descriptions() raises recall on your queries and keeps the pack's",
+        fix_works(better_descriptions, "better_descriptions", "descriptions"),
+    )
+    c.run(
+        "synonym_table() raises recall on your queries and keeps the pack's",
+        fix_works(synonym_table, "synonym_table", "synonyms"),
+    )
 
     summary = ""
     if "base" in state:
@@ -252,8 +281,11 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
         for kind in ("descriptions", "synonyms"):
             if kind in state:
                 held.append(f"with your {kind} {_fmt(recall_row(unseen, **{kind: state[kind]}))}")
-        summary += (f". On {len(unseen)} unseen queries: " + "; ".join(held)
-                    + ". Use these numbers to answer: which fix generalizes?")
+        summary += (
+            f". On {len(unseen)} unseen queries: "
+            + "; ".join(held)
+            + ". Use these numbers to answer: which fix generalizes?"
+        )
     result = c.done(next_step="")
     if summary:
         print(summary)

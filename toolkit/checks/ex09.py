@@ -31,8 +31,18 @@ from ..lessons.mock_callers import CALLER_TYPES, concrete_value, gold_text, scor
 from ..scoring import classify, evaluate_calls, format_calls, is_nested_form, values_equal
 from . import Checker, CheckResult, StudentError, not_done, probe_parts
 
-__all__ = ["check", "FUNCTIONS", "EXAMPLE", "EXISTING_IDS", "CATEGORIES", "unseen_lenient_pairs", "HARMLESS",
-           "nested_cases", "optional_params", "squash"]
+__all__ = [
+    "check",
+    "FUNCTIONS",
+    "EXAMPLE",
+    "EXISTING_IDS",
+    "CATEGORIES",
+    "unseen_lenient_pairs",
+    "HARMLESS",
+    "nested_cases",
+    "optional_params",
+    "squash",
+]
 
 TITLE = "Exercise 9: score harder"
 FUNCTIONS, _EXISTING = scoring_cases("all")
@@ -44,7 +54,6 @@ N_CASES = 10
 SEED = 0
 
 
-
 def unseen_lenient_pairs(rng: random.Random | None = None) -> list[tuple[str, str]]:
     """Five pairs values_equal accepts that mean different things to a person, drawn afresh
     (a sign, a decimal point, a percent sign, a language's symbol, a hyphen that changes a word).
@@ -53,15 +62,24 @@ def unseen_lenient_pairs(rng: random.Random | None = None) -> list[tuple[str, st
     """
     rng = rng or random.Random()
     n, whole, tenth = rng.randint(2, 999), rng.randint(1, 99), rng.randint(1, 9)
-    return [(rng.choice(("-", "+")) + str(n), str(n)), (f"{whole}.{tenth}", f"{whole}{tenth}"),
-            (f"{n}%", str(n)), rng.choice((("C++", "C"), ("C#", "C"), ("F#", "F"))),
-            rng.choice((("re-sign", "resign"), ("re-cover", "recover"), ("re-form", "reform")))]
+    return [
+        (rng.choice(("-", "+")) + str(n), str(n)),
+        (f"{whole}.{tenth}", f"{whole}{tenth}"),
+        (f"{n}%", str(n)),
+        rng.choice((("C++", "C"), ("C#", "C"), ("F#", "F"))),
+        rng.choice((("re-sign", "resign"), ("re-cover", "recover"), ("re-form", "reform"))),
+    ]
 
 
 N_UNSEEN = 5
 # Pairs that differ only in ways a person would not care about, and non-string values.
-HARMLESS = (("Paris", "paris"), ("New York", "new york"), ("  Oslo ", "Oslo"),
-            ("San Francisco", "san  francisco"), ("ACME", "acme"))
+HARMLESS = (
+    ("Paris", "paris"),
+    ("New York", "new york"),
+    ("  Oslo ", "Oslo"),
+    ("San Francisco", "san  francisco"),
+    ("ACME", "acme"),
+)
 SAME_AS_BEFORE = ((3, 3.0, True), (True, 1, False), (None, None, True), (2, 3, False))
 
 
@@ -74,8 +92,10 @@ def squash(text: str) -> str:
     return re.sub(r"\s+", "", text).casefold()
 
 
-NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-                "fifteen sixteen seventeen eighteen nineteen twenty")  # a string: no cell can edit it
+NUMBER_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+)  # a string: no cell can edit it
 CLOSING_MARKS = ".,;:!?"
 
 
@@ -141,19 +161,28 @@ def _category_problem(cat: str, funcs: list, gold: list) -> str | None:
     if cat == "multiple" and len(funcs) < 2:
         return "a 'multiple' case offers two or more functions for the model to choose from; with one it is 'simple'"
     if cat == "parallel" and len(names) != 1:
-        return (f"a 'parallel' case calls one function several times; these calls use {', '.join(sorted(names))}, "
-                "so it is 'parallel_multiple'")
+        return (
+            f"a 'parallel' case calls one function several times; these calls use {', '.join(sorted(names))}, "
+            "so it is 'parallel_multiple'"
+        )
     if cat == "parallel_multiple" and len(names) < 2:
-        return f"a 'parallel_multiple' case calls two or more different functions; these all call {names.pop()}, " \
-               "so it is 'parallel'"
+        return (
+            f"a 'parallel_multiple' case calls two or more different functions; these all call {names.pop()}, "
+            "so it is 'parallel'"
+        )
     return None
 
 
 def _gold_args_where(cases: list, wanted: Callable[[list], bool]) -> list[tuple[int, int, str]]:
     """``(case index, gold index, parameter)`` for each gold argument whose list of acceptable
     values is ``wanted``."""
-    return [(i, j, param) for i, case in enumerate(cases) for j, g in enumerate(case.get("gold") or [])
-            for param, options in (g.get("args") or {}).items() if isinstance(options, list) and wanted(options)]
+    return [
+        (i, j, param)
+        for i, case in enumerate(cases)
+        for j, g in enumerate(case.get("gold") or [])
+        for param, options in (g.get("args") or {}).items()
+        if isinstance(options, list) and wanted(options)
+    ]
 
 
 def nested_cases(cases: list) -> list[tuple[int, int, str]]:
@@ -249,8 +278,10 @@ def _problems(case: Any, seen: set, functions: dict, existing_ids: set) -> list[
                 return [problem]
             kind = props[param].get("type")
             if kind != "object" and any(is_nested_form(o) for o in options):
-                return [f"{where}: {name}.{param} is not an object (its type is {kind}), so it takes a plain "
-                        "value, not the nested form {key: [values]}"]
+                return [
+                    f"{where}: {name}.{param} is not an object (its type is {kind}), so it takes a plain "
+                    "value, not the nested form {key: [values]}"
+                ]
         missing = [p for p in schema.get("required") or [] if p not in g["args"]]
         if missing:
             return [f"{where}: {name} needs {missing[0]!r}; the gold call must list a value for it"]
@@ -265,9 +296,11 @@ def _problems(case: Any, seen: set, functions: dict, existing_ids: set) -> list[
             key = _absent_from_question(options, q)
             if key != "":
                 label = f"{g['name']}.{param}" + (f".{key}" if key else "")
-                return [f"{where}: {label} is not in the question (none of its acceptable values is); "
-                        "make the gold answer what the user asked for, and list the question's own words "
-                        "among the acceptable values"]
+                return [
+                    f"{where}: {label} is not in the question (none of its acceptable values is); "
+                    "make the gold answer what the user asked for, and list the question's own words "
+                    "among the acceptable values"
+                ]
     return []
 
 
@@ -309,8 +342,14 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
     """
     c = Checker(TITLE)
     functions, existing_ids = _course_functions()
-    _, all_stubs = probe_parts(c, {"harder_cases": (harder_cases, ()), "lenient_pair": (lenient_pair, ()),
-                                   "stricter_equal": (stricter_equal, ("Paris", "paris"))})
+    _, all_stubs = probe_parts(
+        c,
+        {
+            "harder_cases": (harder_cases, ()),
+            "lenient_pair": (lenient_pair, ()),
+            "stricter_equal": (stricter_equal, ("Paris", "paris")),
+        },
+    )
     if all_stubs:
         return not_done(TITLE)
     run = c.run
@@ -338,19 +377,24 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
 
     def has_nested():
         for case, j, param in found_in_cases(
-                nested_cases, "fix the cases first (the line above)",
-                "no gold argument uses the nested form; give an object parameter, such as "
-                "create_event's 'when', as [{'date': ['2026-12-03'], 'time': ['10:00']}]"):
+            nested_cases,
+            "fix the cases first (the line above)",
+            "no gold argument uses the nested form; give an object parameter, such as "
+            "create_event's 'when', as [{'date': ['2026-12-03'], 'time': ['10:00']}]",
+        ):
             bad = _with_nested_value_changed(case, j, param)
             assert classify(case, bad, functions) != "pass", (
-                f"case {case['id']!r}: the reply {bad} passes, so the nested value is not really checked")
+                f"case {case['id']!r}: the reply {bad} passes, so the nested value is not really checked"
+            )
         return True
 
     def has_optional():
         for case, j, param in found_in_cases(
-                optional_params, "fix the cases first",
-                "no gold argument is optional; list \"\" next to a value, as in "
-                "'unit': ['', 'celsius'], for a parameter the user did not insist on"):
+            optional_params,
+            "fix the cases first",
+            'no gold argument is optional; list "" next to a value, as in '
+            "'unit': ['', 'celsius'], for a parameter the user did not insist on",
+        ):
             for reply in _optional_both_ways(case, j, param):
                 label = classify(case, reply, functions)
                 assert label == "pass", f"case {case['id']!r}: the reply {reply} should pass, but scores {label}"
@@ -362,8 +406,10 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
         for case in cases:
             reply = gold_text(case)
             label = classify(case, reply, functions)
-            assert label == "pass", (f"case {case['id']!r}: a reply written from your gold answer ({reply!r}) "
-                                     f"scores {label}; check the gold values")
+            assert label == "pass", (
+                f"case {case['id']!r}: a reply written from your gold answer ({reply!r}) "
+                f"scores {label}; check the gold values"
+            )
         return True
 
     def pair_lenient():
@@ -374,10 +420,12 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
         assert values_equal(a, b), f"values_equal({a!r}, {b!r}) is False: the scorer already tells them apart"
         assert squash(a) != squash(b), (
             f"{a!r} and {b!r} differ only in letter case or white space, which a user would not mind; "
-            "find a pair that differs in a character the scorer drops, such as a sign or a symbol")
+            "find a pair that differs in a character the scorer drops, such as a sign or a symbol"
+        )
         assert squash(a.rstrip(CLOSING_MARKS)) != squash(b.rstrip(CLOSING_MARKS)), (
             f"{a!r} and {b!r} differ only in a full stop or other closing mark, which a user would not mind; "
-            "find a pair whose meaning changes, such as a sign or a symbol the scorer drops")
+            "find a pair whose meaning changes, such as a sign or a symbol the scorer drops"
+        )
         state["pair"] = (a, b)
         return True
 
@@ -394,11 +442,15 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
         for a, b in unseen_lenient_pairs():
             assert not eq(a, b), f"stricter_equal({a!r}, {b!r}) is True; to a user these differ"
         for a, b in HARMLESS:
-            assert eq(a, b), (f"stricter_equal({a!r}, {b!r}) is False; a difference of case or spacing "
-                              "should still pass, or the scorer becomes as brittle as exact match")
+            assert eq(a, b), (
+                f"stricter_equal({a!r}, {b!r}) is False; a difference of case or spacing "
+                "should still pass, or the scorer becomes as brittle as exact match"
+            )
         for a, b, want in SAME_AS_BEFORE:
-            assert eq(a, b) == want, (f"stricter_equal({a!r}, {b!r}) should stay {want}, as in values_equal; "
-                                      "for anything that is not two strings, call T.values_equal")
+            assert eq(a, b) == want, (
+                f"stricter_equal({a!r}, {b!r}) should stay {want}, as in values_equal; "
+                "for anything that is not two strings, call T.values_equal"
+            )
         return True
 
     run(f"at least {N_CASES} well-formed cases over the course's functions", cases_valid)
@@ -406,8 +458,11 @@ def check(harder_cases: Callable, lenient_pair: Callable, stricter_equal: Callab
     run("a nested dictionary argument, and a wrong nested value fails", has_nested)
     run("an optional parameter: the reply passes with it and without it", has_optional)
     run("lenient_pair(): values_equal says equal, and they differ in more than case or spacing", pair_lenient)
-    run(f"stricter_equal rejects your pair and {N_UNSEEN} unseen ones, and still accepts "
-        f"{len(HARMLESS)} harmless differences", stricter)
+    run(
+        f"stricter_equal rejects your pair and {N_UNSEEN} unseen ones, and still accepts "
+        f"{len(HARMLESS)} harmless differences",
+        stricter,
+    )
     step = "Now write what you would change in the scorer, below."
     cases = state.get("cases")
     if cases:

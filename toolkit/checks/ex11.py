@@ -62,8 +62,9 @@ def _row(counts: list[int]) -> str:
     return ", ".join(f"pass^{k} {pass_hat_k(counts, N_TRIALS, k):.3f}" for k in KS)
 
 
-def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: float = 0.2,
-          p_typo: float = 0.05, seed: int = 0) -> CheckResult:
+def check(
+    enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0
+) -> CheckResult:
     """Try the guarded ``cancel_order`` on known and unseen orders, then rerun the trials.
 
     Notebook 10.
@@ -84,11 +85,14 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
             assert result.kind == "tool_error", (
                 f"cancel_order({order_id!r}) on an order that is {status!r} gave kind {result.kind!r} "
                 f"({result.content[:80]!r}); raise T.ToolError for every status other than 'pending', "
-                "including ones you have not seen")
+                "including ones you have not seen"
+            )
             assert env.db[order_id] == status, (
                 f"the tool reported an error but {order_id} is now {env.db[order_id]!r}; "
-                "check the status before anything changes")
+                "check the status before anything changes"
+            )
             return True
+
         return body
 
     def allows(order_id, orders=None):
@@ -97,8 +101,10 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
             result = _cancel(env, order_id)
             assert result.ok and env.db[order_id] == "canceled", (
                 f"cancel_order({order_id!r}) on a pending order gave {result.kind!r}: "
-                f"{result.content[:100]!r}; pending orders must still be canceled")
+                f"{result.content[:100]!r}; pending orders must still be canceled"
+            )
             return True
+
         return body
 
     c.run("a shipped order (A2) is refused with a ToolError and stays shipped", refuses("A2", "shipped"))
@@ -107,11 +113,16 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
     world = unseen_world()
 
     def unseen_orders():
-        return (all(refuses(oid, status, world["orders"])() for oid, status in world["others"].items())
-                and allows(world["pending"], world["orders"])())
+        return (
+            all(refuses(oid, status, world["orders"])() for oid, status in world["others"].items())
+            and allows(world["pending"], world["orders"])()
+        )
 
-    c.run("in a world you have not seen (new ids, statuses the policy never names), only the "
-          "pending order can be canceled", unseen_orders)
+    c.run(
+        "in a world you have not seen (new ids, statuses the policy never names), only the "
+        "pending order can be canceled",
+        unseen_orders,
+    )
 
     def reads_current_state():
         env = _guarded(c, enforce_cancel_policy)
@@ -119,19 +130,25 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
         shipped, pending = _cancel(env, "A1"), _cancel(env, "A2")
         assert shipped.kind == "tool_error" and env.db["A1"] == "shipped", (
             "A1 was shipped after your rule was set up, and cancel_order('A1') still canceled it; "
-            "read env.db when the tool is called, not a copy taken when you set it up")
+            "read env.db when the tool is called, not a copy taken when you set it up"
+        )
         assert pending.ok and env.db["A2"] == "canceled", (
             f"A2 became pending after your rule was set up, and cancel_order('A2') gave "
             f"{pending.kind!r}: {pending.content[:80]!r}; read env.db when the tool is called, "
-            "not a copy taken when you set it up")
+            "not a copy taken when you set it up"
+        )
         again = _cancel(env, "A2")
         assert again.kind == "tool_error", (
             "canceling A2 a second time succeeded; once canceled it is no longer pending, so "
-            "read its status from env.db at each call")
+            "read its status from env.db at each call"
+        )
         return True
 
-    c.run("the rule reads each order's status when the tool is called (an order that changes "
-          "later, or is canceled twice, is judged by its status now)", reads_current_state)
+    c.run(
+        "the rule reads each order's status when the tool is called (an order that changes "
+        "later, or is canceled twice, is judged by its status now)",
+        reads_current_state,
+    )
 
     def unknown_id():
         env = _guarded(c, enforce_cancel_policy)
@@ -141,7 +158,8 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
         assert result.kind == "tool_error" and "Z9" in result.content and says_unknown, (
             f"cancel_order('Z9') (no such order) gave {result.kind!r}: {result.content[:100]!r}; "
             "an unknown id should still get the tool's own 'No order' error, which tells the "
-            "model to check the id rather than that the order has the wrong status")
+            "model to check the id rather than that the order has the wrong status"
+        )
         return True
 
     c.run("an unknown id still gets the tool's own error", unknown_id)
@@ -154,18 +172,20 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
             text = _cancel(env, order_id).content.lower()
             assert status in text or "pending" in text, (
                 f"for {order_id}, which is {status}, the model reads {text[:100]!r}; say why (the "
-                f"order is {status}, only pending orders can be canceled) so it can tell the user")
+                f"order is {status}, only pending orders can be canceled) so it can tell the user"
+            )
         return True
 
-    c.run("each refusal tells the model why (it names the order's status, or says only pending "
-          "orders qualify)",
-          teaches)
+    c.run(
+        "each refusal tells the model why (it names the order's status, or says only pending orders qualify)", teaches
+    )
 
     def own_rule():
         env = _guarded(c, enforce_cancel_policy)
         assert not env.policy_in_tool, (
             "you switched on RetailEnv's built-in rule (policy_in_tool=True); write the check "
-            "in cancel_order yourself, by wrapping or replacing the tool")
+            "in cancel_order yourself, by wrapping or replacing the tool"
+        )
         return True
 
     c.run("the rule is yours: RetailEnv's built-in switch stays off", own_rule)
@@ -175,25 +195,33 @@ def check(enforce_cancel_policy: Callable[[RetailEnv], object], p_skip_check: fl
     def trials():
         tasks = load_json("retail.json")["tasks"]  # as the data file has them, whatever a cell changed
         before = run_retail_trials(N_TRIALS, p_skip_check, p_typo, seed, tasks)
-        after = run_retail_trials(N_TRIALS, p_skip_check, p_typo, seed, tasks,
-                                  prepare=lambda env: c.call(enforce_cancel_policy, env))
+        after = run_retail_trials(
+            N_TRIALS, p_skip_check, p_typo, seed, tasks, prepare=lambda env: c.call(enforce_cancel_policy, env)
+        )
         builtin = run_retail_trials(N_TRIALS, p_skip_check, p_typo, seed, tasks, policy_in_tool=True)
         state.update(before=before, after=after)
         assert after == builtin, (
             f"successes per task with your rule: {after}; with the rule in the tool they should be "
-            f"{builtin}. Some trial ended differently: compare your tool's behaviour with the items above")
+            f"{builtin}. Some trial ended differently: compare your tool's behaviour with the items above"
+        )
         assert all(pass_hat_k(after, N_TRIALS, k) >= pass_hat_k(before, N_TRIALS, k) for k in KS), (
             f"pass^k fell with your rule ({after} against {before} successes); a rule in the tool "
-            "should only turn failed trials into passes")
+            "should only turn failed trials into passes"
+        )
         return True
 
-    c.run(f"rerun with your tool, pass^k is at least as high for every k and matches a correct rule "
-          f"({N_TRIALS} trials × 3 tasks, mock agent)", trials)
+    c.run(
+        f"rerun with your tool, pass^k is at least as high for every k and matches a correct rule "
+        f"({N_TRIALS} trials × 3 tasks, mock agent)",
+        trials,
+    )
     result = c.done()
     if "after" in state and result.status == "checked":
-        line = (f"Successes per task (mock, p_skip_check={p_skip_check}, p_typo={p_typo}):\n"
-                f"  policy only in the prompt {state['before']}: {_row(state['before'])}\n"
-                f"  rule in the tool          {state['after']}: {_row(state['after'])}")
+        line = (
+            f"Successes per task (mock, p_skip_check={p_skip_check}, p_typo={p_typo}):\n"
+            f"  policy only in the prompt {state['before']}: {_row(state['before'])}\n"
+            f"  rule in the tool          {state['after']}: {_row(state['after'])}"
+        )
         print(line)
         result.lines.append(line)
     return result

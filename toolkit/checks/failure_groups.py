@@ -31,8 +31,9 @@ def _as_mapping(answer, ids: list[str]) -> tuple[dict, str]:
         if all(isinstance(x, (list, tuple)) and len(x) == 2 for x in answer) and answer:
             return _as_mapping(dict(answer), ids)
         if len(answer) != len(ids):
-            return {}, (f"it returned a list of {len(answer)} items; give one group per run, "
-                        f"{len(ids)} in all, or {example}")
+            return {}, (
+                f"it returned a list of {len(answer)} items; give one group per run, {len(ids)} in all, or {example}"
+            )
         return dict(zip(ids, answer)), ""
     if not isinstance(answer, dict):
         return {}, f"it returned {type(answer).__name__}; {example}"
@@ -69,16 +70,18 @@ def check(sort_failures: Callable[[], dict]) -> CheckResult:
     if not c.expect(problem == "", "sort_failures() returns a dict of run id → group", problem):
         return c.done()
     unknown = sorted(k for k in answer if k not in ids)
-    c.expect(not unknown, "every key is one of the runs shown",
-             f"there is no run {', '.join(unknown)}; the runs are {ids[0]} to {ids[-1]}")
+    c.expect(
+        not unknown,
+        "every key is one of the runs shown",
+        f"there is no run {', '.join(unknown)}; the runs are {ids[0]} to {ids[-1]}",
+    )
     for run in runs:
         given = answer.get(run.id)
         group = normalise_group(given)
         if given is None:
             c.expect(False, f"{run.id} ({run.title})", "you have not filed this run yet; add it to the dict")
         elif group is None:
-            c.expect(False, f"{run.id} ({run.title})",
-                     f"{given!r} is not a group; use one of: {', '.join(GROUPS)}")
+            c.expect(False, f"{run.id} ({run.title})", f"{given!r} is not a group; use one of: {', '.join(GROUPS)}")
         elif group == run.group:
             c.expect(True, f"{run.id} is a {run.group} failure: {run.why}")
         else:

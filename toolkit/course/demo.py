@@ -47,18 +47,23 @@ def _count_reply(messages: list) -> dict:
 def section_loop() -> None:
     _banner("3. the loop: parallel calls, a flaky tool, a slow tool, a step limit")
     registry = make_weather_registry()
-    model = ScriptedModel([
-        {"tool_calls": [
-            call("c1", "get_weather", city="Paris"),
-            call("c2", "get_weather", city="Rome", unit="Fahrenheit"),
-            call("c3", "flaky_rate", currency="EUR"),
-            call("c4", "slow_lookup", key="1999 rates"),
-            call("c5", "get_wether", city="Oslo"),
-        ]},
-        _count_reply,
-    ])
-    result = run_agent(model, registry, "Weather in Paris and Rome, the EUR rate, and the 1999 archive.",
-                       call_timeout=0.1)
+    model = ScriptedModel(
+        [
+            {
+                "tool_calls": [
+                    call("c1", "get_weather", city="Paris"),
+                    call("c2", "get_weather", city="Rome", unit="Fahrenheit"),
+                    call("c3", "flaky_rate", currency="EUR"),
+                    call("c4", "slow_lookup", key="1999 rates"),
+                    call("c5", "get_wether", city="Oslo"),
+                ]
+            },
+            _count_reply,
+        ]
+    )
+    result = run_agent(
+        model, registry, "Weather in Paris and Rome, the EUR rate, and the 1999 archive.", call_timeout=0.1
+    )
     for m in result.messages:
         if m["role"] == "tool":
             print(f"  [{m['name']}] error={m['is_error']}: {m['content'][:95]}")
@@ -93,8 +98,10 @@ def section_selection() -> None:
         print(f"  tool recall@{k}: {selection_recall(index, CATALOG_QUERIES, k):.2f}")
     query = CATALOG_QUERIES[0][0]
     top = {name for name, _ in index.search(query, 5)}
-    print(f"  schema size, all {len(tools)} tools: {schema_size_estimate(tools)} tokens (rough); "
-          f"top 5 only: {schema_size_estimate([t for t in tools if t.name in top])}")
+    print(
+        f"  schema size, all {len(tools)} tools: {schema_size_estimate(tools)} tokens (rough); "
+        f"top 5 only: {schema_size_estimate([t for t in tools if t.name in top])}"
+    )
     print(f"  {query!r} -> {index.search(query, 3)}")
 
 
@@ -106,8 +113,10 @@ def section_scoring() -> None:
     print(f"  failures: {report['failures']}")
     gold = [{"name": "add", "args": {"a": [2], "b": [3]}}]
     pred, text = "add(a=2,b=3)", "add(a=2, b=3)"
-    print(f"  exact string match of {pred!r} vs {text!r}: {exact_string_match(pred, text)} | "
-          f"AST match: {calls_match(parse_calls(pred), gold)}")
+    print(
+        f"  exact string match of {pred!r} vs {text!r}: {exact_string_match(pred, text)} | "
+        f"AST match: {calls_match(parse_calls(pred), gold)}"
+    )
 
 
 def section_reliability() -> None:
@@ -130,8 +139,16 @@ def section_injection() -> None:
         print(f"   final: {result.final}")
 
 
-SECTIONS = [section_schema, section_validation, section_loop, section_mcp, section_selection,
-            section_scoring, section_reliability, section_injection]
+SECTIONS = [
+    section_schema,
+    section_validation,
+    section_loop,
+    section_mcp,
+    section_selection,
+    section_scoring,
+    section_reliability,
+    section_injection,
+]
 
 
 def main() -> None:

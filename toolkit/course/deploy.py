@@ -23,8 +23,7 @@ FIRST_NOTEBOOK = "notebooks/01_why_tools.ipynb"
 def _check_url(url: str, what: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"{what} must be a full http(s) address such as "
-                         f"https://github.com/OWNER/REPO; got {url!r}")
+        raise ValueError(f"{what} must be a full http(s) address such as https://github.com/OWNER/REPO; got {url!r}")
     return url.rstrip("/")
 
 
@@ -40,8 +39,7 @@ def repo_dir_name(repo: str) -> str:
     return name
 
 
-def binder_url(repo: str, ref: str = "main", path: str = FIRST_NOTEBOOK,
-               binder: str = BINDER) -> str:
+def binder_url(repo: str, ref: str = "main", path: str = FIRST_NOTEBOOK, binder: str = BINDER) -> str:
     """A Binder link that builds ``repo`` at ``ref`` and opens ``path`` in JupyterLab.
 
     Used by: README: Deploying to a class.
@@ -70,15 +68,20 @@ def nbgitpuller_url(hub: str, repo: str, branch: str = "main", path: str = FIRST
     Used by: README: Deploying to a class.
     """
     hub = _check_url(hub, "the JupyterHub address")
-    query = urlencode({"repo": _check_url(repo, "the repository"),
-                       "urlpath": f"lab/tree/{repo_dir_name(repo)}/{path}",
-                       "branch": branch})
+    query = urlencode(
+        {
+            "repo": _check_url(repo, "the repository"),
+            "urlpath": f"lab/tree/{repo_dir_name(repo)}/{path}",
+            "branch": branch,
+        }
+    )
     return f"{hub}/hub/user-redirect/git-pull?{query}"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m toolkit.course.deploy",
-                                     description="Print Binder and nbgitpuller links for a class.")
+    parser = argparse.ArgumentParser(
+        prog="python -m toolkit.course.deploy", description="Print Binder and nbgitpuller links for a class."
+    )
     parser.add_argument("--repo", required=True, help="clone address, e.g. https://github.com/OWNER/REPO")
     parser.add_argument("--branch", default="main", help="branch or tag to hand out (default: main)")
     parser.add_argument("--hub", help="your JupyterHub's address, for the nbgitpuller link")

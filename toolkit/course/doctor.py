@@ -44,6 +44,7 @@ class Finding:
 
 # --- small lookups, kept apart so tests can replace them --------------------------------------
 
+
 def installed_version(dist: str) -> str | None:
     """The installed version of a distribution, or None when it is not installed."""
     try:
@@ -56,6 +57,7 @@ def labextension_dirs() -> list[Path]:
     """Folders where JupyterLab looks for prebuilt extensions, this environment's first."""
     if importlib.util.find_spec("jupyter_core") is not None:
         from jupyter_core.paths import jupyter_path
+
         return [Path(p) for p in jupyter_path("labextensions")]
     return [Path(sys.prefix) / "share" / "jupyter" / "labextensions"]
 
@@ -65,13 +67,13 @@ def find_kernel(name: str = "python3") -> list[str] | None:
     if importlib.util.find_spec("jupyter_client") is None:
         return None
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
     try:
         argv = list(KernelSpecManager().get_kernel_spec(name).argv)
     except NoSuchKernel:
         return None
     # Jupyter starts a kernel whose command is plain "python" with its own interpreter
-    if argv and argv[0] in {"python", f"python{sys.version_info[0]}",
-                            "python{}.{}".format(*sys.version_info[:2])}:
+    if argv and argv[0] in {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info[:2])}:
         argv[0] = sys.executable
     return argv
 
@@ -80,8 +82,9 @@ def try_kernel_python(executable: str) -> tuple[bool, str]:
     """Ask the kernel's Python to import what the notebooks need; (ok, what it said)."""
     code = "import toolkit, ipywidgets, matplotlib; print(toolkit.__file__)"
     try:
-        done = subprocess.run([executable, "-c", code], capture_output=True, text=True,
-                              timeout=60, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [executable, "-c", code], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return False, f"could not run {executable}: {exc}"
     if done.returncode != 0:
@@ -96,7 +99,8 @@ def pinned_versions(pyproject: Path = REPO / "pyproject.toml") -> dict[str, str]
         return {}
     pins = {}
     for name, version, marker in re.findall(
-            r'"([A-Za-z0-9_.\-]+)==([0-9][^;"\s]*)\s*(?:;\s*([^"]*))?"', pyproject.read_text()):
+        r'"([A-Za-z0-9_.\-]+)==([0-9][^;"\s]*)\s*(?:;\s*([^"]*))?"', pyproject.read_text()
+    ):
         if marker and not _marker_holds(marker):
             continue
         pins[_norm(name)] = version
@@ -109,8 +113,9 @@ def _marker_holds(marker: str) -> bool:
     if not m:
         return True
     here, there = sys.version_info[:2], (int(m.group(2)), int(m.group(3)))
-    return {">=": here >= there, "<": here < there, "==": here == there, ">": here > there,
-            "<=": here <= there}[m.group(1)]
+    return {">=": here >= there, "<": here < there, "==": here == there, ">": here > there, "<=": here <= there}[
+        m.group(1)
+    ]
 
 
 def _norm(name: str) -> str:
@@ -125,21 +130,31 @@ def _major(version: str | None) -> int:
 
 # --- the checks -------------------------------------------------------------------------------
 
+
 def check_python(version=sys.version_info) -> Finding:
     shown = ".".join(str(v) for v in version[:3])
     if tuple(version[:2]) >= MIN_PYTHON:
         return Finding("OK", "Python", f"{shown} (the course needs 3.10 or newer)")
-    return Finding("FIX", "Python", f"{shown} is too old; the course needs 3.10 or newer. Install "
-                   "a newer Python, then set up again with `make PYTHON=python3.11 lab`.")
+    return Finding(
+        "FIX",
+        "Python",
+        f"{shown} is too old; the course needs 3.10 or newer. Install "
+        "a newer Python, then set up again with `make PYTHON=python3.11 lab`.",
+    )
 
 
 def check_toolkit() -> Finding:
     from .. import data
+
     folder = data.data_dir()
     if not folder.is_dir():
-        return Finding("FIX", "course data", f"the folder {folder} is missing. Install the "
-                       "toolkit from a clone of the course (`pip install -e .`) or set TOOLKIT_DATA "
-                       "to a folder with the course's data files.")
+        return Finding(
+            "FIX",
+            "course data",
+            f"the folder {folder} is missing. Install the "
+            "toolkit from a clone of the course (`pip install -e .`) or set TOOLKIT_DATA "
+            "to a folder with the course's data files.",
+        )
     bad = []
     files = sorted(folder.glob("*.json"))
     for path in files:
@@ -148,28 +163,44 @@ def check_toolkit() -> Finding:
         except (ValueError, OSError) as exc:
             bad.append(f"{path.name} ({exc.__class__.__name__})")
     if not files:
-        return Finding("FIX", "course data", f"{folder} has no .json files; restore data/ from "
-                       "the course repository (`git checkout -- data` in your clone).")
+        return Finding(
+            "FIX",
+            "course data",
+            f"{folder} has no .json files; restore data/ from "
+            "the course repository (`git checkout -- data` in your clone).",
+        )
     if bad:
-        return Finding("FIX", "course data", f"cannot read {', '.join(bad)}; restore them from "
-                       "the course repository (`git checkout -- data`).")
-    return Finding("OK", "toolkit", f"from {Path(__file__).parent}; data/ has {len(files)} "
-                   "readable files")
+        return Finding(
+            "FIX",
+            "course data",
+            f"cannot read {', '.join(bad)}; restore them from the course repository (`git checkout -- data`).",
+        )
+    return Finding("OK", "toolkit", f"from {Path(__file__).parent}; data/ has {len(files)} readable files")
 
 
 def check_packages(pins: dict[str, str]) -> list[Finding]:
     """The libraries the notebooks import; a different version than the tested one is a NOTE."""
-    needed = [("jupyterlab", "JupyterLab"), ("ipykernel", "the Python kernel"),
-              ("ipywidgets", "the live views"), ("matplotlib", "plots"), ("pandas", "tables"),
-              ("numpy", "plots and tables")]
+    needed = [
+        ("jupyterlab", "JupyterLab"),
+        ("ipykernel", "the Python kernel"),
+        ("ipywidgets", "the live views"),
+        ("matplotlib", "plots"),
+        ("pandas", "tables"),
+        ("numpy", "plots and tables"),
+    ]
     found = []
     for dist, why in needed:
         have = installed_version(dist)
         if have is None:
             found.append(Finding("FIX", dist, f"not installed (needed for {why}); {SETUP}."))
         elif dist in pins and pins[dist] != have:
-            found.append(Finding("NOTE", dist, f"{have} installed; the course is tested with "
-                                 f"{pins[dist]}. If something looks wrong, {SETUP}."))
+            found.append(
+                Finding(
+                    "NOTE",
+                    dist,
+                    f"{have} installed; the course is tested with {pins[dist]}. If something looks wrong, {SETUP}.",
+                )
+            )
         else:
             found.append(Finding("OK", dist, have))
     return found
@@ -180,46 +211,79 @@ def check_widgets() -> Finding:
     lab, widgets = installed_version("jupyterlab"), installed_version("ipywidgets")
     front = installed_version("jupyterlab_widgets")
     if widgets is None or lab is None:
-        return Finding("NOTE", "widgets in JupyterLab", "skipped until JupyterLab and "
-                       "ipywidgets are installed (see above).")
+        return Finding(
+            "NOTE", "widgets in JupyterLab", "skipped until JupyterLab and ipywidgets are installed (see above)."
+        )
     if front is None:
-        return Finding("FIX", "widgets in JupyterLab", "jupyterlab_widgets is missing, so "
-                       f"sliders would show as plain text; {SETUP}.")
+        return Finding(
+            "FIX",
+            "widgets in JupyterLab",
+            f"jupyterlab_widgets is missing, so sliders would show as plain text; {SETUP}.",
+        )
     want = {8: 3, 7: 1}.get(_major(widgets))
     if want is not None and _major(front) != want:
-        return Finding("FIX", "widgets in JupyterLab", f"ipywidgets {widgets} needs "
-                       f"jupyterlab_widgets {want}.x, but {front} is installed; {SETUP}.")
+        return Finding(
+            "FIX",
+            "widgets in JupyterLab",
+            f"ipywidgets {widgets} needs jupyterlab_widgets {want}.x, but {front} is installed; {SETUP}.",
+        )
     if _major(lab) >= 4 and _major(front) < 3:
-        return Finding("FIX", "widgets in JupyterLab", f"JupyterLab {lab} needs "
-                       f"jupyterlab_widgets 3 or newer (found {front}); {SETUP}.")
-    ext = next((d / "@jupyter-widgets" / "jupyterlab-manager" for d in labextension_dirs()
-                if (d / "@jupyter-widgets" / "jupyterlab-manager" / "package.json").exists()), None)
+        return Finding(
+            "FIX",
+            "widgets in JupyterLab",
+            f"JupyterLab {lab} needs jupyterlab_widgets 3 or newer (found {front}); {SETUP}.",
+        )
+    ext = next(
+        (
+            d / "@jupyter-widgets" / "jupyterlab-manager"
+            for d in labextension_dirs()
+            if (d / "@jupyter-widgets" / "jupyterlab-manager" / "package.json").exists()
+        ),
+        None,
+    )
     if ext is None:
-        return Finding("FIX", "widgets in JupyterLab", "the JupyterLab widget extension is not in "
-                       f"any extension folder; reinstall it: pip install --force-reinstall "
-                       f"jupyterlab_widgets=={front}")
-    return Finding("OK", "widgets in JupyterLab", f"ipywidgets {widgets} with "
-                   f"jupyterlab_widgets {front} (JupyterLab {lab})")
+        return Finding(
+            "FIX",
+            "widgets in JupyterLab",
+            "the JupyterLab widget extension is not in "
+            f"any extension folder; reinstall it: pip install --force-reinstall "
+            f"jupyterlab_widgets=={front}",
+        )
+    return Finding(
+        "OK", "widgets in JupyterLab", f"ipywidgets {widgets} with jupyterlab_widgets {front} (JupyterLab {lab})"
+    )
 
 
 def check_kernel() -> Finding:
     argv = find_kernel("python3")
     if argv is None:
-        return Finding("FIX", "kernel", "no 'python3' kernel is registered, so notebooks cannot "
-                       f"run. Run: {Path(sys.executable).name} -m ipykernel install --sys-prefix")
+        return Finding(
+            "FIX",
+            "kernel",
+            "no 'python3' kernel is registered, so notebooks cannot "
+            f"run. Run: {Path(sys.executable).name} -m ipykernel install --sys-prefix",
+        )
     ok, said = try_kernel_python(argv[0])
     if not ok:
-        return Finding("FIX", "kernel", f"the 'python3' kernel runs {argv[0]}, which cannot "
-                       f"load the course ({said}). Install the course into that Python, or "
-                       f"register this one: {sys.executable} -m ipykernel install --sys-prefix")
+        return Finding(
+            "FIX",
+            "kernel",
+            f"the 'python3' kernel runs {argv[0]}, which cannot "
+            f"load the course ({said}). Install the course into that Python, or "
+            f"register this one: {sys.executable} -m ipykernel install --sys-prefix",
+        )
     return Finding("OK", "kernel", f"'python3' runs {argv[0]} and loads the toolkit")
 
 
 def check_slides() -> Finding:
     have = installed_version("jupyterlab-slideshow")
     if have is None:
-        return Finding("NOTE", "slides (instructors)", "jupyterlab-slideshow is not installed; "
-                       f"students do not need it. To present the notebooks as slides, {SETUP}.")
+        return Finding(
+            "NOTE",
+            "slides (instructors)",
+            "jupyterlab-slideshow is not installed; "
+            f"students do not need it. To present the notebooks as slides, {SETUP}.",
+        )
     return Finding("OK", "slides (instructors)", f"jupyterlab-slideshow {have}")
 
 
@@ -242,9 +306,11 @@ def report(findings: list[Finding]) -> str:
     fixes = sum(f.status == "FIX" for f in findings)
     lines = ["Course environment check (python -m toolkit doctor)"]
     lines += [f.line() for f in findings]
-    lines.append("All set: open the course with `make lab`." if not fixes else
-                 f"{fixes} thing{'s' if fixes > 1 else ''} to fix: follow the FIX lines above, "
-                 "then run this check again.")
+    lines.append(
+        "All set: open the course with `make lab`."
+        if not fixes
+        else f"{fixes} thing{'s' if fixes > 1 else ''} to fix: follow the FIX lines above, then run this check again."
+    )
     return "\n".join(lines)
 
 

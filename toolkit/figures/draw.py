@@ -23,9 +23,15 @@ from .how_to_trust import fig6_three_ways_to_score, fig7_injection_controls, fig
 from .lab_map import fig9_toolkit_parts
 
 DRAWERS = {
-    1: fig1_call_loop, 2: fig2_toolformer_steps, 3: fig3_react_vs_dfsdt,
-    4: fig4_three_interfaces, 5: fig5_mcp_roles, 6: fig6_three_ways_to_score,
-    7: fig7_injection_controls, 8: fig8_failure_groups, 9: fig9_toolkit_parts,
+    1: fig1_call_loop,
+    2: fig2_toolformer_steps,
+    3: fig3_react_vs_dfsdt,
+    4: fig4_three_interfaces,
+    5: fig5_mcp_roles,
+    6: fig6_three_ways_to_score,
+    7: fig7_injection_controls,
+    8: fig8_failure_groups,
+    9: fig9_toolkit_parts,
 }
 
 
@@ -48,11 +54,14 @@ def draw_one(number: int, out_dir: Path) -> list[Path]:
         clashes = layout.collisions(fig)
         if spilled or clashes:
             import matplotlib.pyplot as plt
+
             plt.close(fig)
             found = [f"label spills out of its box: {label!r}" for label in spilled] + clashes
             raise FigureLayoutError(
-                f"Figure {number} has text out of place:\n  " + "\n  ".join(found) +
-                "\nShorten the text, or move or widen the box, in toolkit/figures.")
+                f"Figure {number} has text out of place:\n  "
+                + "\n  ".join(found)
+                + "\nShorten the text, or move or widen the box, in toolkit/figures."
+            )
         return canvas.save(fig, Path(out_dir), FIGURES[number][0])
 
 

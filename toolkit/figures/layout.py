@@ -64,8 +64,13 @@ def _texts(fig):
     found = list(fig.texts)
     for ax in fig.axes:
         found += ax.texts
-        found += [ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None),
-                  ax.xaxis.label, ax.yaxis.label]
+        found += [
+            ax.title,
+            getattr(ax, "_left_title", None),
+            getattr(ax, "_right_title", None),
+            ax.xaxis.label,
+            ax.yaxis.label,
+        ]
         found += list(_tick_labels(ax.xaxis)) + list(_tick_labels(ax.yaxis))
     for legend in _legends(fig):
         found += legend.get_texts() + [legend.get_title()]
@@ -84,8 +89,12 @@ def _boxes(fig):
     """The shapes text must not straddle: rounded boxes, rectangles (bars) and circles (badges)."""
     from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 
-    return [p for ax in fig.axes for p in ax.patches
-            if isinstance(p, (FancyBboxPatch, Rectangle, Circle)) and p.get_visible()]
+    return [
+        p
+        for ax in fig.axes
+        for p in ax.patches
+        if isinstance(p, (FancyBboxPatch, Rectangle, Circle)) and p.get_visible()
+    ]
 
 
 def _extent(text, renderer):
@@ -107,8 +116,7 @@ def _grow(bbox, d):
 
 
 def _inside(inner, outer) -> bool:
-    return (inner.x0 >= outer.x0 and inner.x1 <= outer.x1
-            and inner.y0 >= outer.y0 and inner.y1 <= outer.y1)
+    return inner.x0 >= outer.x0 and inner.x1 <= outer.x1 and inner.y0 >= outer.y0 and inner.y1 <= outer.y1
 
 
 def _legend_over_data(legend, ax, renderer, gap) -> list[str]:
@@ -118,8 +126,7 @@ def _legend_over_data(legend, ax, renderer, gap) -> list[str]:
 
     area = _grow(legend.get_window_extent(renderer), gap)
     hits = []
-    bars = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_visible()
-            and p.get_height() > 0]
+    bars = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_visible() and p.get_height() > 0]
     if any(area.overlaps(p.get_window_extent(renderer)) for p in bars):
         hits.append("the legend covers bars")
     for line in ax.lines:
@@ -146,7 +153,7 @@ def collisions(fig, pad: float = 2.0) -> list[str]:
     extents = [_extent(t, renderer) for t in texts]
     problems = []
     for i, (a, box_a) in enumerate(zip(texts, extents)):
-        for b, box_b in zip(texts[i + 1:], extents[i + 1:]):
+        for b, box_b in zip(texts[i + 1 :], extents[i + 1 :]):
             if _grow(box_a, gap / 2).overlaps(_grow(box_b, gap / 2)):
                 problems.append(f"text {_describe(a)} overlaps text {_describe(b)}")
     for text, box in zip(texts, extents):
@@ -155,19 +162,23 @@ def collisions(fig, pad: float = 2.0) -> list[str]:
         for patch in _boxes(fig):
             shape = patch.get_window_extent(renderer)
             if not (_inside(box, _grow(shape, -gap)) or not _grow(shape, gap).overlaps(box)):
-                problems.append(f"text {_describe(text)} crosses the edge of a box at "
-                                f"({shape.x0:.0f}, {shape.y0:.0f})-({shape.x1:.0f}, {shape.y1:.0f}) px")
+                problems.append(
+                    f"text {_describe(text)} crosses the edge of a box at "
+                    f"({shape.x0:.0f}, {shape.y0:.0f})-({shape.x1:.0f}, {shape.y1:.0f}) px"
+                )
     for foot, band in zip(texts, extents):
         if not getattr(foot, "toolkit_footer", False):
             continue
         low, high = band.y0 - gap, band.y1 + gap
         others = [(_describe(t), box) for t, box in zip(texts, extents) if t is not foot]
         others += [("a box", p.get_window_extent(renderer)) for p in _boxes(fig)]
-        problems += [f"{what} shares the footer's row ({_describe(foot)})"
-                     for what, box in others if box.y0 < high and box.y1 > low]
+        problems += [
+            f"{what} shares the footer's row ({_describe(foot)})"
+            for what, box in others
+            if box.y0 < high and box.y1 > low
+        ]
     page = _grow(fig.bbox, -gap)
-    problems += [f"text {_describe(t)} runs off the figure"
-                 for t, box in zip(texts, extents) if not _inside(box, page)]
+    problems += [f"text {_describe(t)} runs off the figure" for t, box in zip(texts, extents) if not _inside(box, page)]
     for legend in _legends(fig):
         if legend.axes is not None:
             problems += _legend_over_data(legend, legend.axes, renderer, gap)

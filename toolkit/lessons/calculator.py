@@ -36,20 +36,35 @@ from ..loop import call, run_agent
 from ..registry import ToolError, ToolRegistry
 
 __all__ = [
-    "calculate", "format_number", "make_calculator_registry", "make_problems", "question",
-    "parse_question", "PatternMatchingModel", "CalculatorCallingModel", "DigitRow",
-    "accuracy_by_digits", "format_accuracy_table", "plot_accuracy",
+    "calculate",
+    "format_number",
+    "make_calculator_registry",
+    "make_problems",
+    "question",
+    "parse_question",
+    "PatternMatchingModel",
+    "CalculatorCallingModel",
+    "DigitRow",
+    "accuracy_by_digits",
+    "format_accuracy_table",
+    "plot_accuracy",
 ]
 
 # --------------------------------------------------------------------------------------------
 # the tool: exact arithmetic, with errors that say what to do
 
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-           ast.Pow: operator.pow}
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
 _UNARY: dict[type, Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 _MAX_EXPONENT = 1000
-_MAX_BITS = 10_000          # results up to about 3,000 digits
+_MAX_BITS = 10_000  # results up to about 3,000 digits
 _MAX_LENGTH = 500
 _HOW = "Write numbers with + - * / // % ** and brackets, such as 12 * (3 + 4)."
 
@@ -61,12 +76,15 @@ def format_number(value: float | int) -> str:
     Notebook 01, through accuracy_by_digits.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ToolError(f"The result is not a real number ({type(value).__name__}); a negative "
-                        "number to a fractional power has no real value.")
+        raise ToolError(
+            f"The result is not a real number ({type(value).__name__}); a negative "
+            "number to a fractional power has no real value."
+        )
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
-            raise ToolError("The result is not a finite number. Check the expression for an "
-                            "overflow such as a huge power.")
+            raise ToolError(
+                "The result is not a finite number. Check the expression for an overflow such as a huge power."
+            )
         if value.is_integer() and abs(value) < 1e16:
             return str(int(value))
         return f"{value:.10g}"
@@ -82,14 +100,22 @@ def _evaluate(node: ast.AST, text: str):
         return _UNARY[type(node.op)](_evaluate(node.operand, text))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(node.left, text), _evaluate(node.right, text)
-        if isinstance(node.op, ast.Pow) and (abs(right) > _MAX_EXPONENT or (
-                abs(left) > 1 and abs(right) * math.log2(abs(left)) > _MAX_BITS)):
-            raise ToolError(f"The power in {text!r} is too large; keep exponents at or below "
-                            f"{_MAX_EXPONENT} and results under about {_MAX_BITS * 3 // 10} digits.")
-        if isinstance(node.op, ast.Mult) and isinstance(left, int) and isinstance(right, int) \
-                and left.bit_length() + right.bit_length() > _MAX_BITS:
-            raise ToolError(f"The product in {text!r} is too large; keep results under about "
-                            f"{_MAX_BITS * 3 // 10} digits.")
+        if isinstance(node.op, ast.Pow) and (
+            abs(right) > _MAX_EXPONENT or (abs(left) > 1 and abs(right) * math.log2(abs(left)) > _MAX_BITS)
+        ):
+            raise ToolError(
+                f"The power in {text!r} is too large; keep exponents at or below "
+                f"{_MAX_EXPONENT} and results under about {_MAX_BITS * 3 // 10} digits."
+            )
+        if (
+            isinstance(node.op, ast.Mult)
+            and isinstance(left, int)
+            and isinstance(right, int)
+            and left.bit_length() + right.bit_length() > _MAX_BITS
+        ):
+            raise ToolError(
+                f"The product in {text!r} is too large; keep results under about {_MAX_BITS * 3 // 10} digits."
+            )
         try:
             return _BINARY[type(node.op)](left, right)
         except ZeroDivisionError:
@@ -98,8 +124,9 @@ def _evaluate(node: ast.AST, text: str):
             raise ToolError(f"{text!r} overflows. Use smaller numbers.") from None
     shown = ast.get_source_segment(text, node) or type(node).__name__
     where = "" if shown == text else f" in {text!r}"
-    raise ToolError(f"The calculator only does arithmetic; {shown!r}{where} is not a number "
-                    f"or an operator it knows. {_HOW}")
+    raise ToolError(
+        f"The calculator only does arithmetic; {shown!r}{where} is not a number or an operator it knows. {_HOW}"
+    )
 
 
 def calculate(expression: str) -> str:
@@ -169,7 +196,7 @@ def make_problems(digits: int, n: int, seed: int = 1) -> list[tuple[int, int]]:
     if not isinstance(n, int) or n < 0:
         raise ValueError(f"n must be a whole number of problems, 0 or more, got {n!r}")
     rng = random.Random(seed * 1009 + digits)
-    low, high = 10 ** (digits - 1), 10 ** digits - 1
+    low, high = 10 ** (digits - 1), 10**digits - 1
     return [(rng.randint(low, high), rng.randint(low, high)) for _ in range(n)]
 
 
@@ -238,7 +265,7 @@ class PatternMatchingModel:
         # memory[size] maps a -> sorted list of the b's seen with it
         self._memory: dict[int, dict[int, list[int]]] = {}
         for size in range(1, max_digits + 1):
-            low, high = 10 ** (size - 1), 10 ** size - 1
+            low, high = 10 ** (size - 1), 10**size - 1
             seen: dict[int, set[int]] = {}
             for _ in range(examples_per_size):
                 seen.setdefault(rng.randint(low, high), set()).add(rng.randint(low, high))
@@ -269,7 +296,7 @@ class PatternMatchingModel:
     @staticmethod
     def _nearest(sorted_values: list[int], x: int) -> int:
         i = bisect.bisect_left(sorted_values, x)
-        options = sorted_values[max(0, i - 1):i + 1]
+        options = sorted_values[max(0, i - 1) : i + 1]
         return min(options, key=lambda v: (abs(v - x), v))
 
     def _closest_seen(self, size: int, a: int, b: int) -> tuple[int, int]:
@@ -278,7 +305,7 @@ class PatternMatchingModel:
         keys, memory = self._keys[size], self._memory[size]
         i = bisect.bisect_left(keys, a)
         best: tuple[float, int, int] | None = None
-        for near_a in keys[max(0, i - self._WINDOW):i + self._WINDOW]:
+        for near_a in keys[max(0, i - self._WINDOW) : i + self._WINDOW]:
             near_b = self._nearest(memory[near_a], b)
             distance = (abs(near_a - a) / a + abs(near_b - b) / b, near_a, near_b)
             if best is None or distance < best:
@@ -358,8 +385,9 @@ class DigitRow:
         return self.correct / self.n if self.n else 0.0
 
 
-def accuracy_by_digits(model, digits=(1, 2, 3, 4, 5), n: int = 100, seed: int = 1,
-                       registry: ToolRegistry | None = None) -> list[DigitRow]:
+def accuracy_by_digits(
+    model, digits=(1, 2, 3, 4, 5), n: int = 100, seed: int = 1, registry: ToolRegistry | None = None
+) -> list[DigitRow]:
     """Ask ``model`` ``n`` problems of each size through :func:`toolkit.run_agent` and count
     exact answers (pack §2.1).
 
@@ -438,13 +466,13 @@ def plot_accuracy(named_rows: dict[str, list[DigitRow]], title: str = ""):
     ax.set_ylabel("exact answers")
     ax.set_ylim(0, 1.05)
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.24), ncol=len(names), fontsize=8,
-              frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.24), ncol=len(names), fontsize=8, frameon=False)
     if title:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
-    bars = "; ".join(f"{name}: " + ", ".join(f"{r.accuracy:.0%} at {r.digits} digit{'s' * (r.digits > 1)}"
-                                             for r in named_rows[name]) for name in names)
+    bars = "; ".join(
+        f"{name}: " + ", ".join(f"{r.accuracy:.0%} at {r.digits} digit{'s' * (r.digits > 1)}" for r in named_rows[name])
+        for name in names
+    )
     heading = f"{title}. " if title else ""
-    return describe(fig, f"{heading}Bar chart of exact answers by the number of digits in each "
-                         f"number. {bars}.")
+    return describe(fig, f"{heading}Bar chart of exact answers by the number of digits in each number. {bars}.")

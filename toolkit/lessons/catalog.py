@@ -24,6 +24,7 @@ CATALOG_QUERIES: list[tuple[str, str]] = [tuple(q) for q in _CATALOG["queries"]]
 def _stub(name: str):
     def run(**arguments: Any) -> dict:
         return {"tool": name, "arguments": arguments, "note": "catalog stub: nothing was done"}
+
     run.__name__ = name
     return run
 
@@ -45,8 +46,9 @@ def _domains(domains: Any) -> list[dict]:
     return out
 
 
-def make_catalog(domains: Iterable | Mapping | None = None,
-                 descriptions: Mapping[str, str] | None = None) -> list[Tool]:
+def make_catalog(
+    domains: Iterable | Mapping | None = None, descriptions: Mapping[str, str] | None = None
+) -> list[Tool]:
     """The catalog's tools, domain by domain, action by action.
 
     ``domains`` picks a subset by name (or gives custom domains as dicts with ``name``,
@@ -60,17 +62,16 @@ def make_catalog(domains: Iterable | Mapping | None = None,
         param = dom["param"]
         for act in CATALOG_ACTIONS:
             name = f"{dom['name']}_{act['name']}"
-            props: dict = {param: {"type": "string",
-                                   "description": dom.get("param_description", param)}}
+            props: dict = {param: {"type": "string", "description": dom.get("param_description", param)}}
             if act["takes_id"]:
                 props["id"] = {"type": "string"}
-            schema = {"type": "object", "properties": props, "required": [param],
-                      "additionalProperties": False}
+            schema = {"type": "object", "properties": props, "required": [param], "additionalProperties": False}
             description = act["description"].format(d=dom["words"])
             if descriptions and name in descriptions:
                 description = descriptions[name]
-            tools.append(Tool(name, description, _stub(name), schema,
-                              read_only=act["read_only"], destructive=act["destructive"]))
+            tools.append(
+                Tool(name, description, _stub(name), schema, read_only=act["read_only"], destructive=act["destructive"])
+            )
     return tools
 
 
@@ -79,6 +80,9 @@ def expand_query(query: str, synonyms: dict[str, str]) -> str:
 
     Used by: toolkit/checks/ex08.py.
     """
-    extra = [words for phrase, words in synonyms.items()
-             if re.search(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?![a-z0-9])", query.lower())]
+    extra = [
+        words
+        for phrase, words in synonyms.items()
+        if re.search(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?![a-z0-9])", query.lower())
+    ]
     return " ".join([query] + extra)

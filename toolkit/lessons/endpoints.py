@@ -41,8 +41,16 @@ import urllib.request
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["ChatCompletionsModel", "MessagesModel", "EndpointError", "wire_tools", "wire_schema",
-           "legal_names", "LEGAL_NAME", "USER_AGENT"]
+__all__ = [
+    "ChatCompletionsModel",
+    "MessagesModel",
+    "EndpointError",
+    "wire_tools",
+    "wire_schema",
+    "legal_names",
+    "LEGAL_NAME",
+    "USER_AGENT",
+]
 
 LEGAL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 USER_AGENT = "tooluse-course/0.1 (python urllib)"
@@ -52,11 +60,27 @@ _JSON_TYPES = {"string", "number", "integer", "boolean", "array", "object", "nul
 # BFCL's names (Python's and Java's, as its data writes them) → JSON Schema. BFCL's handlers
 # (bfcl_eval's GORILLA_TO_OPENAPI table) send "any" as a string and any name they do not know
 # as a string too; this follows them, so a model is shown what BFCL shows it.
-_BFCL_TYPES = {"dict": "object", "float": "number", "double": "number", "tuple": "array",
-               "list": "array", "bool": "boolean", "int": "integer", "long": "integer",
-               "short": "integer", "byte": "integer", "bigint": "integer", "char": "string",
-               "str": "string", "any": "string", "hashmap": "object", "hashtable": "object",
-               "arraylist": "array", "queue": "array", "stack": "array"}
+_BFCL_TYPES = {
+    "dict": "object",
+    "float": "number",
+    "double": "number",
+    "tuple": "array",
+    "list": "array",
+    "bool": "boolean",
+    "int": "integer",
+    "long": "integer",
+    "short": "integer",
+    "byte": "integer",
+    "bigint": "integer",
+    "char": "string",
+    "str": "string",
+    "any": "string",
+    "hashmap": "object",
+    "hashtable": "object",
+    "arraylist": "array",
+    "queue": "array",
+    "stack": "array",
+}
 # Keywords whose value is one schema, a list of schemas, or a map of name → schema.
 _ONE_SCHEMA = ("items", "additionalProperties", "not", "contains", "if", "then", "else")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -175,9 +199,13 @@ def wire_tools(tools: Iterable[Mapping] | None) -> tuple[list[dict], dict[str, s
     specs = []
     for t in tools:
         params = t.get("parameters", t.get("inputSchema", t.get("input_schema")))
-        specs.append({"name": names[str(t.get("name", ""))],
-                      "description": str(t.get("description") or ""),
-                      "parameters": wire_schema(params)})
+        specs.append(
+            {
+                "name": names[str(t.get("name", ""))],
+                "description": str(t.get("description") or ""),
+                "parameters": wire_schema(params),
+            }
+        )
     return specs, names
 
 
@@ -274,10 +302,20 @@ class _Endpoint:
     api_name = "endpoint"
     key_env = "API_KEY"
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, *, timeout: float = 60,
-                 max_retries: int = 4, temperature: float | None = 0, extra_body: Mapping | None = None,
-                 api_key_env: str | None = None, max_wait: float = 120.0,
-                 sleep: Callable[[float], Any] = time.sleep) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        timeout: float = 60,
+        max_retries: int = 4,
+        temperature: float | None = 0,
+        extra_body: Mapping | None = None,
+        api_key_env: str | None = None,
+        max_wait: float = 120.0,
+        sleep: Callable[[float], Any] = time.sleep,
+    ) -> None:
         if not isinstance(base_url, str) or not re.match(r"^https?://", base_url):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         if not isinstance(model, str) or not model:
@@ -312,8 +350,12 @@ class _Endpoint:
         raise NotImplementedError
 
     def _headers(self) -> dict:
-        return {"Content-Type": "application/json", "Accept": "application/json",
-                "User-Agent": USER_AGENT, **self._own_headers()}
+        return {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": USER_AGENT,
+            **self._own_headers(),
+        }
 
     def request_body(self, messages: list, tools: list | None) -> dict:
         """The JSON body this model sends for ``respond(messages, tools)``."""
@@ -353,18 +395,26 @@ class _Endpoint:
         where = f"{self.api_name} endpoint {self._url()}"
         if status == 400:
             field = f"the field {param!r}" if param else "the request (it named no field)"
-            return (f"400 Bad Request from {where}: it rejected {field}; fix or leave out "
-                    f"that setting, and check that model {self.model!r} takes tools.{said}")
+            return (
+                f"400 Bad Request from {where}: it rejected {field}; fix or leave out "
+                f"that setting, and check that model {self.model!r} takes tools.{said}"
+            )
         if status in (401, 403):
-            return (f"{status} from {where}: the server refused the key; check the API key in "
-                    f"${self.key_env} (and that it may use model {self.model!r}).{said}")
+            return (
+                f"{status} from {where}: the server refused the key; check the API key in "
+                f"${self.key_env} (and that it may use model {self.model!r}).{said}"
+            )
         if status == 404:
-            return (f"404 Not Found from {where}: check --base-url (OpenAI-style URLs end in "
-                    f"/v1) and --model (now {self.model!r}).{said}")
+            return (
+                f"404 Not Found from {where}: check --base-url (OpenAI-style URLs end in "
+                f"/v1) and --model (now {self.model!r}).{said}"
+            )
         if status == 429 or status >= 500:
-            return (f"{status} from {where} after {self.max_retries + 1} tries: the server is "
-                    f"busy or failing; wait a while and run again.{said}")
-        return (f"{status} from {where}.{said}")
+            return (
+                f"{status} from {where} after {self.max_retries + 1} tries: the server is "
+                f"busy or failing; wait a while and run again.{said}"
+            )
+        return f"{status} from {where}.{said}"
 
     def _open(self, body: bytes) -> tuple[int, Any, bytes]:
         request = urllib.request.Request(self._url(), data=body, method="POST", headers=self._headers())
@@ -387,11 +437,15 @@ class _Endpoint:
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, (TimeoutError, socket.timeout)):
                     raise self._timeout() from None
-                raise self._fail(f"could not reach {self._url()} ({exc.reason}): is the server running, "
-                                 "and is --base-url right?", kind="connection") from None
+                raise self._fail(
+                    f"could not reach {self._url()} ({exc.reason}): is the server running, and is --base-url right?",
+                    kind="connection",
+                ) from None
             except (OSError, http.client.HTTPException) as exc:  # reset, cut short, garbled
-                raise self._fail(f"the connection to {self._url()} broke ({type(exc).__name__}); "
-                                 "is the server running?", kind="connection") from None
+                raise self._fail(
+                    f"the connection to {self._url()} broke ({type(exc).__name__}); is the server running?",
+                    kind="connection",
+                ) from None
             self.usage["requests"] += 1
             if status < 300:
                 return self._decode(raw)
@@ -400,25 +454,33 @@ class _Endpoint:
                 raise self._http_error(status, raw) from None
             wait = _retry_after(headers)
             if wait is None:
-                wait = min(30.0, 0.5 * 2 ** attempt)  # 0.5, 1, 2, 4 … seconds, at most 30
+                wait = min(30.0, 0.5 * 2**attempt)  # 0.5, 1, 2, 4 … seconds, at most 30
             if waited + wait > self.max_wait:
-                raise self._fail(f"{status} from {self.api_name} endpoint {self._url()}: the server asks "
-                                 f"to wait {wait:g} s more, beyond this model's limit of {self.max_wait:g} s "
-                                 "of waiting; run again later.", status, "http") from None
+                raise self._fail(
+                    f"{status} from {self.api_name} endpoint {self._url()}: the server asks "
+                    f"to wait {wait:g} s more, beyond this model's limit of {self.max_wait:g} s "
+                    "of waiting; run again later.",
+                    status,
+                    "http",
+                ) from None
             self.sleep(wait)
             waited += wait
         raise AssertionError("unreachable")
 
     def _timeout(self) -> EndpointError:
-        return self._fail(f"no answer from {self._url()} within {self.timeout:g} s (timeout); a local "
-                          "model may need a longer timeout, a hosted one may be overloaded.", kind="timeout")
+        return self._fail(
+            f"no answer from {self._url()} within {self.timeout:g} s (timeout); a local "
+            "model may need a longer timeout, a hosted one may be overloaded.",
+            kind="timeout",
+        )
 
     def _decode(self, raw: bytes) -> dict:
         try:
             data = json.loads(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
-            raise self._fail(f"the answer from {self._url()} is not JSON; is --base-url the API's "
-                             "address rather than a web page?") from None
+            raise self._fail(
+                f"the answer from {self._url()} is not JSON; is --base-url the API's address rather than a web page?"
+            ) from None
         if not isinstance(data, dict):
             raise self._fail(f"the answer from {self._url()} is not a JSON object")
         return data
@@ -473,8 +535,9 @@ class ChatCompletionsModel(_Endpoint):
     def _parse(self, data: dict, original: dict[str, str]) -> dict:
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise self._fail(f"the answer from {self._url()} has no choices; it does not look like "
-                             "a Chat Completions response")
+            raise self._fail(
+                f"the answer from {self._url()} has no choices; it does not look like a Chat Completions response"
+            )
         choice = choices[0]
         message = choice.get("message") or {}
         calls = []
@@ -486,8 +549,13 @@ class ChatCompletionsModel(_Endpoint):
         stop = choice.get("finish_reason")
         if stop == "content_filter" and not refusal:
             refusal = "the endpoint's content filter stopped the answer"
-        return {"content": _refused(message.get("content"), refusal), "tool_calls": calls,
-                "stop_reason": stop, "refusal": refusal or None, "usage": usage}
+        return {
+            "content": _refused(message.get("content"), refusal),
+            "tool_calls": calls,
+            "stop_reason": stop,
+            "refusal": refusal or None,
+            "usage": usage,
+        }
 
 
 def _openai_messages(messages: list, names: dict[str, str]) -> list[dict]:
@@ -496,14 +564,27 @@ def _openai_messages(messages: list, names: dict[str, str]) -> list[dict]:
     for m in messages:
         role = m.get("role")
         if role == "tool":
-            out.append({"role": "tool", "tool_call_id": str(m.get("tool_call_id")),
-                        "content": str(m.get("content", ""))})
+            out.append(
+                {"role": "tool", "tool_call_id": str(m.get("tool_call_id")), "content": str(m.get("content", ""))}
+            )
         elif role == "assistant" and m.get("tool_calls"):
-            out.append({"role": "assistant", "content": m.get("content"), "tool_calls": [
-                {"id": str(c.get("id")), "type": "function",
-                 "function": {"name": names.get(c.get("name")) or _legal(c.get("name")),
-                              "arguments": _arguments_text(c.get("arguments"))}}
-                for c in m["tool_calls"]]})
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": m.get("content"),
+                    "tool_calls": [
+                        {
+                            "id": str(c.get("id")),
+                            "type": "function",
+                            "function": {
+                                "name": names.get(c.get("name")) or _legal(c.get("name")),
+                                "arguments": _arguments_text(c.get("arguments")),
+                            },
+                        }
+                        for c in m["tool_calls"]
+                    ],
+                }
+            )
         else:
             out.append({"role": role, "content": m.get("content") if m.get("content") is not None else ""})
     return out
@@ -528,8 +609,16 @@ class MessagesModel(_Endpoint):
     api_name = "Anthropic"
     key_env = "ANTHROPIC_API_KEY"
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, *, max_tokens: int = 1024,
-                 anthropic_version: str = "2023-06-01", **options: Any) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        max_tokens: int = 1024,
+        anthropic_version: str = "2023-06-01",
+        **options: Any,
+    ) -> None:
         options.setdefault("temperature", None)
         super().__init__(base_url, model, api_key, **options)
         if not isinstance(max_tokens, int) or max_tokens < 1:
@@ -551,15 +640,17 @@ class MessagesModel(_Endpoint):
         if system:
             body["system"] = system
         if specs:
-            body["tools"] = [{"name": s["name"], "description": s["description"],
-                              "input_schema": s["parameters"]} for s in specs]
+            body["tools"] = [
+                {"name": s["name"], "description": s["description"], "input_schema": s["parameters"]} for s in specs
+            ]
         return body
 
     def _parse(self, data: dict, original: dict[str, str]) -> dict:
         blocks = data.get("content")
         if not isinstance(blocks, list):
-            raise self._fail(f"the answer from {self._url()} has no content list; it does not look "
-                             "like a Messages response")
+            raise self._fail(
+                f"the answer from {self._url()} has no content list; it does not look like a Messages response"
+            )
         texts, calls = [], []
         for i, b in enumerate(blocks):
             if not isinstance(b, dict):
@@ -578,8 +669,13 @@ class MessagesModel(_Endpoint):
                 details = {}
             refusal = text or details.get("explanation") or "the model declined (stop_reason: refusal)"
             text = None
-        return {"content": _refused(text, refusal), "tool_calls": calls, "stop_reason": stop,
-                "refusal": refusal, "usage": usage}
+        return {
+            "content": _refused(text, refusal),
+            "tool_calls": calls,
+            "stop_reason": stop,
+            "refusal": refusal,
+            "usage": usage,
+        }
 
 
 def _blocks(content: Any) -> list:
@@ -604,17 +700,25 @@ def _anthropic_messages(messages: list, names: dict[str, str]) -> tuple[str | No
         if role == "system":
             system.append(str(m.get("content") or ""))
         elif role == "tool":
-            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": str(m.get("tool_call_id")),
-                                     "content": str(m.get("content", ""))}
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": str(m.get("tool_call_id")),
+                "content": str(m.get("content", "")),
+            }
             if m.get("is_error"):
                 block["is_error"] = True
             add("user", [block])
         elif role == "assistant":
             blocks = _blocks(m.get("content"))
             for c in m.get("tool_calls") or []:
-                blocks.append({"type": "tool_use", "id": str(c.get("id")),
-                               "name": names.get(c.get("name")) or _legal(c.get("name")),
-                               "input": _arguments_object(c.get("arguments"))})
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": str(c.get("id")),
+                        "name": names.get(c.get("name")) or _legal(c.get("name")),
+                        "input": _arguments_object(c.get("arguments")),
+                    }
+                )
             add("assistant", blocks if m.get("tool_calls") else (m.get("content") or ""))
         else:
             add("user", m.get("content") if m.get("content") is not None else "")

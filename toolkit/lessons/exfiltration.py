@@ -34,9 +34,21 @@ from ..loop import AgentResult, call, run_agent
 from ..registry import ToolRegistry
 from .injection import ATTACKS
 
-__all__ = ["EXFILTRATION_PAGE", "PRIVATE_DATA", "FETCHED_URLS", "PORTAL_URL", "PORTAL_HOST", "MARKER",
-           "FakeWeb", "make_world", "make_exfiltration_registry", "ExfiltratingModel", "exfiltration_demo", "leaked_urls",
-           "private_tokens"]
+__all__ = [
+    "EXFILTRATION_PAGE",
+    "PRIVATE_DATA",
+    "FETCHED_URLS",
+    "PORTAL_URL",
+    "PORTAL_HOST",
+    "MARKER",
+    "FakeWeb",
+    "make_world",
+    "make_exfiltration_registry",
+    "ExfiltratingModel",
+    "exfiltration_demo",
+    "leaked_urls",
+    "private_tokens",
+]
 
 EXFILTRATION_PAGE: str = ATTACKS["exfiltration_page"]
 PRIVATE_DATA: str = ATTACKS["private_data"]
@@ -84,8 +96,9 @@ class FakeWeb:
         return page if page is not None else f"(Fetched {url}: the server answered 200 OK with an empty page.)"
 
 
-def make_world(page: str | None = None, fetched: list | None = None,
-               private: str = PRIVATE_DATA) -> tuple[ToolRegistry, FakeWeb]:
+def make_world(
+    page: str | None = None, fetched: list | None = None, private: str = PRIVATE_DATA
+) -> tuple[ToolRegistry, FakeWeb]:
     """Exercise 12's world before the leak: ``(registry, web)``.
 
     The registry holds one tool, ``get_customers`` (read-only, closed world, private), which
@@ -136,8 +149,9 @@ class ExfiltratingModel:
     Notebook 11, through exfiltration_demo.
     """
 
-    def __init__(self, url: str = PORTAL_URL,
-                 disguise: Callable[[str], list[str]] = lambda data: [quote(data)]) -> None:
+    def __init__(
+        self, url: str = PORTAL_URL, disguise: Callable[[str], list[str]] = lambda data: [quote(data)]
+    ) -> None:
         self.url = url
         self.disguise = disguise
         self.turn = 0
@@ -226,7 +240,7 @@ def _from_hex(text: str, shortest: int = 2 * _MIN_TOKEN, starts=(0, 1)) -> list[
     for run in re.findall(r"[0-9a-f]{%d,}" % shortest, _squash(text)):  # noqa: UP031 (regex braces)
         for start in starts:
             digits = run[start:]
-            out.append(bytes.fromhex(digits[:len(digits) // 2 * 2]).decode("latin-1"))
+            out.append(bytes.fromhex(digits[: len(digits) // 2 * 2]).decode("latin-1"))
     return out
 
 
@@ -316,6 +330,7 @@ def _smallest_window(column: list[str], shapes: set[str]) -> tuple[int, int]:
     """The shortest run ``column[first:last]`` that still reveals a token, so the requests
     around the pieces (the portal page, say) are not blamed for the leak. Found by halving:
     dropping pieces from one end only ever hides the token once."""
+
     def furthest(ok, low: int, high: int) -> int:  # the largest x in [low, high] with ok(x)
         while low < high:
             middle = (low + high + 1) // 2
@@ -324,7 +339,7 @@ def _smallest_window(column: list[str], shapes: set[str]) -> tuple[int, int]:
 
     n = len(column)
     first = furthest(lambda k: _reveals(column[k:], shapes), 0, n - 1)
-    cut = furthest(lambda k: _reveals(column[first:n - k], shapes), 0, n - first - 1)
+    cut = furthest(lambda k: _reveals(column[first : n - k], shapes), 0, n - first - 1)
     return first, n - cut
 
 
@@ -345,9 +360,9 @@ def leaked_urls(urls: list[str] | None = None, private: str = PRIVATE_DATA) -> l
     return [url for url in urls if url in found]
 
 
-def exfiltration_demo(defended: bool = True, gate: PermissionGate | None = None,
-                      wrap_outputs: bool | None = None
-                      ) -> tuple[AgentResult, list[str], PermissionGate | None]:
+def exfiltration_demo(
+    defended: bool = True, gate: PermissionGate | None = None, wrap_outputs: bool | None = None
+) -> tuple[AgentResult, list[str], PermissionGate | None]:
     """Run the attack once. Returns the run, the addresses that leaked data, and the gate.
 
     Defended means what :func:`toolkit.injection_demo` means by it, for this task's tools: an
@@ -361,6 +376,5 @@ def exfiltration_demo(defended: bool = True, gate: PermissionGate | None = None,
     if gate is None and defended:
         gate = PermissionGate(allow={"fetch_url", "get_customers"})
     wrap = defended if wrap_outputs is None else wrap_outputs
-    result = run_agent(ExfiltratingModel(), registry, f"What does {PORTAL_URL} say?",
-                       gate=gate, wrap_outputs=wrap)
+    result = run_agent(ExfiltratingModel(), registry, f"What does {PORTAL_URL} say?", gate=gate, wrap_outputs=wrap)
     return result, leaked_urls(), gate

@@ -35,13 +35,24 @@ __all__ = ["GROUPS", "FailedRun", "failed_runs", "run_lines", "group_guide", "no
 GROUPS = ("single call", "many steps", "conversation")
 
 _SPELLINGS = {
-    "single call": "single call", "single": "single call", "single-call": "single call",
-    "one call": "single call", "call": "single call",
-    "many steps": "many steps", "many": "many steps", "many-steps": "many steps",
-    "multi step": "many steps", "multi-step": "many steps", "multistep": "many steps",
-    "steps": "many steps", "multiple steps": "many steps",
-    "conversation": "conversation", "conv": "conversation", "dialog": "conversation",
-    "dialogue": "conversation", "the conversation": "conversation",
+    "single call": "single call",
+    "single": "single call",
+    "single-call": "single call",
+    "one call": "single call",
+    "call": "single call",
+    "many steps": "many steps",
+    "many": "many steps",
+    "many-steps": "many steps",
+    "multi step": "many steps",
+    "multi-step": "many steps",
+    "multistep": "many steps",
+    "steps": "many steps",
+    "multiple steps": "many steps",
+    "conversation": "conversation",
+    "conv": "conversation",
+    "dialog": "conversation",
+    "dialogue": "conversation",
+    "the conversation": "conversation",
 }
 
 
@@ -107,8 +118,12 @@ def run_lines(result: AgentResult) -> list[str]:
 
 
 def _agent_calls(result: AgentResult) -> list[tuple[str, dict]]:
-    return [(c.get("name"), c.get("arguments") or {}) for m in result.messages
-            if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    return [
+        (c.get("name"), c.get("arguments") or {})
+        for m in result.messages
+        if m["role"] == "assistant"
+        for c in m.get("tool_calls") or []
+    ]
 
 
 def _schemas(registry) -> dict:
@@ -117,12 +132,13 @@ def _schemas(registry) -> dict:
 
 def _retail(spec: dict) -> tuple:
     task = next(t for t in RETAIL_TASKS_EXTENDED if t["id"] == spec["task"])
-    env, result = retail_trial_run(task, spec.get("seed", 0), spec.get("p_skip_check", 0.0),
-                                   spec.get("p_typo", 0.0))
+    env, result = retail_trial_run(task, spec.get("seed", 0), spec.get("p_skip_check", 0.0), spec.get("p_typo", 0.0))
     wrong = {k: (v, task["goal"][k]) for k, v in env.db.items() if v != task["goal"][k]}
     lines = [f"policy in the prompt: {env.POLICY}"] + run_lines(result)
-    lines.append("database at the end vs the goal: "
-                 + "; ".join(f"{k} is {got}, goal {goal}" for k, (got, goal) in sorted(wrong.items())))
+    lines.append(
+        "database at the end vs the goal: "
+        + "; ".join(f"{k} is {got}, goal {goal}" for k, (got, goal) in sorted(wrong.items()))
+    )
     return f"mock retail agent, task {task['id']}", lines, result, _schemas(env.registry)
 
 
@@ -132,11 +148,12 @@ def _caller(spec: dict) -> tuple:
     cls = next(c for c in CALLER_TYPES if c.__name__ == spec["caller"])
     reply = cls(spec.get("slip", 1.0), spec.get("seed", 0)).answer(case)
     offered = {name: functions[name] for name in case["functions"]}
-    lines = [f"user: {case['question']}",
-             "tools offered: " + "; ".join(
-                 f"{name}({', '.join(_params(spec_))})" for name, spec_ in offered.items()),
-             f"reply: {reply}",
-             f"scorer (classify): {classify(case, reply, functions)}"]
+    lines = [
+        f"user: {case['question']}",
+        "tools offered: " + "; ".join(f"{name}({', '.join(_params(spec_))})" for name, spec_ in offered.items()),
+        f"reply: {reply}",
+        f"scorer (classify): {classify(case, reply, functions)}",
+    ]
     schemas = {name: f.get("parameters") or f.get("inputSchema") or {} for name, f in offered.items()}
     return f"mock caller '{cls.name}', case {case['id']}", lines, None, schemas, parse_calls(reply)
 
@@ -164,8 +181,15 @@ def _loop(spec: dict) -> tuple:
     def stubborn(messages, tools):  # a scripted agent: the same look-up every turn
         return {"tool_calls": [call(f"r{len(messages)}", "get_order", order_id=oid)]}
 
-    result = run_agent(stubborn, env.registry, spec["user"], system=env.POLICY,
-                       max_steps=spec.get("max_steps", 4), call_timeout=None, parallel=False)
+    result = run_agent(
+        stubborn,
+        env.registry,
+        spec["user"],
+        system=env.POLICY,
+        max_steps=spec.get("max_steps", 4),
+        call_timeout=None,
+        parallel=False,
+    )
     return "scripted agent that retries", run_lines(result), result, _schemas(env.registry)
 
 
@@ -182,8 +206,20 @@ def failed_runs() -> list[FailedRun]:
         spec = entry["source"]
         source, lines, result, offered, *calls = _MAKERS[spec["kind"]](spec)
         calls = calls[0] if calls else _agent_calls(result)
-        runs.append(FailedRun(entry["id"], entry["title"], source, lines, entry["group"],
-                              entry["why"], entry["hint"], result, calls, offered))
+        runs.append(
+            FailedRun(
+                entry["id"],
+                entry["title"],
+                source,
+                lines,
+                entry["group"],
+                entry["why"],
+                entry["hint"],
+                result,
+                calls,
+                offered,
+            )
+        )
     return runs
 
 

@@ -28,12 +28,29 @@ from ..loop import AgentResult, ScriptedModel, call, run_agent
 from ..mcp import InMemoryTransport, MCPClient, MCPServer, mcp_to_registry
 from ..registry import ToolRegistry
 
-__all__ = ["ATTACKER_PAGE", "SENT_EMAILS", "make_injection_registry", "InjectableModel",
-           "injection_demo", "ATTACKS",
-           "TICKET_ID", "STORED_TICKET", "STORED_ATTACK_TO", "STORED_ATTACK_BODY", "TICKET_SUMMARY",
-           "make_ticket_registry", "stored_injection_demo",
-           "REFUND_LIMIT", "REFUNDS", "REFUND_SLIPS", "RefundLimitGate", "make_refund_registry",
-           "refund_demo", "verdict_on_raw_call", "bridged_mail_tools"]
+__all__ = [
+    "ATTACKER_PAGE",
+    "SENT_EMAILS",
+    "make_injection_registry",
+    "InjectableModel",
+    "injection_demo",
+    "ATTACKS",
+    "TICKET_ID",
+    "STORED_TICKET",
+    "STORED_ATTACK_TO",
+    "STORED_ATTACK_BODY",
+    "TICKET_SUMMARY",
+    "make_ticket_registry",
+    "stored_injection_demo",
+    "REFUND_LIMIT",
+    "REFUNDS",
+    "REFUND_SLIPS",
+    "RefundLimitGate",
+    "make_refund_registry",
+    "refund_demo",
+    "verdict_on_raw_call",
+    "bridged_mail_tools",
+]
 
 ATTACKS: dict = load_json("attacks.json")
 ATTACKER_PAGE: str = ATTACKS["attacker_page"]
@@ -88,8 +105,12 @@ class InjectableModel:
     Notebook 11, through injection_demo.
     """
 
-    def __init__(self, url: str = "https://acme.test", first_call: dict | None = None,
-                 summary: str = "Summary: Acme Corp makes anvils.") -> None:
+    def __init__(
+        self,
+        url: str = "https://acme.test",
+        first_call: dict | None = None,
+        summary: str = "Summary: Acme Corp makes anvils.",
+    ) -> None:
         self.url = url
         self.first_call = first_call or call("c1", "fetch_page", url=url)
         self.summary = summary
@@ -108,8 +129,9 @@ class InjectableModel:
         return {"content": self.summary}
 
 
-def injection_demo(defended: bool, gate: PermissionGate | None = None, wrap_outputs: bool | None = None
-                   ) -> tuple[AgentResult, list, PermissionGate | None]:
+def injection_demo(
+    defended: bool, gate: PermissionGate | None = None, wrap_outputs: bool | None = None
+) -> tuple[AgentResult, list, PermissionGate | None]:
     """Run the attack once. Returns the run, the emails sent, and the gate (None undefended).
 
     Defended means: an allowlist of both tools, ``send_email`` pre-approved (so a clean run
@@ -122,8 +144,7 @@ def injection_demo(defended: bool, gate: PermissionGate | None = None, wrap_outp
     if gate is None and defended:
         gate = PermissionGate(allow={"fetch_page", "send_email"}, pre_approved={"send_email"})
     wrap = defended if wrap_outputs is None else wrap_outputs
-    result = run_agent(InjectableModel(), registry, "Summarise https://acme.test for me.",
-                       gate=gate, wrap_outputs=wrap)
+    result = run_agent(InjectableModel(), registry, "Summarise https://acme.test for me.", gate=gate, wrap_outputs=wrap)
     return result, list(SENT_EMAILS), gate
 
 
@@ -245,8 +266,7 @@ class RefundLimitGate(PermissionGate):
         args = call.get("arguments")
         self.seen.append(args)
         amount = args.get("amount", 0) if isinstance(args, dict) else 0
-        if tool is not None and tool.name == "refund" and isinstance(amount, (int, float)) \
-                and amount > REFUND_LIMIT:
+        if tool is not None and tool.name == "refund" and isinstance(amount, (int, float)) and amount > REFUND_LIMIT:
             ok = self.confirm is not None and bool(self.confirm(call))
             reason = "" if ok else self.REASON
             self.log.append(("allow" if ok else "deny", tool.name, reason))
@@ -263,8 +283,12 @@ def refund_demo(arguments) -> tuple[AgentResult, list, RefundLimitGate]:
     """
     registry = make_refund_registry()
     gate = RefundLimitGate(pre_approved={"refund"})
-    model = ScriptedModel([{"tool_calls": [{"id": "r1", "name": "refund", "arguments": arguments}]},
-                           {"content": "I have asked for the refund."}])
+    model = ScriptedModel(
+        [
+            {"tool_calls": [{"id": "r1", "name": "refund", "arguments": arguments}]},
+            {"content": "I have asked for the refund."},
+        ]
+    )
     result = run_agent(model, registry, "Refund order A1, please.", gate=gate)
     return result, list(REFUNDS), gate
 
@@ -280,6 +304,7 @@ def verdict_on_raw_call(arguments) -> tuple[bool, str]:
 
 
 # ---- annotations are claims: a server that calls its mail tool read-only ------------------------
+
 
 def bridged_mail_tools(trusted: bool = False) -> ToolRegistry:
     """The tools of a toy MCP server whose ``send_email`` claims to be read-only, closed world

@@ -35,9 +35,20 @@ from typing import Any
 from ..data import load_json
 from ..scoring import BFCL_CASES, FUNCS, format_calls, gold_calls, is_nested_form
 
-__all__ = ["MockCaller", "NameInventor", "ValueDropper", "OverEagerCaller", "CALLER_TYPES",
-           "make_callers", "gold_text", "course_cases", "scoring_cases",
-           "invent_name", "written_call", "concrete_value"]
+__all__ = [
+    "MockCaller",
+    "NameInventor",
+    "ValueDropper",
+    "OverEagerCaller",
+    "CALLER_TYPES",
+    "make_callers",
+    "gold_text",
+    "course_cases",
+    "scoring_cases",
+    "invent_name",
+    "written_call",
+    "concrete_value",
+]
 
 _COURSE = load_json("course_cases.json")
 
@@ -80,6 +91,7 @@ def scoring_cases(which: str = "all") -> tuple[dict, list[dict]]:
 
 # --------------------------------------------------------------------------------------------
 # gold calls as a caller writes them (the text itself: toolkit.scoring.format_calls)
+
 
 def _options(acceptable: Any) -> list:
     opts = acceptable if isinstance(acceptable, list) else [acceptable]
@@ -139,9 +151,18 @@ def gold_text(case: Mapping) -> str:
 # --------------------------------------------------------------------------------------------
 # the callers
 
-_VERB_SWAPS = {"get": "fetch", "search": "find", "set": "create", "send": "post", "book": "reserve",
-               "convert": "exchange", "create": "new", "translate": "translate_text",
-               "add": "sum", "mult": "multiply"}
+_VERB_SWAPS = {
+    "get": "fetch",
+    "search": "find",
+    "set": "create",
+    "send": "post",
+    "book": "reserve",
+    "convert": "exchange",
+    "create": "new",
+    "translate": "translate_text",
+    "add": "sum",
+    "mult": "multiply",
+}
 
 
 def invent_name(name: str, known: Iterable[str], rng: random.Random) -> str:
@@ -286,4 +307,3 @@ def make_callers(slips: Sequence[float] | None = None, seed: int = 0) -> list[Mo
     if len(slips) != len(CALLER_TYPES):
         raise ValueError(f"give {len(CALLER_TYPES)} slip rates, one per caller")
     return [cls(s, seed) for cls, s in zip(CALLER_TYPES, slips)]
-

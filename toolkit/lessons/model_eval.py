@@ -33,28 +33,53 @@ from ..scoring import FAILURE_TYPES, case_category, classify, load_bfcl
 from .endpoints import ChatCompletionsModel, EndpointError, MessagesModel, wire_tools
 from .retail import POLICY, POLICY_EXTENDED, RETAIL_TASKS, RETAIL_TASKS_EXTENDED, retail_outcomes
 
-__all__ = ["make_model", "real_model_from_env", "reply_to_output", "select_cases", "run_bfcl",
-           "bfcl_summary", "format_bfcl", "run_passk", "format_passk", "estimate_bfcl_cost",
-           "estimate_passk_cost", "notebook_loop", "notebook_bfcl", "notebook_passk", "cli",
-           "APIS", "KEY_ENV", "NOT_CONFIGURED", "BFCL_CATEGORIES"]
+__all__ = [
+    "make_model",
+    "real_model_from_env",
+    "reply_to_output",
+    "select_cases",
+    "run_bfcl",
+    "bfcl_summary",
+    "format_bfcl",
+    "run_passk",
+    "format_passk",
+    "estimate_bfcl_cost",
+    "estimate_passk_cost",
+    "notebook_loop",
+    "notebook_bfcl",
+    "notebook_passk",
+    "cli",
+    "APIS",
+    "KEY_ENV",
+    "NOT_CONFIGURED",
+    "BFCL_CATEGORIES",
+]
 
 APIS = {"openai": ChatCompletionsModel, "anthropic": MessagesModel}
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
 ENDPOINT_ERROR = "endpoint_error"  # a case the endpoint did not answer; counted as a failure
 
-NOT_CONFIGURED = ("No real model configured (optional): set TOOLKIT_MODEL_API=openai or anthropic, "
-                  "TOOLKIT_MODEL_BASE_URL, TOOLKIT_MODEL and the key in OPENAI_API_KEY or "
-                  "ANTHROPIC_API_KEY (or in the variable TOOLKIT_MODEL_KEY_ENV names), then restart "
-                  "the kernel; README, 'Using a real model'.")
+NOT_CONFIGURED = (
+    "No real model configured (optional): set TOOLKIT_MODEL_API=openai or anthropic, "
+    "TOOLKIT_MODEL_BASE_URL, TOOLKIT_MODEL and the key in OPENAI_API_KEY or "
+    "ANTHROPIC_API_KEY (or in the variable TOOLKIT_MODEL_KEY_ENV names), then restart "
+    "the kernel; README, 'Using a real model'."
+)
 
 
 # --------------------------------------------------------------------------------------------
 # making a model
 
 
-def make_model(api: str, base_url: str, model: str, api_key_env: str | None = None,
-               environ: Mapping[str, str] | None = None, **options: Any):
+def make_model(
+    api: str,
+    base_url: str,
+    model: str,
+    api_key_env: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    **options: Any,
+):
     """An endpoint model whose key is read from the variable ``api_key_env`` (default
     ``OPENAI_API_KEY`` or ``ANTHROPIC_API_KEY``). A missing key is fine: local servers need none.
 
@@ -82,8 +107,13 @@ def real_model_from_env(environ: Mapping[str, str] | None = None):
     missing = [v for v, value in given.items() if not value]
     if missing:
         raise ValueError(f"set {', '.join(missing)} too (or unset all three to use the mocks only)")
-    return make_model(given["TOOLKIT_MODEL_API"].lower(), given["TOOLKIT_MODEL_BASE_URL"],
-                      given["TOOLKIT_MODEL"], environ.get("TOOLKIT_MODEL_KEY_ENV") or None, environ)
+    return make_model(
+        given["TOOLKIT_MODEL_API"].lower(),
+        given["TOOLKIT_MODEL_BASE_URL"],
+        given["TOOLKIT_MODEL"],
+        environ.get("TOOLKIT_MODEL_KEY_ENV") or None,
+        environ,
+    )
 
 
 def _label(model) -> str:
@@ -129,8 +159,14 @@ def _fatal(exc: EndpointError) -> bool:
     return exc.status in (401, 403, 404) or exc.kind == "connection"
 
 
-def run_bfcl(model, cases: Sequence[Mapping], *, progress: Callable[[int, int, str], Any] | None = None,
-             on_result: Callable[[dict], Any] | None = None, max_errors_in_a_row: int = 3) -> list[dict]:
+def run_bfcl(
+    model,
+    cases: Sequence[Mapping],
+    *,
+    progress: Callable[[int, int, str], Any] | None = None,
+    on_result: Callable[[dict], Any] | None = None,
+    max_errors_in_a_row: int = 3,
+) -> list[dict]:
     """Send each case to ``model`` and score its reply with :func:`classify` (pack §2.9).
 
     Returns one record per case: ``{"id", "category", "label", "output", "reply",
@@ -153,14 +189,26 @@ def run_bfcl(model, cases: Sequence[Mapping], *, progress: Callable[[int, int, s
             in_a_row += 1
             if _fatal(exc) or in_a_row >= max_errors_in_a_row:
                 raise
-            record = {"id": case.get("id"), "category": case_category(case), "label": ENDPOINT_ERROR,
-                      "output": None, "reply": None, "response": None, "error": str(exc)}
+            record = {
+                "id": case.get("id"),
+                "category": case_category(case),
+                "label": ENDPOINT_ERROR,
+                "output": None,
+                "reply": None,
+                "response": None,
+                "error": str(exc),
+            }
         else:
             in_a_row = 0
             output = reply_to_output(reply)
-            record = {"id": case.get("id"), "category": case_category(case),
-                      "label": classify(case, output), "output": output, "reply": reply,
-                      "response": getattr(model, "last_response", None)}
+            record = {
+                "id": case.get("id"),
+                "category": case_category(case),
+                "label": classify(case, output),
+                "output": output,
+                "reply": reply,
+                "response": getattr(model, "last_response", None),
+            }
         records.append(record)
         if on_result:
             on_result(record)
@@ -187,9 +235,13 @@ def bfcl_summary(model_name: str, records: Sequence[Mapping]) -> dict:
         else:
             failures[r["label"]] = failures.get(r["label"], 0) + 1
     passed = sum(ok for ok, _ in totals.values())
-    return {"model": model_name, "cases": len(records), "overall": passed / len(records),
-            "by_category": {c: ok / n for c, (ok, n) in totals.items()},
-            "failures": failures}
+    return {
+        "model": model_name,
+        "cases": len(records),
+        "overall": passed / len(records),
+        "by_category": {c: ok / n for c, (ok, n) in totals.items()},
+        "failures": failures,
+    }
 
 
 def format_bfcl(summary: Mapping, records: Sequence[Mapping], model) -> str:
@@ -203,9 +255,11 @@ def format_bfcl(summary: Mapping, records: Sequence[Mapping], model) -> str:
         c = counts.setdefault(r["category"], [0, 0])
         c[0] += r["label"] == "pass"
         c[1] += 1
-    lines = [f"BFCL on {summary['cases']} shipped cases: {model.model} at {model.base_url}, measured "
-             f"{datetime.date.today().isoformat()}",
-             f"{'category':20} {'cases':>5} {'passed':>6} {'accuracy':>9}"]
+    lines = [
+        f"BFCL on {summary['cases']} shipped cases: {model.model} at {model.base_url}, measured "
+        f"{datetime.date.today().isoformat()}",
+        f"{'category':20} {'cases':>5} {'passed':>6} {'accuracy':>9}",
+    ]
     for cat, (ok, n) in counts.items():
         lines.append(f"{cat:20} {n:>5} {ok:>6} {summary['by_category'][cat]:>9.3f}")
     passed = sum(ok for ok, _ in counts.values())
@@ -214,15 +268,19 @@ def format_bfcl(summary: Mapping, records: Sequence[Mapping], model) -> str:
     if order:
         lines.append("failures: " + ", ".join(f"{t} {summary['failures'][t]}" for t in order))
     lines.append(_usage_line(model))
-    lines.append(f"{label} These numbers measure {model.model} on this endpoint on this day, on "
-                 f"{summary['cases']} of BFCL's cases scored by the course's scorer; not a leaderboard score.")
+    lines.append(
+        f"{label} These numbers measure {model.model} on this endpoint on this day, on "
+        f"{summary['cases']} of BFCL's cases scored by the course's scorer; not a leaderboard score."
+    )
     return "\n".join(lines)
 
 
 def _usage_line(model) -> str:
     u = model.usage
-    return (f"requests {u['requests']}, tokens in {u['input_tokens']:,} / out {u['output_tokens']:,} "
-            "(as the endpoint counted them; 0 if it does not report usage)")
+    return (
+        f"requests {u['requests']}, tokens in {u['input_tokens']:,} / out {u['output_tokens']:,} "
+        "(as the endpoint counted them; 0 if it does not report usage)"
+    )
 
 
 def _tokens(text: str) -> int:
@@ -235,8 +293,9 @@ def estimate_bfcl_cost(cases: Sequence[Mapping]) -> dict:
 
     Notebook 09, through notebook_bfcl.
     """
-    tokens_in = sum(_tokens(json.dumps(c["question"][0]) + json.dumps(wire_tools(c["function"])[0])) + 20
-                    for c in cases)
+    tokens_in = sum(
+        _tokens(json.dumps(c["question"][0]) + json.dumps(wire_tools(c["function"])[0])) + 20 for c in cases
+    )
     return {"requests": len(cases), "input_tokens": tokens_in, "output_tokens": 60 * len(cases)}
 
 
@@ -251,17 +310,19 @@ def estimate_passk_cost(trials: int, extended: bool = False) -> dict:
     Notebook 10, through notebook_passk.
     """
     from .retail import RetailEnv
+
     tasks, policy = _retail(extended)
     tools = json.dumps(wire_tools(RetailEnv(extended=extended).registry.list_schemas())[0])
     per_turn = _tokens(policy + tools) + 60
     requests = 3 * trials * len(tasks)
-    return {"requests": requests, "input_tokens": requests * (per_turn + 100),
-            "output_tokens": requests * 50}
+    return {"requests": requests, "input_tokens": requests * (per_turn + 100), "output_tokens": requests * 50}
 
 
 def _cost_line(cost: Mapping) -> str:
-    return (f"about {cost['requests']} requests, roughly {cost['input_tokens']:,} input and "
-            f"{cost['output_tokens']:,} output tokens (a rough guide: four characters a token)")
+    return (
+        f"about {cost['requests']} requests, roughly {cost['input_tokens']:,} input and "
+        f"{cost['output_tokens']:,} output tokens (a rough guide: four characters a token)"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -276,8 +337,9 @@ def _ks(n: int) -> list[int]:
     return ks
 
 
-def run_passk(model, trials: int = 8, *, extended: bool = False,
-              progress: Callable[[int, int, str], Any] | None = None) -> dict:
+def run_passk(
+    model, trials: int = 8, *, extended: bool = False, progress: Callable[[int, int, str], Any] | None = None
+) -> dict:
     """Each retail task ``trials`` times with ``model`` as the agent (pack §2.9, τ-bench).
 
     Returns ``{"model", "trials", "tasks": {task id: successes}, "pass_hat_k": {k: value},
@@ -302,10 +364,13 @@ def run_passk(model, trials: int = 8, *, extended: bool = False,
     if progress:
         progress(total, total, "done")
     counts = [sum(row) for row in rows]
-    return {"model": model.model, "trials": trials,
-            "tasks": {t["id"]: c for t, c in zip(tasks, counts)},
-            "pass_hat_k": {k: pass_hat_k(counts, trials, k) for k in _ks(trials)},
-            "pass_at_k": {k: pass_at_k(counts, trials, k) for k in _ks(trials)}}
+    return {
+        "model": model.model,
+        "trials": trials,
+        "tasks": {t["id"]: c for t, c in zip(tasks, counts)},
+        "pass_hat_k": {k: pass_hat_k(counts, trials, k) for k in _ks(trials)},
+        "pass_at_k": {k: pass_at_k(counts, trials, k) for k in _ks(trials)},
+    }
 
 
 def format_passk(result: Mapping, model) -> str:
@@ -315,15 +380,19 @@ def format_passk(result: Mapping, model) -> str:
     """
     label = _label(model)
     n = result["trials"]
-    lines = [f"Retail world, {len(result['tasks'])} tasks x {n} trials: {model.model} at {model.base_url}, "
-             f"measured {datetime.date.today().isoformat()}",
-             "successes per task: " + ", ".join(f"{t} {c}/{n}" for t, c in result["tasks"].items()),
-             f"{'k':>3} {'pass^k':>8} {'pass@k':>8}"]
+    lines = [
+        f"Retail world, {len(result['tasks'])} tasks x {n} trials: {model.model} at {model.base_url}, "
+        f"measured {datetime.date.today().isoformat()}",
+        "successes per task: " + ", ".join(f"{t} {c}/{n}" for t, c in result["tasks"].items()),
+        f"{'k':>3} {'pass^k':>8} {'pass@k':>8}",
+    ]
     for k in result["pass_hat_k"]:
         lines.append(f"{k:>3} {result['pass_hat_k'][k]:>8.3f} {result['pass_at_k'][k]:>8.3f}")
     lines.append(_usage_line(model))
-    lines.append(f"{label} A measurement of {model.model} on the course's retail world on this day; "
-                 f"with {n} trials a task, each pass^k is itself uncertain.")
+    lines.append(
+        f"{label} A measurement of {model.model} on the course's retail world on this day; "
+        f"with {n} trials a task, each pass^k is itself uncertain."
+    )
     return "\n".join(lines)
 
 
@@ -369,9 +438,12 @@ def notebook_loop(user: str = "Is it warmer in Paris or Oslo?", environ: Mapping
         print(f"{_label(model)} one question, up to 8 requests; roughly 400 tokens in and 50 out per request.")
         result = run_agent(model, make_weather_registry(), user)
         print("\n".join(run_lines(result)))
-        print(f"{_label(model)} {result.steps} model turns, {result.calls} tool calls, stop: "
-              f"{result.stop_reason}. {_usage_line(model)}")
+        print(
+            f"{_label(model)} {result.steps} model turns, {result.calls} tool calls, stop: "
+            f"{result.stop_reason}. {_usage_line(model)}"
+        )
         return result
+
     return _with_model(environ, go)
 
 
@@ -382,6 +454,7 @@ def notebook_bfcl(per_category: int = 2, environ: Mapping[str, str] | None = Non
 
     Notebook 09.
     """
+
     def go(model):
         cases = select_cases(limit=per_category)
         print(f"{_label(model)} BFCL, {len(cases)} cases: {_cost_line(estimate_bfcl_cost(cases))}.")
@@ -389,6 +462,7 @@ def notebook_bfcl(per_category: int = 2, environ: Mapping[str, str] | None = Non
         summary = bfcl_summary(model.model, records)
         print(format_bfcl(summary, records, model))
         return summary
+
     return _with_model(environ, go)
 
 
@@ -398,11 +472,13 @@ def notebook_passk(trials: int = 4, environ: Mapping[str, str] | None = None):
 
     Notebook 10.
     """
+
     def go(model):
         print(f"{_label(model)} retail pass^k, {trials} trials a task: {_cost_line(estimate_passk_cost(trials))}.")
         result = run_passk(model, trials)
         print(format_passk(result, model))
         return result
+
     return _with_model(environ, go)
 
 
@@ -435,29 +511,51 @@ class _Bar:
 
 
 def _parser(command: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=f"python -m toolkit {command}",
-                                description=("Score a real model on the shipped BFCL cases (pack §2.9)."
-                                             if command == "bfcl" else
-                                             "pass^k and pass@k of a real model in the retail world (pack §2.9)."))
-    p.add_argument("--api", choices=sorted(APIS), required=True,
-                   help="wire format: openai (Chat Completions; also Ollama, vLLM, llama.cpp, LM Studio) or anthropic")
-    p.add_argument("--base-url", required=True,
-                   help="e.g. https://api.openai.com/v1, http://localhost:11434/v1, https://api.anthropic.com")
+    p = argparse.ArgumentParser(
+        prog=f"python -m toolkit {command}",
+        description=(
+            "Score a real model on the shipped BFCL cases (pack §2.9)."
+            if command == "bfcl"
+            else "pass^k and pass@k of a real model in the retail world (pack §2.9)."
+        ),
+    )
+    p.add_argument(
+        "--api",
+        choices=sorted(APIS),
+        required=True,
+        help="wire format: openai (Chat Completions; also Ollama, vLLM, llama.cpp, LM Studio) or anthropic",
+    )
+    p.add_argument(
+        "--base-url",
+        required=True,
+        help="e.g. https://api.openai.com/v1, http://localhost:11434/v1, https://api.anthropic.com",
+    )
     p.add_argument("--model", required=True, help="the model's name as the endpoint knows it")
-    p.add_argument("--api-key-env", default=None,
-                   help="environment variable holding the key (default OPENAI_API_KEY or ANTHROPIC_API_KEY; "
-                        "a local server needs none)")
+    p.add_argument(
+        "--api-key-env",
+        default=None,
+        help="environment variable holding the key (default OPENAI_API_KEY or ANTHROPIC_API_KEY; "
+        "a local server needs none)",
+    )
     p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each answer (default 60)")
     p.add_argument("--max-retries", type=int, default=4, help="retries after 429/5xx (default 4)")
-    p.add_argument("--temperature", default=None,
-                   help="sampling temperature (default: 0 for openai, left out for anthropic); "
-                        "'none' leaves it out, for models that accept only their default")
+    p.add_argument(
+        "--temperature",
+        default=None,
+        help="sampling temperature (default: 0 for openai, left out for anthropic); "
+        "'none' leaves it out, for models that accept only their default",
+    )
     p.add_argument("--max-tokens", type=int, default=1024, help="anthropic only: max_tokens (default 1024)")
     if command == "bfcl":
-        p.add_argument("--categories", default=None,
-                       help="comma-separated, from " + ",".join(BFCL_CATEGORIES) + " (default all)")
-        p.add_argument("--limit", type=int, default=None,
-                       help="the first N cases of each category (default all: 50 each, 250 in all)")
+        p.add_argument(
+            "--categories", default=None, help="comma-separated, from " + ",".join(BFCL_CATEGORIES) + " (default all)"
+        )
+        p.add_argument(
+            "--limit",
+            type=int,
+            default=None,
+            help="the first N cases of each category (default all: 50 each, 250 in all)",
+        )
         p.add_argument("--out", default=None, help="write every raw reply here, one JSON line per case")
     else:
         p.add_argument("--trials", type=int, default=8, help="trials per task (default 8)")
@@ -480,8 +578,13 @@ def _write_json(path: str, data: Any, scrub: Callable[[str], str]) -> None:
         fh.write(scrub(json.dumps(data, indent=1)) + "\n")
 
 
-def cli(argv: Sequence[str], *, stdout: TextIO | None = None, stderr: TextIO | None = None,
-        environ: Mapping[str, str] | None = None) -> int:
+def cli(
+    argv: Sequence[str],
+    *,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> int:
     """``python -m toolkit bfcl|passk …``: 0 when the run finished, 2 on a usage or endpoint error.
 
     Used by: python -m toolkit bfcl.
@@ -508,10 +611,12 @@ def cli(argv: Sequence[str], *, stdout: TextIO | None = None, stderr: TextIO | N
             print(f"{_label(model)} {len(cases)} cases: {_cost_line(estimate_bfcl_cost(cases))}.", file=stderr)
             out = open(args.out, "w", encoding="utf-8") if args.out else None
             try:
+
                 def keep(record: dict) -> None:
                     if out:
                         out.write(scrub(json.dumps(record)) + "\n")
                         out.flush()
+
                 records = run_bfcl(model, cases, progress=bar, on_result=keep)
             finally:
                 if out:
@@ -519,8 +624,11 @@ def cli(argv: Sequence[str], *, stdout: TextIO | None = None, stderr: TextIO | N
             summary = bfcl_summary(model.model, records)
             print(scrub(format_bfcl(summary, records, model)), file=stdout)
         else:
-            print(f"{_label(model)} {args.trials} trials a task: "
-                  f"{_cost_line(estimate_passk_cost(args.trials, args.extended))}.", file=stderr)
+            print(
+                f"{_label(model)} {args.trials} trials a task: "
+                f"{_cost_line(estimate_passk_cost(args.trials, args.extended))}.",
+                file=stderr,
+            )
             summary = run_passk(model, args.trials, extended=args.extended, progress=bar)
             print(scrub(format_passk(summary, model)), file=stdout)
     except EndpointError as exc:

@@ -28,9 +28,21 @@ from ..loop import AgentResult, call, run_agent
 from ..registry import Tool, ToolError, ToolRegistry
 from ..schema import schema_from_function
 
-__all__ = ["RetailEnv", "RETAIL_TASKS", "RETAIL_TASKS_EXTENDED", "POLICY", "POLICY_EXTENDED",
-           "PolicyAgentModel", "OrderedTaskAgent", "make_retail_agent", "run_retail_trial", "retail_trial_run",
-           "run_retail_trials", "retail_outcomes", "mangle_id"]
+__all__ = [
+    "RetailEnv",
+    "RETAIL_TASKS",
+    "RETAIL_TASKS_EXTENDED",
+    "POLICY",
+    "POLICY_EXTENDED",
+    "PolicyAgentModel",
+    "OrderedTaskAgent",
+    "make_retail_agent",
+    "run_retail_trial",
+    "retail_trial_run",
+    "run_retail_trials",
+    "retail_outcomes",
+    "mangle_id",
+]
 
 _WORLD = load_json("retail.json")
 POLICY: str = _WORLD["policy"]
@@ -72,8 +84,7 @@ class RetailEnv:
 
     POLICY = POLICY
 
-    def __init__(self, policy_in_tool: bool = False, orders: dict | None = None,
-                 extended: bool = False) -> None:
+    def __init__(self, policy_in_tool: bool = False, orders: dict | None = None, extended: bool = False) -> None:
         self.db: dict[str, str] = dict(orders if orders is not None else _WORLD["orders"])
         self.policy_in_tool = policy_in_tool
         self.extended = extended
@@ -84,8 +95,10 @@ class RetailEnv:
 
         def _known(order_id: str) -> None:
             if order_id not in db:
-                raise ToolError(f"No order {order_id!r}. Order ids look like "
-                                f"{', '.join(sorted(db)[:2])}; check the id with the user.")
+                raise ToolError(
+                    f"No order {order_id!r}. Order ids look like "
+                    f"{', '.join(sorted(db)[:2])}; check the id with the user."
+                )
 
         def _move(order_id: str, status: str, needs: str | None = None, refusal: str = "") -> dict:
             """Set an order's status; with ``needs``, only from that status, else the tool error
@@ -112,9 +125,12 @@ class RetailEnv:
             Args:
                 order_id: the order's id, such as A1
             """
-            return _move(order_id, "canceled", "pending" if self.policy_in_tool else None,
-                         "Order {id} is {status}; only pending orders can be canceled. "
-                         "Tell the user it cannot be canceled.")
+            return _move(
+                order_id,
+                "canceled",
+                "pending" if self.policy_in_tool else None,
+                "Order {id} is {status}; only pending orders can be canceled. Tell the user it cannot be canceled.",
+            )
 
         def return_order(order_id: str) -> dict:
             """Record that a delivered order came back. Do this before refund_order.
@@ -122,8 +138,12 @@ class RetailEnv:
             Args:
                 order_id: the order's id, such as C1
             """
-            return _move(order_id, "returned", "delivered", "Order {id} is {status}, so there is "
-                         "nothing to return yet; only delivered orders can be returned.")
+            return _move(
+                order_id,
+                "returned",
+                "delivered",
+                "Order {id} is {status}, so there is nothing to return yet; only delivered orders can be returned.",
+            )
 
         def refund_order(order_id: str) -> dict:
             """Pay back a returned order. Works only after return_order has recorded the return.
@@ -131,8 +151,12 @@ class RetailEnv:
             Args:
                 order_id: the order's id, such as C1
             """
-            return _move(order_id, "refunded", "returned", "Order {id} has no recorded return "
-                         "(status: {status}). Call return_order first, then refund.")
+            return _move(
+                order_id,
+                "refunded",
+                "returned",
+                "Order {id} has no recorded return (status: {status}). Call return_order first, then refund.",
+            )
 
         _add(self.registry, get_order, read_only=True)
         _add(self.registry, cancel_order, read_only=False, destructive=True)
@@ -176,16 +200,21 @@ class PolicyAgentModel:
     def respond(self, messages: list, tools: list) -> dict:
         self.turn += 1
         if self.turn == 1 and self.plan:
-            return {"tool_calls": [
-                call(f"c{i}", "cancel_order" if skip else "get_order", order_id=oid)
-                for i, (oid, skip) in enumerate(self.plan)]}
+            return {
+                "tool_calls": [
+                    call(f"c{i}", "cancel_order" if skip else "get_order", order_id=oid)
+                    for i, (oid, skip) in enumerate(self.plan)
+                ]
+            }
         if self.turn == 2:
-            pending = [_status(m) for m in messages if m.get("role") == "tool"
-                       and m.get("name") == "get_order" and not m.get("is_error")]
+            pending = [
+                _status(m)
+                for m in messages
+                if m.get("role") == "tool" and m.get("name") == "get_order" and not m.get("is_error")
+            ]
             todo = [s["order_id"] for s in pending if s and s.get("status") == "pending"]
             if todo:
-                return {"tool_calls": [call(f"k{i}", "cancel_order", order_id=oid)
-                                       for i, oid in enumerate(todo)]}
+                return {"tool_calls": [call(f"k{i}", "cancel_order", order_id=oid) for i, oid in enumerate(todo)]}
         return {"content": "Done."}
 
 
@@ -217,8 +246,7 @@ class OrderedTaskAgent:
         oid = self.order_id
         if self.hasty:
             if self.turn == 1:
-                return {"tool_calls": [call(f"h{i}", name, order_id=oid)
-                                       for i, name in enumerate(self.task["said"])]}
+                return {"tool_calls": [call(f"h{i}", name, order_id=oid) for i, name in enumerate(self.task["said"])]}
             return {"content": "Done."}
         if self.turn == 1:
             return {"tool_calls": [call("c0", "get_order", order_id=oid)]}
@@ -234,8 +262,7 @@ class OrderedTaskAgent:
         return {"content": "Done."}
 
 
-def make_retail_agent(task: dict, rng: random.Random, p_skip_check: float = 0.2,
-                      p_typo: float = 0.05):
+def make_retail_agent(task: dict, rng: random.Random, p_skip_check: float = 0.2, p_typo: float = 0.05):
     """The mock agent that suits the task: ordered writes or cancellations.
 
     Notebook 10, through run_retail_trials.
@@ -261,14 +288,21 @@ AgentFactory = Callable[[dict, random.Random, float, float], Any]
 
 def _check_agent(agent: AgentFactory | None) -> None:
     if agent is not None and not callable(agent):
-        raise TypeError(f"agent must be a callable agent(task, rng, p_skip_check, p_typo) that returns a "
-                        f"mock model (a class such as PolicyAgentModel works), got {agent!r}")
+        raise TypeError(
+            f"agent must be a callable agent(task, rng, p_skip_check, p_typo) that returns a "
+            f"mock model (a class such as PolicyAgentModel works), got {agent!r}"
+        )
 
 
-def run_retail_trial(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: float = 0.05,
-                     policy_in_tool: bool = False,
-                     prepare: Callable[[RetailEnv], object] | None = None,
-                     agent: AgentFactory | None = None) -> bool:
+def run_retail_trial(
+    task: dict,
+    seed: Any,
+    p_skip_check: float = 0.2,
+    p_typo: float = 0.05,
+    policy_in_tool: bool = False,
+    prepare: Callable[[RetailEnv], object] | None = None,
+    agent: AgentFactory | None = None,
+) -> bool:
     """One trial: a fresh world, the mock agent, then compare the database with the goal.
 
     A task with ``steps`` (T5) gets the extended world and :class:`OrderedTaskAgent`.
@@ -283,10 +317,15 @@ def run_retail_trial(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: f
     return env.db == task["goal"]
 
 
-def retail_trial_run(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: float = 0.05,
-                     policy_in_tool: bool = False,
-                     prepare: Callable[[RetailEnv], object] | None = None,
-                     agent: AgentFactory | None = None) -> tuple[RetailEnv, AgentResult]:
+def retail_trial_run(
+    task: dict,
+    seed: Any,
+    p_skip_check: float = 0.2,
+    p_typo: float = 0.05,
+    policy_in_tool: bool = False,
+    prepare: Callable[[RetailEnv], object] | None = None,
+    agent: AgentFactory | None = None,
+) -> tuple[RetailEnv, AgentResult]:
     """The trial :func:`run_retail_trial` scores, returned whole: the world as the run left it
     and the run itself (the failure gallery of notebook 12 shows both).
 
@@ -298,16 +337,21 @@ def retail_trial_run(task: dict, seed: Any, p_skip_check: float = 0.2, p_typo: f
         prepare(env)
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     model = (agent or make_retail_agent)(task, rng, p_skip_check, p_typo)
-    result = run_agent(model, env.registry, task["instruction"], system=env.POLICY,
-                       call_timeout=None, parallel=False)
+    result = run_agent(model, env.registry, task["instruction"], system=env.POLICY, call_timeout=None, parallel=False)
     return env, result
 
 
-def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
-                    tasks: Sequence[dict] | None = None, policy_in_tool: bool = False,
-                    memo: dict | None = None,
-                    prepare: Callable[[RetailEnv], object] | None = None,
-                    agent: AgentFactory | None = None) -> list[list[bool]]:
+def retail_outcomes(
+    n: int = 8,
+    p_skip_check: float = 0.2,
+    p_typo: float = 0.05,
+    seed: int = 0,
+    tasks: Sequence[dict] | None = None,
+    policy_in_tool: bool = False,
+    memo: dict | None = None,
+    prepare: Callable[[RetailEnv], object] | None = None,
+    agent: AgentFactory | None = None,
+) -> list[list[bool]]:
     """Each trial's pass or fail, per task: ``[[True, False, ...], ...]``.
 
     Trial ``i`` of a task always uses the same random stream for a seed, so raising ``n``
@@ -327,10 +371,13 @@ def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05,
     _check_agent(agent)
     tasks = RETAIL_TASKS if tasks is None else tasks
     if memo is None or prepare is not None or agent is not None:
-        return [[run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo, policy_in_tool,
-                                  prepare, agent)
-                 for i in range(n)]
-                for t in tasks]
+        return [
+            [
+                run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo, policy_in_tool, prepare, agent)
+                for i in range(n)
+            ]
+            for t in tasks
+        ]
     rows = []
     for t in tasks:
         task_key = (json.dumps(t, sort_keys=True), bool(policy_in_tool))
@@ -339,17 +386,22 @@ def retail_outcomes(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05,
             plan = make_retail_agent(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo).signature()
             key = (task_key, plan)
             if key not in memo:
-                memo[key] = run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo,
-                                             policy_in_tool)
+                memo[key] = run_retail_trial(t, _trial_rng(seed, t["id"], i), p_skip_check, p_typo, policy_in_tool)
             row.append(memo[key])
         rows.append(row)
     return rows
 
 
-def run_retail_trials(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
-                      tasks: Sequence[dict] | None = None, policy_in_tool: bool = False,
-                      prepare: Callable[[RetailEnv], object] | None = None,
-                      agent: AgentFactory | None = None) -> list[int]:
+def run_retail_trials(
+    n: int = 8,
+    p_skip_check: float = 0.2,
+    p_typo: float = 0.05,
+    seed: int = 0,
+    tasks: Sequence[dict] | None = None,
+    policy_in_tool: bool = False,
+    prepare: Callable[[RetailEnv], object] | None = None,
+    agent: AgentFactory | None = None,
+) -> list[int]:
     """Successes per task out of ``n`` trials; the same seed always gives the same counts.
 
     ``tasks``, ``prepare`` and ``agent`` let a world, tasks and mock agent of your own run
@@ -357,5 +409,7 @@ def run_retail_trials(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.0
 
     Notebook 10.
     """
-    return [sum(row) for row in retail_outcomes(n, p_skip_check, p_typo, seed, tasks, policy_in_tool,
-                                                prepare=prepare, agent=agent)]
+    return [
+        sum(row)
+        for row in retail_outcomes(n, p_skip_check, p_typo, seed, tasks, policy_in_tool, prepare=prepare, agent=agent)
+    ]

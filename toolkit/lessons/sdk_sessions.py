@@ -30,8 +30,15 @@ from ..mcp.protocol import MCPError, encode_line
 from ..mcp.server import LatestRevisionServer, MCPServer
 from ..mcp.transports import InMemoryTransport
 
-__all__ = ["SDKSession", "sdk_stdio_session", "sdk_http_session", "bad_argument_by_revision",
-           "stateless_probe", "official_sdk_version", "send_request"]
+__all__ = [
+    "SDKSession",
+    "sdk_stdio_session",
+    "sdk_http_session",
+    "bad_argument_by_revision",
+    "stateless_probe",
+    "official_sdk_version",
+    "send_request",
+]
 
 SDK_PIN = "mcp==2.3.0"
 DEFAULT_CALLS: tuple[tuple[str, dict], ...] = (("add", {"a": 2, "b": 3}), ("add", {"a": "two", "b": 3}), ("nope", {}))
@@ -58,13 +65,15 @@ class SDKSession:
         ``width`` characters."""
         for arrow, message in self.wire[:limit]:
             text = message if isinstance(message, str) else json.dumps(message, separators=(",", ":"))
-            print(f"{arrow} {text if len(text) <= width else text[:width - 3] + '...'}")
+            print(f"{arrow} {text if len(text) <= width else text[: width - 3] + '...'}")
 
     def summary(self) -> str:
-        lines = [f"official MCP SDK client ({self.client_mode}) over {self.transport}",
-                 f"negotiated protocol version: {self.protocol_version}",
-                 f"server: {self.server_info.get('name')} {self.server_info.get('version')}",
-                 f"tools: {', '.join(self.tools)}"]
+        lines = [
+            f"official MCP SDK client ({self.client_mode}) over {self.transport}",
+            f"negotiated protocol version: {self.protocol_version}",
+            f"server: {self.server_info.get('name')} {self.server_info.get('version')}",
+            f"tools: {', '.join(self.tools)}",
+        ]
         for call in self.calls:
             lines.append(f"{call['tool']}({json.dumps(call['arguments'])}) -> {call['kind']}: {call['text']}")
         return "\n".join(lines)
@@ -87,6 +96,7 @@ def official_sdk_version() -> str:
     """
     _require_sdk()
     from importlib.metadata import version
+
     return version("mcp")
 
 
@@ -105,12 +115,14 @@ def _run_async(make_coro: Callable[[], Any], timeout: float) -> Any:
 async def _drive(session, calls, high_level: bool) -> tuple[list[str], list[dict]]:
     """List every tool (following cursors) and make each call, recording what came back."""
     from mcp.shared.exceptions import MCPError as SDKError
+
     names, cursor = [], None
     while True:
         if high_level:
             page = await session.list_tools(cursor=cursor)
         else:
             from mcp.types import PaginatedRequestParams
+
             page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
         names += [tool.name for tool in page.tools]
         cursor = page.next_cursor
@@ -121,12 +133,24 @@ async def _drive(session, calls, high_level: bool) -> tuple[list[str], list[dict
         try:
             result = await session.call_tool(tool, arguments)
         except SDKError as exc:
-            outcomes.append({"tool": tool, "arguments": arguments, "kind": f"protocol error {exc.error.code}",
-                             "text": exc.error.message})
+            outcomes.append(
+                {
+                    "tool": tool,
+                    "arguments": arguments,
+                    "kind": f"protocol error {exc.error.code}",
+                    "text": exc.error.message,
+                }
+            )
             continue
         text = "\n".join(getattr(block, "text", "") for block in result.content)
-        outcomes.append({"tool": tool, "arguments": arguments,
-                         "kind": "tool error (isError: true)" if result.is_error else "result", "text": text})
+        outcomes.append(
+            {
+                "tool": tool,
+                "arguments": arguments,
+                "kind": "tool error (isError: true)" if result.is_error else "result",
+                "text": text,
+            }
+        )
     return names, outcomes
 
 
@@ -137,13 +161,19 @@ def _server_command(extra: list[str]) -> list[str]:
 def _child_env() -> dict:
     """The SDK starts children with a trimmed environment; make sure ``toolkit`` imports."""
     from mcp.client.stdio import get_default_environment
+
     env = get_default_environment()
     env["PYTHONPATH"] = str(_REPO_ROOT)
     return env
 
 
-def sdk_stdio_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_level: bool = False,
-                      timeout: float = 30.0, latest: bool = False) -> SDKSession:
+def sdk_stdio_session(
+    calls=DEFAULT_CALLS,
+    page_size: int | None = None,
+    high_level: bool = False,
+    timeout: float = 30.0,
+    latest: bool = False,
+) -> SDKSession:
     """Start ``python -m toolkit serve --trace`` and drive it with the official SDK's client.
 
     The SDK asks for 2025-11-25, its newest handshake revision. The lesson server does not
@@ -161,9 +191,11 @@ def sdk_stdio_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_le
     from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
     extra = (["--page-size", str(page_size)] if page_size else []) + (["--latest"] if latest else [])
-    params = StdioServerParameters(command=sys.executable, args=_server_command(extra),
-                                   env=_child_env(), cwd=str(_REPO_ROOT))
+    params = StdioServerParameters(
+        command=sys.executable, args=_server_command(extra), env=_child_env(), cwd=str(_REPO_ROOT)
+    )
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
+
         async def low():
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write) as session:
@@ -181,12 +213,18 @@ def sdk_stdio_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_le
         version, info, names, outcomes = _run_async(high if high_level else low, timeout)
         errlog.seek(0)
         wire = _parse_trace(errlog.read())
-    return SDKSession("stdio", "Client, default mode" if high_level else "ClientSession",
-                      version, info, names, outcomes, wire)
+    return SDKSession(
+        "stdio", "Client, default mode" if high_level else "ClientSession", version, info, names, outcomes, wire
+    )
 
 
-def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_level: bool = False,
-                     timeout: float = 30.0, latest: bool = False) -> SDKSession:
+def sdk_http_session(
+    calls=DEFAULT_CALLS,
+    page_size: int | None = None,
+    high_level: bool = False,
+    timeout: float = 30.0,
+    latest: bool = False,
+) -> SDKSession:
     """Start the toolkit's Streamable HTTP server on a free port and drive it with the SDK.
 
     The server is the lesson server, or :class:`~toolkit.mcp.server.LatestRevisionServer`
@@ -213,16 +251,15 @@ def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_lev
         wire.append((arrow, text))
 
     kind = LatestRevisionServer if latest else MCPServer
-    with StreamableHTTPServer(lambda: kind(make_server_registry(), page_size=page_size),
-                              port=0, trace=trace) as app:
+    with StreamableHTTPServer(lambda: kind(make_server_registry(), page_size=page_size), port=0, trace=trace) as app:
+
         async def low():
             async with httpx2.AsyncClient(headers=app.auth_headers, timeout=timeout) as http:
                 async with streamable_http_client(app.url, http_client=http) as (read, write):
                     async with ClientSession(read, write) as session:
                         init = await session.initialize()
                         names, outcomes = await _drive(session, calls, high_level=False)
-                        return (init.protocol_version, init.server_info.model_dump(exclude_none=True),
-                                names, outcomes)
+                        return (init.protocol_version, init.server_info.model_dump(exclude_none=True), names, outcomes)
 
         async def high():
             async with httpx2.AsyncClient(headers=app.auth_headers, timeout=timeout) as http:
@@ -233,8 +270,15 @@ def sdk_http_session(calls=DEFAULT_CALLS, page_size: int | None = None, high_lev
 
         version, info, names, outcomes = _run_async(high if high_level else low, timeout)
     # The port changes from run to run, so the label leaves it out (notebook outputs stay stable).
-    return SDKSession("Streamable HTTP", "Client, default mode" if high_level else "ClientSession",
-                      version, info, names, outcomes, wire)
+    return SDKSession(
+        "Streamable HTTP",
+        "Client, default mode" if high_level else "ClientSession",
+        version,
+        info,
+        names,
+        outcomes,
+        wire,
+    )
 
 
 def _parse_trace(text: str) -> list[tuple[str, Any]]:
@@ -251,8 +295,9 @@ def _parse_trace(text: str) -> list[tuple[str, Any]]:
     return wire
 
 
-def bad_argument_by_revision(arguments: dict | None = None, tool: str = "add",
-                             versions=("2025-06-18", "2025-11-25")) -> list[dict]:
+def bad_argument_by_revision(
+    arguments: dict | None = None, tool: str = "add", versions=("2025-06-18", "2025-11-25")
+) -> list[dict]:
     """The same schema-breaking call under each revision, with the toolkit's own client.
 
     Under 2025-06-18 it is a protocol error (-32602); from 2025-11-25 (SEP-1303) it is a
@@ -270,8 +315,10 @@ def bad_argument_by_revision(arguments: dict | None = None, tool: str = "add",
         transport = InMemoryTransport(LatestRevisionServer(make_server_registry()))
         client = MCPClient(transport)
         if client.initialize(version)["protocolVersion"] != version:
-            raise ValueError(f"{version!r} is not a revision the toolkit's server speaks; "
-                             f"choose from {', '.join(LatestRevisionServer.SUPPORTED)}")
+            raise ValueError(
+                f"{version!r} is not a revision the toolkit's server speaks; "
+                f"choose from {', '.join(LatestRevisionServer.SUPPORTED)}"
+            )
         try:
             result = client.call_tool(tool, arguments)
         except MCPError as exc:
@@ -311,9 +358,18 @@ def stateless_probe(version: str = "2026-07-28") -> dict:
 
     Notebook 06.
     """
-    request = {"jsonrpc": "2.0", "id": 1, "method": "server/discover",
-               "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": version,
-                                    "io.modelcontextprotocol/clientCapabilities": {}}}}
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "server/discover",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": version,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        },
+    }
     from .toy_tools import make_server_registry
+
     reply = MCPServer(make_server_registry()).handle(request)
     return {"request": json.loads(encode_line(request)), "reply": json.loads(encode_line(reply))}

@@ -28,12 +28,17 @@ def _vocabulary(size: int, rng: random.Random) -> list[str]:
 
 
 def _sampler(vocab_size: int, exponent: float):
-    weights = [1.0 / (rank ** exponent) for rank in range(1, vocab_size + 1)]
+    weights = [1.0 / (rank**exponent) for rank in range(1, vocab_size + 1)]
     return list(accumulate(weights))
 
 
-def zipf_catalog(n_tools: int = TOOLBENCH_SIZE, words_per_tool: int = 20, vocab_size: int = 20000,
-                 exponent: float = 1.0, seed: int = 0) -> list[dict]:
+def zipf_catalog(
+    n_tools: int = TOOLBENCH_SIZE,
+    words_per_tool: int = 20,
+    vocab_size: int = 20000,
+    exponent: float = 1.0,
+    seed: int = 0,
+) -> list[dict]:
     """``n_tools`` tool schemas whose descriptions are ``words_per_tool`` Zipf-drawn words.
 
     Returns ``[{"name", "description", "inputSchema"}]`` dicts, which ToolIndex accepts.
@@ -46,16 +51,19 @@ def zipf_catalog(n_tools: int = TOOLBENCH_SIZE, words_per_tool: int = 20, vocab_
     tools = []
     for i in range(n_tools):
         words = rng.choices(vocab, cum_weights=cum, k=words_per_tool)
-        tools.append({
-            "name": f"api_{i:05d}",
-            "description": " ".join(words),
-            "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
-        })
+        tools.append(
+            {
+                "name": f"api_{i:05d}",
+                "description": " ".join(words),
+                "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+            }
+        )
     return tools
 
 
-def zipf_queries(n_queries: int = 300, words_per_query: int = 4, vocab_size: int = 20000,
-                 exponent: float = 1.0, seed: int = 0) -> list[str]:
+def zipf_queries(
+    n_queries: int = 300, words_per_query: int = 4, vocab_size: int = 20000, exponent: float = 1.0, seed: int = 0
+) -> list[str]:
     """Queries drawn from the same vocabulary and word frequencies as :func:`zipf_catalog`.
 
     Used by: benchmarks/bench_retrieval.py.

@@ -32,36 +32,77 @@ from typing import Any, Literal
 
 from ..registry import Tool, ToolError, ToolRegistry, to_text
 
-__all__ = ["ORDERS", "concise_view", "weak_registry", "better_registry", "LiteralReader",
-           "token_estimate", "order_book", "list_orders_tool", "search_orders_tool", "SideBySide",
-           "id_tokens"]
+__all__ = [
+    "ORDERS",
+    "concise_view",
+    "weak_registry",
+    "better_registry",
+    "LiteralReader",
+    "token_estimate",
+    "order_book",
+    "list_orders_tool",
+    "search_orders_tool",
+    "SideBySide",
+    "id_tokens",
+]
 
 # Two made-up orders, each as an upstream service might store it: ids, codes and cents.
 ORDERS: dict[str, dict] = {
     "A1": {
-        "order_id": "A1", "customer_id": "C17", "status_code": 1, "status": "pending",
-        "created_at": "2026-10-20T08:02:11Z", "updated_at": "2026-10-20T08:02:11Z",
-        "warehouse": "WH-EU-04", "carrier": None,
+        "order_id": "A1",
+        "customer_id": "C17",
+        "status_code": 1,
+        "status": "pending",
+        "created_at": "2026-10-20T08:02:11Z",
+        "updated_at": "2026-10-20T08:02:11Z",
+        "warehouse": "WH-EU-04",
+        "carrier": None,
         "items": [
-            {"sku": "LMP-0311-GRN", "product_uuid": "9b2d6f10-55c4-4e0a-8f7e-3c1a2b9d0e44",
-             "name": "Green desk lamp", "qty": 1, "unit_price_cents": 2899, "tax_cents": 551},
+            {
+                "sku": "LMP-0311-GRN",
+                "product_uuid": "9b2d6f10-55c4-4e0a-8f7e-3c1a2b9d0e44",
+                "name": "Green desk lamp",
+                "qty": 1,
+                "unit_price_cents": 2899,
+                "tax_cents": 551,
+            },
         ],
-        "shipping_address_id": "ADDR-99120", "billing_address_id": "ADDR-99120",
-        "payment_method_id": "PM-5521", "flags": [],
+        "shipping_address_id": "ADDR-99120",
+        "billing_address_id": "ADDR-99120",
+        "payment_method_id": "PM-5521",
+        "flags": [],
     },
     "B7": {
-        "order_id": "B7", "customer_id": "C17", "status_code": 3, "status": "shipped",
-        "created_at": "2026-10-02T09:14:55Z", "updated_at": "2026-10-04T16:40:03Z",
+        "order_id": "B7",
+        "customer_id": "C17",
+        "status_code": 3,
+        "status": "shipped",
+        "created_at": "2026-10-02T09:14:55Z",
+        "updated_at": "2026-10-04T16:40:03Z",
         "warehouse": "WH-EU-04",
         "carrier": {"code": "DHL-EXP", "tracking": "JD014600003828491", "service_level": "EXPRESS_12"},
         "items": [
-            {"sku": "KTL-0042-BLU", "product_uuid": "4f0c2a9e-8d1b-4c7e-9a55-2b1f0e6d7c31",
-             "name": "Blue kettle", "qty": 1, "unit_price_cents": 3499, "tax_cents": 665},
-            {"sku": "MUG-0007-WHT", "product_uuid": "0a7e3b52-1f9d-4b86-b2c4-77d0e1f5a9c8",
-             "name": "White mug", "qty": 2, "unit_price_cents": 899, "tax_cents": 171},
+            {
+                "sku": "KTL-0042-BLU",
+                "product_uuid": "4f0c2a9e-8d1b-4c7e-9a55-2b1f0e6d7c31",
+                "name": "Blue kettle",
+                "qty": 1,
+                "unit_price_cents": 3499,
+                "tax_cents": 665,
+            },
+            {
+                "sku": "MUG-0007-WHT",
+                "product_uuid": "0a7e3b52-1f9d-4b86-b2c4-77d0e1f5a9c8",
+                "name": "White mug",
+                "qty": 2,
+                "unit_price_cents": 899,
+                "tax_cents": 171,
+            },
         ],
-        "shipping_address_id": "ADDR-99120", "billing_address_id": "ADDR-99120",
-        "payment_method_id": "PM-5521", "flags": ["gift_wrap"],
+        "shipping_address_id": "ADDR-99120",
+        "billing_address_id": "ADDR-99120",
+        "payment_method_id": "PM-5521",
+        "flags": ["gift_wrap"],
     },
 }
 
@@ -83,8 +124,11 @@ def concise_view(record: dict) -> dict:
 
     Notebook 07, through better_registry.
     """
-    out = {"order": record["order_id"], "status": record["status"],
-           "items": [f"{it['qty']} x {it['name']}" for it in record["items"]]}
+    out = {
+        "order": record["order_id"],
+        "status": record["status"],
+        "items": [f"{it['qty']} x {it['name']}" for it in record["items"]],
+    }
     carrier = record.get("carrier")
     if carrier:
         out["shipped_with"] = CARRIER_NAMES.get(carrier["code"], carrier["code"])
@@ -94,6 +138,7 @@ def concise_view(record: dict) -> dict:
 
 # --------------------------------------------------------------------------------------------
 # the same tool, twice
+
 
 def weak_registry(orders: dict | None = None) -> ToolRegistry:
     """The tool as it often comes out first: ``get(id)``, "Gets stuff.", error "failed".
@@ -109,8 +154,7 @@ def weak_registry(orders: dict | None = None) -> ToolRegistry:
         return record
 
     registry = ToolRegistry()
-    registry.register(Tool("get", "Gets stuff.", get,
-                           {"type": "object", "properties": {"id": {}}, "required": ["id"]}))
+    registry.register(Tool("get", "Gets stuff.", get, {"type": "object", "properties": {"id": {}}, "required": ["id"]}))
     return registry
 
 
@@ -118,7 +162,8 @@ BETTER_DESCRIPTION = (
     "Fetch a single customer order by its id and report its status and what is in it. "
     "Call it once the user has told you an order id. Read-only: it never changes, cancels "
     "or refunds anything. Answers concisely unless you ask for response_format='detailed', "
-    "which adds internal codes that are rarely needed.")
+    "which adds internal codes that are rarely needed."
+)
 
 
 def better_registry(orders: dict | None = None) -> ToolRegistry:
@@ -138,8 +183,10 @@ def better_registry(orders: dict | None = None) -> ToolRegistry:
         record = orders.get(order_id)
         if record is None:
             known = " or ".join(sorted(orders)[:2])
-            raise ToolError(f"No order {order_id!r}. Order ids are one capital letter and a digit, "
-                            f"such as {known}. Ask the user to check the id; do not guess one.")
+            raise ToolError(
+                f"No order {order_id!r}. Order ids are one capital letter and a digit, "
+                f"such as {known}. Ask the user to check the id; do not guess one."
+            )
         return record if response_format == "detailed" else concise_view(record)
 
     registry = ToolRegistry()
@@ -215,8 +262,10 @@ class LiteralReader:
         if last["role"] == "tool" and last.get("is_error"):
             error = last["content"]
             if "ask the user" in error.lower():
-                return {"content": f"I could not find that order, and the system says why: {error} "
-                                   "Could you check the order id for me?"}
+                return {
+                    "content": f"I could not find that order, and the system says why: {error} "
+                    "Could you check the order id for me?"
+                }
             tries = sum(1 for m in messages if m["role"] == "assistant" and m.get("tool_calls"))
             if tries < 2:
                 previous = next(m for m in reversed(messages) if m["role"] == "assistant")["tool_calls"][0]
@@ -227,6 +276,7 @@ class LiteralReader:
 
 # --------------------------------------------------------------------------------------------
 # dump everything, or filter first
+
 
 def order_book(n: int = 120, seed: int = 0) -> list[dict]:
     """``n`` made-up orders (detailed records) for a handful of customers, reproducible for a seed.
@@ -241,12 +291,26 @@ def order_book(n: int = 120, seed: int = 0) -> list[dict]:
         items = []
         for _ in range(rng.randint(1, 3)):
             name = rng.choice(names)
-            items.append({"sku": f"{name[:3].upper()}-{rng.randint(1000, 9999)}",
-                          "product_uuid": f"{rng.getrandbits(128):032x}", "name": name,
-                          "qty": rng.randint(1, 3), "unit_price_cents": rng.randint(500, 9000)})
-        book.append({"order_id": f"{'ABCDEFGH'[i % 8]}{i // 8 + 1}", "customer_id": f"C{rng.randint(10, 29)}",
-                     "status": rng.choice(statuses), "created_at": f"2026-10-{rng.randint(1, 28):02d}",
-                     "warehouse": f"WH-EU-0{rng.randint(1, 6)}", "items": items, "carrier": None})
+            items.append(
+                {
+                    "sku": f"{name[:3].upper()}-{rng.randint(1000, 9999)}",
+                    "product_uuid": f"{rng.getrandbits(128):032x}",
+                    "name": name,
+                    "qty": rng.randint(1, 3),
+                    "unit_price_cents": rng.randint(500, 9000),
+                }
+            )
+        book.append(
+            {
+                "order_id": f"{'ABCDEFGH'[i % 8]}{i // 8 + 1}",
+                "customer_id": f"C{rng.randint(10, 29)}",
+                "status": rng.choice(statuses),
+                "created_at": f"2026-10-{rng.randint(1, 28):02d}",
+                "warehouse": f"WH-EU-0{rng.randint(1, 6)}",
+                "items": items,
+                "carrier": None,
+            }
+        )
     return book
 
 
@@ -259,8 +323,12 @@ def list_orders_tool(book: list[dict]) -> Tool:
     def list_orders() -> list:
         return book
 
-    return Tool("list_orders", "List all orders.", list_orders,
-                {"type": "object", "properties": {}, "additionalProperties": False})
+    return Tool(
+        "list_orders",
+        "List all orders.",
+        list_orders,
+        {"type": "object", "properties": {}, "additionalProperties": False},
+    )
 
 
 def search_orders_tool(book: list[dict]) -> Tool:
@@ -272,22 +340,37 @@ def search_orders_tool(book: list[dict]) -> Tool:
     def orders_search(customer_id: str, status: str | None = None) -> list:
         hits = [o for o in book if o["customer_id"] == customer_id and (status is None or o["status"] == status)]
         if not hits:
-            raise ToolError(f"No orders for customer {customer_id!r}"
-                            + (f" with status {status!r}" if status else "")
-                            + ". Customer ids look like C17; check the id, or drop the status filter.")
+            raise ToolError(
+                f"No orders for customer {customer_id!r}"
+                + (f" with status {status!r}" if status else "")
+                + ". Customer ids look like C17; check the id, or drop the status filter."
+            )
         return [concise_view(o) for o in hits]
 
-    schema = {"type": "object",
-              "properties": {"customer_id": {"type": "string", "description": "such as C17"},
-                             "status": {"type": "string", "enum": ["pending", "shipped", "delivered", "canceled"],
-                                        "description": "only orders with this status"}},
-              "required": ["customer_id"], "additionalProperties": False}
-    return Tool("orders_search", "Find one customer's orders, optionally only those with one status. "
-                "Returns a short summary of each.", orders_search, schema)
+    schema = {
+        "type": "object",
+        "properties": {
+            "customer_id": {"type": "string", "description": "such as C17"},
+            "status": {
+                "type": "string",
+                "enum": ["pending", "shipped", "delivered", "canceled"],
+                "description": "only orders with this status",
+            },
+        },
+        "required": ["customer_id"],
+        "additionalProperties": False,
+    }
+    return Tool(
+        "orders_search",
+        "Find one customer's orders, optionally only those with one status. Returns a short summary of each.",
+        orders_search,
+        schema,
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # showing two things next to each other
+
 
 class SideBySide:
     """Columns of JSON (or text) next to each other in a notebook; plain text elsewhere.
@@ -305,9 +388,10 @@ class SideBySide:
     def _repr_html_(self) -> str:
         cols = "".join(
             f"<div><b>{html.escape(title)}</b><pre style='font-size:12px;white-space:pre-wrap'>"
-            f"{html.escape(self._text(value))}</pre></div>" for title, value in self.columns.items())
-        return (f"<div style='display:grid;grid-template-columns:repeat({len(self.columns)},1fr);"
-                f"gap:14px'>{cols}</div>")
+            f"{html.escape(self._text(value))}</pre></div>"
+            for title, value in self.columns.items()
+        )
+        return f"<div style='display:grid;grid-template-columns:repeat({len(self.columns)},1fr);gap:14px'>{cols}</div>"
 
     def __repr__(self) -> str:
         return "\n\n".join(f"== {title} ==\n{self._text(value)}" for title, value in self.columns.items())

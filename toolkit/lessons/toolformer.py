@@ -35,11 +35,28 @@ from ..registry import ToolError
 from .calculator import calculate
 
 __all__ = [
-    "PAPER_TABLE2_CALCULATOR", "LOSS_WEIGHTS", "tokenize", "detokenize", "is_number",
-    "make_corpus", "TinyLM", "Candidate", "candidate_calls", "score_call", "run_filter",
-    "filter_summary", "format_call", "insert_call", "explain_call",
-    "best_per_text", "threshold_table", "format_threshold_table", "near_threshold",
-    "FilterRun", "filter_run", "format_explanation",
+    "PAPER_TABLE2_CALCULATOR",
+    "LOSS_WEIGHTS",
+    "tokenize",
+    "detokenize",
+    "is_number",
+    "make_corpus",
+    "TinyLM",
+    "Candidate",
+    "candidate_calls",
+    "score_call",
+    "run_filter",
+    "filter_summary",
+    "format_call",
+    "insert_call",
+    "explain_call",
+    "best_per_text",
+    "threshold_table",
+    "format_threshold_table",
+    "near_threshold",
+    "FilterRun",
+    "filter_run",
+    "format_explanation",
 ]
 
 # Toolformer, Table 2: examples with calculator calls left after filtering, by τ_f [1].
@@ -95,7 +112,11 @@ _SUMS = [
     ((20, 900), lambda a: (2, a - 2), "of the {a} seats , {b} were sold and {difference} are still free ."),
     ((2, 12), lambda a: (2, 12), "{product} cakes for {a} guests gives each guest {b} cakes ."),
     ((3, 99), lambda a: (2, 12), "each ticket is {a} dollars , so {b} tickets cost {product} dollars ."),
-    ((30, 999), lambda a: (2, a - 5), "the tank held {a} litres ; after {b} litres leaked it held {difference} litres ."),
+    (
+        (30, 999),
+        lambda a: (2, a - 5),
+        "the tank held {a} litres ; after {b} litres leaked it held {difference} litres .",
+    ),
 ]
 
 
@@ -109,24 +130,28 @@ def _sum_sentence(rng: random.Random) -> str:
 
 def _repeat_sentence(rng: random.Random) -> str:
     n = rng.randint(1, 300)
-    return rng.choice([
-        f"take bus {n} to the park . bus {n} stops by the gate .",
-        f"our room is {n} . room {n} is on the top floor .",
-        f"ring extension {n} ; extension {n} is in my office .",
-        f"the code is {n} , and {n} opens the side door too .",
-    ])
+    return rng.choice(
+        [
+            f"take bus {n} to the park . bus {n} stops by the gate .",
+            f"our room is {n} . room {n} is on the top floor .",
+            f"ring extension {n} ; extension {n} is in my office .",
+            f"the code is {n} , and {n} opens the side door too .",
+        ]
+    )
 
 
 def _plain_sentence(rng: random.Random) -> str:
     name = rng.choice(_NAMES)
-    return rng.choice([
-        f"the bridge was built in {rng.randint(1850, 2020)} .",
-        f"{name} turned {rng.randint(5, 80)} last spring .",
-        f"the shop opens at {rng.randint(6, 10)} every morning .",
-        f"{name} likes to read in the garden .",
-        "the market is busy on sunday .",
-        f"{name} walked to the station with a friend .",
-    ])
+    return rng.choice(
+        [
+            f"the bridge was built in {rng.randint(1850, 2020)} .",
+            f"{name} turned {rng.randint(5, 80)} last spring .",
+            f"the shop opens at {rng.randint(6, 10)} every morning .",
+            f"{name} likes to read in the garden .",
+            "the market is busy on sunday .",
+            f"{name} walked to the station with a friend .",
+        ]
+    )
 
 
 def make_corpus(n: int, seed: int = 0, share_sums: float = 0.5, share_repeats: float = 0.2) -> list[str]:
@@ -182,8 +207,9 @@ class TinyLM:
     _n_words: int
     _n_numbers: int
 
-    def __init__(self, bigram_weight: float = 0.8, number_smoothing: float = 0.1,
-                 number_universe: int = 10_000) -> None:
+    def __init__(
+        self, bigram_weight: float = 0.8, number_smoothing: float = 0.1, number_universe: int = 10_000
+    ) -> None:
         self.bigram_weight = bigram_weight
         self.number_smoothing = number_smoothing
         self.number_universe = number_universe
@@ -270,8 +296,9 @@ class TinyLM:
             return p_num * ((1 - w) * unigram + w * memory[token] / memory_size)
         return p_num * unigram
 
-    def token_losses(self, tokens: list[str], start: int = 0, stop: int | None = None,
-                     prefix_numbers: tuple = ()) -> list[float]:
+    def token_losses(
+        self, tokens: list[str], start: int = 0, stop: int | None = None, prefix_numbers: tuple = ()
+    ) -> list[float]:
         """``−ln P`` of ``tokens[start:stop]``, each given everything before it and the
         numbers of a prefix (a tool call put in front of the text)."""
         stop = len(tokens) if stop is None else min(stop, len(tokens))
@@ -294,9 +321,11 @@ class TinyLM:
         return sum(losses) / len(losses)
 
     def describe(self) -> str:
-        return (f"TinyLM trained on {self.trained_on} texts: {len(self.word_counts)} words, "
-                f"{len(self.number_counts)} different numbers, learned copy weight "
-                f"{self.copy_weight:.3f}")
+        return (
+            f"TinyLM trained on {self.trained_on} texts: {len(self.word_counts)} words, "
+            f"{len(self.number_counts)} different numbers, learned copy weight "
+            f"{self.copy_weight:.3f}"
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -311,15 +340,15 @@ class Candidate:
     """
 
     text_id: int
-    position: int          # the call goes in front of tokens[position]
-    expression: str        # e.g. "12 * 7"
-    result: str            # what the calculator returned, e.g. "84"
-    loss_plain: float      # L(ε): no call
-    loss_call: float       # L(e(c, ε)): the call without its result
-    loss_result: float     # L(e(c, r)) = L⁺: the call and its result
+    position: int  # the call goes in front of tokens[position]
+    expression: str  # e.g. "12 * 7"
+    result: str  # what the calculator returned, e.g. "84"
+    loss_plain: float  # L(ε): no call
+    loss_call: float  # L(e(c, ε)): the call without its result
+    loss_result: float  # L(e(c, r)) = L⁺: the call and its result
     tokens: list = field(repr=False, default_factory=list)
     loss_minus: float = field(init=False)  # L⁻: the better of "no call" and "call, no result" [1]
-    gain: float = field(init=False)        # L⁻ − L⁺: keep the call if this is ≥ τ_f
+    gain: float = field(init=False)  # L⁻ − L⁺: keep the call if this is ≥ τ_f
 
     def __post_init__(self) -> None:
         self.loss_minus = min(self.loss_plain, self.loss_call)
@@ -386,8 +415,9 @@ def _weighted(losses: list[float]) -> float:
     return sum(w * x for w, x in zip(LOSS_WEIGHTS, losses))
 
 
-def score_call(lm: TinyLM, tokens: list[str], position: int, expression: str,
-               result: str | None = None, text_id: int = 0) -> Candidate:
+def score_call(
+    lm: TinyLM, tokens: list[str], position: int, expression: str, result: str | None = None, text_id: int = 0
+) -> Candidate:
     """The three weighted losses of the tokens after ``position`` (pack §2.3, step 3).
 
     As in the paper, the call goes in front of the text as a prefix rather than into the
@@ -421,12 +451,13 @@ def run_filter(lm: TinyLM, texts: list[str]) -> list[Candidate]:
             numbers = _numbers_in(expression)
             key = (position, tuple(sorted(numbers)))
             if key not in cache:
-                cache[key] = (_weighted(lm.token_losses(tokens, position, stop)),
-                              _weighted(lm.token_losses(tokens, position, stop, numbers)))
+                cache[key] = (
+                    _weighted(lm.token_losses(tokens, position, stop)),
+                    _weighted(lm.token_losses(tokens, position, stop, numbers)),
+                )
             plain, with_call = cache[key]
             with_result = _weighted(lm.token_losses(tokens, position, stop, numbers + (result,)))
-            out.append(Candidate(text_id, position, expression, result, plain, with_call,
-                                 with_result, tokens))
+            out.append(Candidate(text_id, position, expression, result, plain, with_call, with_result, tokens))
     return out
 
 
@@ -462,8 +493,7 @@ def best_per_text(candidates: list[Candidate]) -> dict[int, Candidate]:
     return best
 
 
-def threshold_table(candidates: list[Candidate], taus=(0.5, 1.0, 2.0),
-                    paper: dict | None = None) -> list[dict]:
+def threshold_table(candidates: list[Candidate], taus=(0.5, 1.0, 2.0), paper: dict | None = None) -> list[dict]:
     """One row per threshold: texts and calls this run keeps, and the paper's count for the
     calculator where Table 2 has one [1]. ``share`` is relative to the first threshold.
 
@@ -473,8 +503,7 @@ def threshold_table(candidates: list[Candidate], taus=(0.5, 1.0, 2.0),
     rows = []
     for tau in taus:
         s = filter_summary(candidates, tau)
-        rows.append({"tau": tau, "texts_kept": s["texts_kept"], "calls_kept": s["calls_kept"],
-                     "paper": paper.get(tau)})
+        rows.append({"tau": tau, "texts_kept": s["texts_kept"], "calls_kept": s["calls_kept"], "paper": paper.get(tau)})
     first = rows[0] if rows else None
     for row in rows:
         row["share"] = row["texts_kept"] / first["texts_kept"] if first and first["texts_kept"] else None
@@ -488,16 +517,21 @@ def format_threshold_table(rows: list[dict]) -> str:
 
     Notebook 03.
     """
+
     def pct(x):
         return "-" if x is None else f"{x:.1%}"
 
-    lines = ["τ_f  | texts kept (toy) | calls kept (toy) | share of first row | "
-             "Toolformer, calculator [1] | share of first row"]
+    lines = [
+        "τ_f  | texts kept (toy) | calls kept (toy) | share of first row | "
+        "Toolformer, calculator [1] | share of first row"
+    ]
     lines.append("-" * len(lines[0]))
     for r in rows:
         paper = "-" if r["paper"] is None else f"{r['paper']:,}"
-        lines.append(f"{r['tau']:<4} | {r['texts_kept']:>16} | {r['calls_kept']:>16} | "
-                     f"{pct(r['share']):>18} | {paper:>26} | {pct(r['paper_share']):>18}")
+        lines.append(
+            f"{r['tau']:<4} | {r['texts_kept']:>16} | {r['calls_kept']:>16} | "
+            f"{pct(r['share']):>18} | {paper:>26} | {pct(r['paper_share']):>18}"
+        )
     return "\n".join(lines)
 
 
@@ -509,7 +543,7 @@ def near_threshold(candidates: list[Candidate], tau: float) -> tuple:
     """
     best = best_per_text(candidates).values()
     above = [c for c in best if c.gain >= tau]
-    below = [c for c in best if c.gain < tau and c.result in c.tokens[c.position:]]
+    below = [c for c in best if c.gain < tau and c.result in c.tokens[c.position :]]
     kept = min(above, key=lambda c: (c.gain, c.text_id), default=None)
     dropped = max(below, key=lambda c: (c.gain, c.text_id), default=None)
     return kept, dropped
@@ -528,8 +562,16 @@ def explain_call(lm: TinyLM, text: str, position: int, expression: str) -> list[
     plain = lm.token_losses(tokens, position, stop)
     call = lm.token_losses(tokens, position, stop, numbers)
     full = lm.token_losses(tokens, position, stop, numbers + (result,))
-    return [{"token": tokens[position + k], "weight": LOSS_WEIGHTS[k], "no call": plain[k],
-             "call, no result": call[k], "call + result": full[k]} for k in range(len(plain))]
+    return [
+        {
+            "token": tokens[position + k],
+            "weight": LOSS_WEIGHTS[k],
+            "no call": plain[k],
+            "call, no result": call[k],
+            "call + result": full[k],
+        }
+        for k in range(len(plain))
+    ]
 
 
 @dataclass
@@ -573,13 +615,10 @@ def format_explanation(rows: list[dict]) -> str:
     lines = [f"{'next token':>10} | {'weight':>6} | " + " | ".join(f"{c:>15}" for c in conditions)]
     lines.append("-" * len(lines[0]))
     for r in rows:
-        lines.append(f"{r['token']:>10} | {r['weight']:6.3f} | "
-                     + " | ".join(f"{r[c]:15.3f}" for c in conditions))
+        lines.append(f"{r['token']:>10} | {r['weight']:6.3f} | " + " | ".join(f"{r[c]:15.3f}" for c in conditions))
     sums = {c: sum(r["weight"] * r[c] for r in rows) for c in conditions}
     lines.append("-" * len(lines[0]))
     lines.append(f"{'weighted':>10} | {'':>6} | " + " | ".join(f"{sums[c]:15.3f}" for c in conditions))
     minus = min(sums["no call"], sums["call, no result"])
-    lines.append(f"L⁻ = {minus:.3f}   L⁺ = {sums['call + result']:.3f}   "
-                 f"L⁻ − L⁺ = {minus - sums['call + result']:.3f}")
+    lines.append(f"L⁻ = {minus:.3f}   L⁺ = {sums['call + result']:.3f}   L⁻ − L⁺ = {minus - sums['call + result']:.3f}")
     return "\n".join(lines)
-

@@ -33,8 +33,7 @@ from .transports import InMemoryTransport, StdioTransport
 
 # The HTTP side pulls in http.server, ssl and friends: it loads on first use, so
 # `python -m toolkit serve` over stdio starts faster.
-_LAZY = {"StreamableHTTPServer": "http.server", "serve_http": "http.server",
-         "HTTPTransport": "http.transport"}
+_LAZY = {"StreamableHTTPServer": "http.server", "serve_http": "http.server", "HTTPTransport": "http.transport"}
 
 
 def __getattr__(name: str) -> Any:
@@ -44,13 +43,33 @@ def __getattr__(name: str) -> Any:
     globals()[name] = value
     return value
 
+
 __all__ = [
-    "MCPClient", "mcp_to_registry", "result_text", "MCPServer", "LatestRevisionServer",
-    "serve_lines", "serve_stdio",
-    "InMemoryTransport", "StdioTransport", "HTTPTransport", "StreamableHTTPServer", "serve_http",
-    "MCPError", "encode_line", "decode_line",
-    "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "HANDSHAKE_VERSIONS", "STATELESS_VERSIONS",
+    "MCPClient",
+    "mcp_to_registry",
+    "result_text",
+    "MCPServer",
+    "LatestRevisionServer",
+    "serve_lines",
+    "serve_stdio",
+    "InMemoryTransport",
+    "StdioTransport",
+    "HTTPTransport",
+    "StreamableHTTPServer",
+    "serve_http",
+    "MCPError",
+    "encode_line",
+    "decode_line",
+    "PROTOCOL_VERSION",
+    "SUPPORTED_VERSIONS",
+    "HANDSHAKE_VERSIONS",
+    "STATELESS_VERSIONS",
     "revision_notes",
-    "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
-    "CONNECTION_CLOSED", "UNSUPPORTED_PROTOCOL_VERSION",
+    "PARSE_ERROR",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "INVALID_PARAMS",
+    "INTERNAL_ERROR",
+    "CONNECTION_CLOSED",
+    "UNSUPPORTED_PROTOCOL_VERSION",
 ]

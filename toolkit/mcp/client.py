@@ -54,8 +54,9 @@ class MCPClient:
 
     def _request(self, method: str, params: dict | None = None) -> dict:
         id_ = next(self._ids)
-        reply = self.transport.send({"jsonrpc": "2.0", "id": id_, "method": method,
-                                     "params": params if params is not None else {}})
+        reply = self.transport.send(
+            {"jsonrpc": "2.0", "id": id_, "method": method, "params": params if params is not None else {}}
+        )
         if not isinstance(reply, dict):
             raise MCPError(INVALID_REQUEST, f"Bad reply to {method}: expected a JSON object, got {reply!r}")
         if reply.get("id") != id_:
@@ -81,15 +82,21 @@ class MCPClient:
         another revision (the lesson server asked for 2025-11-25 answers 2025-06-18); the
         client goes on if it speaks that one too, else raises.
         """
-        result = self._request("initialize", {
-            "protocolVersion": protocol_version,
-            "capabilities": {},
-            "clientInfo": {"name": self.name, "version": self.version},
-        })
+        result = self._request(
+            "initialize",
+            {
+                "protocolVersion": protocol_version,
+                "capabilities": {},
+                "clientInfo": {"name": self.name, "version": self.version},
+            },
+        )
         version = result.get("protocolVersion")
         if version not in self.SUPPORTED:
-            raise MCPError(INVALID_REQUEST, f"The server chose protocol version {version!r}, which this "
-                                            f"client does not speak ({', '.join(self.SUPPORTED)}); disconnect.")
+            raise MCPError(
+                INVALID_REQUEST,
+                f"The server chose protocol version {version!r}, which this "
+                f"client does not speak ({', '.join(self.SUPPORTED)}); disconnect.",
+            )
         self.protocol_version = version
         self.server_info = result.get("serverInfo")
         self.capabilities = result.get("capabilities")
@@ -132,8 +139,12 @@ def result_text(result: dict) -> str:
     return "\n".join(parts)
 
 
-HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
-                 "openWorldHint": True}  # the specification's cautious defaults for absent hints
+HINT_DEFAULTS = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}  # the specification's cautious defaults for absent hints
 
 
 def mcp_to_registry(client: MCPClient, trusted: bool = False) -> ToolRegistry:
@@ -162,26 +173,36 @@ def mcp_to_registry(client: MCPClient, trusted: bool = False) -> ToolRegistry:
     specs = client.list_tools()
     flags = [_flags(spec, trusted) for spec in specs]  # check every tool before using any
     for spec, (read_only, destructive, open_world, outside_text) in zip(specs, flags):
-        registry.register(Tool(
-            name=spec["name"],
-            description=spec.get("description") or spec["name"],
-            fn=_forwarder(client, spec["name"]),
-            input_schema=spec.get("inputSchema") or {"type": "object", "properties": {}},
-            read_only=read_only, destructive=destructive, open_world=open_world,
-            outside_text=outside_text,
-        ))
+        registry.register(
+            Tool(
+                name=spec["name"],
+                description=spec.get("description") or spec["name"],
+                fn=_forwarder(client, spec["name"]),
+                input_schema=spec.get("inputSchema") or {"type": "object", "properties": {}},
+                read_only=read_only,
+                destructive=destructive,
+                open_world=open_world,
+                outside_text=outside_text,
+            )
+        )
     return registry
 
 
 def _flags(spec: Any, trusted: bool) -> tuple[bool, bool, bool, bool | None]:
     """``(read_only, destructive, open_world, outside_text)`` for one listed tool."""
     if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
-        raise MCPError(INVALID_REQUEST, f"Bad tool list: each tool needs a non-empty string 'name'; "
-                                        f"got {_brief(spec)}. The server is broken; ask its author to fix it.")
+        raise MCPError(
+            INVALID_REQUEST,
+            f"Bad tool list: each tool needs a non-empty string 'name'; "
+            f"got {_brief(spec)}. The server is broken; ask its author to fix it.",
+        )
     if not isinstance(spec.get("inputSchema", {}), dict):
-        raise MCPError(INVALID_REQUEST, f"Bad tool list: tool {spec['name']!r} has an inputSchema that is "
-                                        f"not an object: {_brief(spec['inputSchema'])}. The server is "
-                                        "broken; ask its author to fix it, or leave this server out.")
+        raise MCPError(
+            INVALID_REQUEST,
+            f"Bad tool list: tool {spec['name']!r} has an inputSchema that is "
+            f"not an object: {_brief(spec['inputSchema'])}. The server is "
+            "broken; ask its author to fix it, or leave this server out.",
+        )
     hints = _hints(spec["name"], spec.get("annotations", {}))
     if not trusted:
         return False, True, True, True
@@ -195,18 +216,24 @@ def _flags(spec: Any, trusted: bool) -> tuple[bool, bool, bool, bool | None]:
 def _hints(name: str, annotations: Any) -> dict:
     """The behaviour hints of one tool's annotations, each checked to be a JSON boolean."""
     if not isinstance(annotations, dict):
-        raise MCPError(INVALID_REQUEST, f"Bad annotations for tool {name!r}: 'annotations' must be an "
-                                        f"object, got {_brief(annotations)}. The server is broken; ask "
-                                        "its author to fix it, or leave this server out.")
+        raise MCPError(
+            INVALID_REQUEST,
+            f"Bad annotations for tool {name!r}: 'annotations' must be an "
+            f"object, got {_brief(annotations)}. The server is broken; ask "
+            "its author to fix it, or leave this server out.",
+        )
     hints = {}
     for key in HINT_DEFAULTS:
         if key not in annotations:
             continue
         value = annotations[key]
         if not isinstance(value, bool):
-            raise MCPError(INVALID_REQUEST, f"Bad annotations for tool {name!r}: {key} must be true or "
-                                            f"false (a JSON boolean), got {_brief(value)}. The server is "
-                                            "broken; ask its author to fix it, or leave this server out.")
+            raise MCPError(
+                INVALID_REQUEST,
+                f"Bad annotations for tool {name!r}: {key} must be true or "
+                f"false (a JSON boolean), got {_brief(value)}. The server is "
+                "broken; ask its author to fix it, or leave this server out.",
+            )
         hints[key] = value
     return hints
 
@@ -214,8 +241,15 @@ def _hints(name: str, annotations: Any) -> dict:
 def _brief(value: Any) -> str:
     """A value as an error message shows it: its repr, cut short, and its JSON type."""
     text = short_repr(value, 60)
-    kind = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-            int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+    kind = {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
     return f"{text} ({kind})"
 
 

@@ -15,10 +15,22 @@ from typing import Any, NoReturn
 from .revisions import PROTOCOL_VERSION, SUPPORTED_VERSIONS
 
 __all__ = [
-    "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "PARSE_ERROR", "INVALID_REQUEST",
-    "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "CONNECTION_CLOSED",
-    "UNSUPPORTED_PROTOCOL_VERSION", "MCPError", "encode_line", "decode_line", "error_response",
-    "result_response", "valid_id", "is_response",
+    "PROTOCOL_VERSION",
+    "SUPPORTED_VERSIONS",
+    "PARSE_ERROR",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "INVALID_PARAMS",
+    "INTERNAL_ERROR",
+    "CONNECTION_CLOSED",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "MCPError",
+    "encode_line",
+    "decode_line",
+    "error_response",
+    "result_response",
+    "valid_id",
+    "is_response",
 ]
 
 PARSE_ERROR = -32700

@@ -34,9 +34,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
-    "PROTOCOL_VERSION", "HANDSHAKE_VERSIONS", "SUPPORTED_VERSIONS", "STATELESS_VERSIONS", "KNOWN_VERSIONS",
-    "META_VERSION_KEY", "at_least", "negotiate", "accepts_batches",
-    "schema_errors_are_tool_results", "revision_notes",
+    "PROTOCOL_VERSION",
+    "HANDSHAKE_VERSIONS",
+    "SUPPORTED_VERSIONS",
+    "STATELESS_VERSIONS",
+    "KNOWN_VERSIONS",
+    "META_VERSION_KEY",
+    "at_least",
+    "negotiate",
+    "accepts_batches",
+    "schema_errors_are_tool_results",
+    "revision_notes",
 ]
 
 # The pack's revision: what the toolkit's client asks for by default, and the latest revision
@@ -50,7 +58,7 @@ HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 
 # The lesson server's revisions (MCPServer.SUPPORTED): the handshake revisions up to and
 # including the pack's, so that its latest is the pack's revision.
-SUPPORTED_VERSIONS = HANDSHAKE_VERSIONS[:HANDSHAKE_VERSIONS.index(PROTOCOL_VERSION) + 1]
+SUPPORTED_VERSIONS = HANDSHAKE_VERSIONS[: HANDSHAKE_VERSIONS.index(PROTOCOL_VERSION) + 1]
 
 # Revisions without a handshake. Known, so they can be named in errors, but not served.
 STATELESS_VERSIONS = ("2026-07-28",)
@@ -126,23 +134,43 @@ def revision_notes() -> list[dict]:
 
     Notebook 06.
     """
-    return [{"version": version, "served": version in HANDSHAKE_VERSIONS,
-             "lesson server": version in SUPPORTED_VERSIONS, "for this server": note}
-            for version, note in _NOTES]
+    return [
+        {
+            "version": version,
+            "served": version in HANDSHAKE_VERSIONS,
+            "lesson server": version in SUPPORTED_VERSIONS,
+            "for this server": note,
+        }
+        for version, note in _NOTES
+    ]
 
 
 _NOTES = (
-    ("2024-11-05", "initialize handshake; stdio; no tool annotations yet "
-                   "(newer fields we send are ignored by older clients)"),
-    ("2025-03-26", "tool annotations; Streamable HTTP replaces HTTP+SSE; "
-                   "servers MUST accept JSON-RPC batches (we do, in this revision only)"),
-    ("2025-06-18", "the pack's revision: batching removed; structuredContent; "
-                   "title in serverInfo; MCP-Protocol-Version header over HTTP; "
-                   "schema-breaking arguments -> protocol error -32602"),
-    ("2025-11-25", "SEP-1303: schema-breaking arguments -> result with isError: true, so the "
-                   "model can correct itself; unknown tool still -32602 (its 403 for a bad Origin "
-                   "over HTTP, the toolkit's HTTP server applies to every revision)"),
-    ("2026-07-28", "stateless: no initialize, version in every request's _meta, "
-                   "server/discover; we answer such requests with -32022 and the "
-                   "handshake revisions we speak"),
+    (
+        "2024-11-05",
+        "initialize handshake; stdio; no tool annotations yet (newer fields we send are ignored by older clients)",
+    ),
+    (
+        "2025-03-26",
+        "tool annotations; Streamable HTTP replaces HTTP+SSE; "
+        "servers MUST accept JSON-RPC batches (we do, in this revision only)",
+    ),
+    (
+        "2025-06-18",
+        "the pack's revision: batching removed; structuredContent; "
+        "title in serverInfo; MCP-Protocol-Version header over HTTP; "
+        "schema-breaking arguments -> protocol error -32602",
+    ),
+    (
+        "2025-11-25",
+        "SEP-1303: schema-breaking arguments -> result with isError: true, so the "
+        "model can correct itself; unknown tool still -32602 (its 403 for a bad Origin "
+        "over HTTP, the toolkit's HTTP server applies to every revision)",
+    ),
+    (
+        "2026-07-28",
+        "stateless: no initialize, version in every request's _meta, "
+        "server/discover; we answer such requests with -32022 and the "
+        "handshake revisions we speak",
+    ),
 )

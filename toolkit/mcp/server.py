@@ -45,8 +45,15 @@ from .revisions import (
     schema_errors_are_tool_results,
 )
 
-__all__ = ["MCPServer", "LatestRevisionServer", "serve_lines", "serve_stdio", "bounded_lines",
-           "LineTooLong", "MAX_LINE_BYTES"]
+__all__ = [
+    "MCPServer",
+    "LatestRevisionServer",
+    "serve_lines",
+    "serve_stdio",
+    "bounded_lines",
+    "LineTooLong",
+    "MAX_LINE_BYTES",
+]
 
 _CURSOR = re.compile(r"^[0-9]{1,9}$", re.ASCII)
 
@@ -93,12 +100,20 @@ class MCPServer:
     #: the MCP-Protocol-Version header against it.
     SUPPORTED = SUPPORTED_VERSIONS
 
-    def __init__(self, registry: ToolRegistry, name: str = "toy-tools", version: str = "0.1.0",
-                 title: str = "Toy Tools", instructions: str | None = None,
-                 page_size: int | None = None) -> None:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        name: str = "toy-tools",
+        version: str = "0.1.0",
+        title: str = "Toy Tools",
+        instructions: str | None = None,
+        page_size: int | None = None,
+    ) -> None:
         if not self.SUPPORTED or not all(isinstance(v, str) for v in self.SUPPORTED):
-            raise ValueError(f"{type(self).__name__}.SUPPORTED must list at least one protocol revision "
-                             f"as a string such as '2025-06-18' (it is {self.SUPPORTED!r})")
+            raise ValueError(
+                f"{type(self).__name__}.SUPPORTED must list at least one protocol revision "
+                f"as a string such as '2025-06-18' (it is {self.SUPPORTED!r})"
+            )
         self.registry = registry
         self.name = name
         self.version = version
@@ -115,10 +130,13 @@ class MCPServer:
         if isinstance(msg, list):
             if self.initialized and accepts_batches(self.protocol_version):
                 return self._batch(msg)
-            return error_response(None, INVALID_REQUEST,
-                                  "Invalid Request: batches (JSON arrays) are not supported; "
-                                  "revision 2025-06-18 removed JSON-RPC batching (only a session "
-                                  "that negotiated 2025-03-26 may send them)")
+            return error_response(
+                None,
+                INVALID_REQUEST,
+                "Invalid Request: batches (JSON arrays) are not supported; "
+                "revision 2025-06-18 removed JSON-RPC batching (only a session "
+                "that negotiated 2025-03-26 may send them)",
+            )
         return self._message(msg)
 
     def _batch(self, batch: list) -> list | dict | None:
@@ -131,8 +149,9 @@ class MCPServer:
             if isinstance(item, list):
                 reply = error_response(None, INVALID_REQUEST, "Invalid Request: a batch cannot hold a batch")
             elif isinstance(item, dict) and item.get("method") == "initialize" and "id" in item:
-                reply = error_response(item["id"], INVALID_REQUEST,
-                                       "Invalid Request: initialize must not be part of a batch")
+                reply = error_response(
+                    item["id"], INVALID_REQUEST, "Invalid Request: initialize must not be part of a batch"
+                )
             else:
                 reply = self._message(item)
             if reply is not None:
@@ -147,8 +166,9 @@ class MCPServer:
         has_id = "id" in msg
         id_ = msg.get("id")
         if has_id and not valid_id(id_):
-            return error_response(None, INVALID_REQUEST,
-                                  "Invalid Request: id must be a string or an integer (not null or a boolean)")
+            return error_response(
+                None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer (not null or a boolean)"
+            )
         if msg.get("jsonrpc") != "2.0" or not isinstance(msg.get("method"), str):
             return error_response(id_ if has_id else None, INVALID_REQUEST, "Invalid Request")
         method = msg["method"]
@@ -198,20 +218,26 @@ class MCPServer:
         data: dict = {"supported": list(self.SUPPORTED)}
         if requested is not None:
             data["requested"] = requested
-        return MCPError(UNSUPPORTED_PROTOCOL_VERSION,
-                        "Unsupported protocol version: this server speaks only the revisions that "
-                        "begin with initialize (" + ", ".join(self.SUPPORTED) + "); send initialize",
-                        data)
+        return MCPError(
+            UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version: this server speaks only the revisions that "
+            "begin with initialize (" + ", ".join(self.SUPPORTED) + "); send initialize",
+            data,
+        )
 
     def _initialize(self, params: dict) -> dict:
         missing = [k for k in ("protocolVersion", "capabilities", "clientInfo") if k not in params]
         if missing:
             raise MCPError(INVALID_PARAMS, "Invalid params: initialize needs " + ", ".join(missing))
         asked = params["protocolVersion"]
-        if not isinstance(asked, str) or not isinstance(params["capabilities"], dict) \
-                or not isinstance(params["clientInfo"], dict):
-            raise MCPError(INVALID_PARAMS, "Invalid params: protocolVersion must be a string, "
-                                           "capabilities and clientInfo objects")
+        if (
+            not isinstance(asked, str)
+            or not isinstance(params["capabilities"], dict)
+            or not isinstance(params["clientInfo"], dict)
+        ):
+            raise MCPError(
+                INVALID_PARAMS, "Invalid params: protocolVersion must be a string, capabilities and clientInfo objects"
+            )
         version = negotiate(asked, self.SUPPORTED)
         self.protocol_version = version
         self.initialized = True
@@ -248,8 +274,7 @@ class MCPServer:
             raise MCPError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
         tool = self.registry.get(name)
         if tool is None:
-            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}",
-                           {"available": self.registry.names()})
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}", {"available": self.registry.names()})
         errors = validate_args(args, tool.input_schema)
         if errors and not schema_errors_are_tool_results(self.protocol_version):
             raise MCPError(INVALID_PARAMS, f"Invalid arguments for tool {name!r}: " + "; ".join(errors))
@@ -295,11 +320,14 @@ class LineTooLong:
         self.limit = limit
 
     def reply(self) -> dict:
-        return error_response(None, INVALID_REQUEST,
-                              f"Invalid Request: a line of {self.size:,} bytes; this server reads at most "
-                              f"{self.limit:,} bytes per message, so the line was discarded unread. "
-                              "Send each JSON-RPC message on one line, within the limit",
-                              {"maxLineBytes": self.limit, "lineBytes": self.size})
+        return error_response(
+            None,
+            INVALID_REQUEST,
+            f"Invalid Request: a line of {self.size:,} bytes; this server reads at most "
+            f"{self.limit:,} bytes per message, so the line was discarded unread. "
+            "Send each JSON-RPC message on one line, within the limit",
+            {"maxLineBytes": self.limit, "lineBytes": self.size},
+        )
 
 
 def bounded_lines(stream: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[bytes | LineTooLong]:
@@ -336,8 +364,13 @@ def _line_size(line: str | bytes, max_line: int) -> int:
     return len(line.encode("utf-8", "surrogatepass"))
 
 
-def serve_lines(server: MCPServer, lines: Iterable[str | bytes | LineTooLong], write: Callable[[str], Any],
-                trace: Callable[[str, str], Any] | None = None, max_line: int = MAX_LINE_BYTES) -> None:
+def serve_lines(
+    server: MCPServer,
+    lines: Iterable[str | bytes | LineTooLong],
+    write: Callable[[str], Any],
+    trace: Callable[[str, str], Any] | None = None,
+    max_line: int = MAX_LINE_BYTES,
+) -> None:
     """The stdio loop: one message per line in, one reply per request out.
 
     Blank lines are skipped; a line that is not JSON gets a -32700 reply with id null;
@@ -385,8 +418,9 @@ def _answer(server: MCPServer, line: str | bytes) -> str | None:
         return encode_line(reply)
     except (ValueError, TypeError, RecursionError):
         id_ = reply.get("id") if isinstance(reply, dict) else None
-        return encode_line(error_response(id_, INTERNAL_ERROR,
-                                          "Internal error: the reply could not be encoded as JSON"))
+        return encode_line(
+            error_response(id_, INTERNAL_ERROR, "Internal error: the reply could not be encoded as JSON")
+        )
 
 
 def _printable(line: str | bytes) -> str:
@@ -416,5 +450,6 @@ def serve_stdio(server: MCPServer, trace: bool = False, max_line: int = MAX_LINE
         sys.stderr.write(f"{arrow} {text}\n")
         sys.stderr.flush()
 
-    serve_lines(server, bounded_lines(sys.stdin.buffer, max_line), write,
-                trace=echo if trace else None, max_line=max_line)
+    serve_lines(
+        server, bounded_lines(sys.stdin.buffer, max_line), write, trace=echo if trace else None, max_line=max_line
+    )

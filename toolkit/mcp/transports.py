@@ -70,8 +70,9 @@ class StdioTransport:
         self.timeout = timeout
         self.log: list[tuple[str, Any]] = []
         self.stderr_lines: list[str] = []
-        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env)
+        self.proc = subprocess.Popen(
+            self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        )
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # all three are pipes
         self._stdin, self._stdout, self._stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
         self._lines: queue.Queue = queue.Queue()
@@ -100,8 +101,9 @@ class StdioTransport:
                 self._stdin.write(data)
                 self._stdin.flush()
             except (BrokenPipeError, ValueError, OSError):
-                raise MCPError(CONNECTION_CLOSED, "Connection closed: the server is not running"
-                               + self._exit_note()) from None
+                raise MCPError(
+                    CONNECTION_CLOSED, "Connection closed: the server is not running" + self._exit_note()
+                ) from None
 
     def _exit_note(self) -> str:
         code = self.proc.poll()
@@ -120,8 +122,7 @@ class StdioTransport:
                 raise MCPError(CONNECTION_CLOSED, f"Request timed out: no reply within {self.timeout:g} s") from None
             if line is None:
                 self._lines.put(None)
-                raise MCPError(CONNECTION_CLOSED, "Connection closed: the server closed its output"
-                               + self._exit_note())
+                raise MCPError(CONNECTION_CLOSED, "Connection closed: the server closed its output" + self._exit_note())
             if not line.strip():
                 continue
             try:
@@ -165,8 +166,11 @@ class StdioTransport:
         if request.get("method") == "ping":
             reply = rpc.result_response(request["id"], {})
         else:
-            reply = rpc.error_response(request["id"], METHOD_NOT_FOUND,
-                                   f"Method not found: this client does not offer {request.get('method')!r}")
+            reply = rpc.error_response(
+                request["id"],
+                METHOD_NOT_FOUND,
+                f"Method not found: this client does not offer {request.get('method')!r}",
+            )
         self.log.append(("->", reply))
         self._write(reply)
 

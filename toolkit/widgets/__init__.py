@@ -25,14 +25,30 @@ import importlib
 
 # public name -> submodule that defines it (imported on first use)
 _LAZY = {
-    "passk_explorer": "passk", "PassKExplorer": "passk", "passk_state": "passk",
-    "recall_explorer": "recall", "RecallExplorer": "recall", "recall_state": "recall",
-    "scoring_panel": "scoring", "ScoringPanel": "scoring", "scoring_state": "scoring",
-    "gate_playground": "gate_view", "GatePlayground": "gate_view", "gate_run": "gate_view",
-    "transcript": "transcript_view", "wire": "transcript_view", "transcript_html": "transcript_view",
-    "wire_html": "transcript_view", "transcript_text": "transcript_view", "wire_text": "transcript_view",
-    "quiz": "quiz_view", "Quiz": "quiz_view", "load_quiz": "quiz_view", "grade": "quiz_view",
-    "InputError": "_base", "OKABE_ITO": "_base",
+    "passk_explorer": "passk",
+    "PassKExplorer": "passk",
+    "passk_state": "passk",
+    "recall_explorer": "recall",
+    "RecallExplorer": "recall",
+    "recall_state": "recall",
+    "scoring_panel": "scoring",
+    "ScoringPanel": "scoring",
+    "scoring_state": "scoring",
+    "gate_playground": "gate_view",
+    "GatePlayground": "gate_view",
+    "gate_run": "gate_view",
+    "transcript": "transcript_view",
+    "wire": "transcript_view",
+    "transcript_html": "transcript_view",
+    "wire_html": "transcript_view",
+    "transcript_text": "transcript_view",
+    "wire_text": "transcript_view",
+    "quiz": "quiz_view",
+    "Quiz": "quiz_view",
+    "load_quiz": "quiz_view",
+    "grade": "quiz_view",
+    "InputError": "_base",
+    "OKABE_ITO": "_base",
     "toolformer_explorer": "toolformer",  # the Toolformer filter view (toolkit/widgets/toolformer.py)
 }
 

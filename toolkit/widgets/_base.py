@@ -25,8 +25,19 @@ from typing import Any
 
 from .palette import INK, OKABE_ITO, TEXT, THEME_INK, THEME_INK_MUTED
 
-__all__ = ["OKABE_ITO", "FONT", "InputError", "LiveFigure", "LiveView", "Picture", "esc",
-           "need_widgets", "static_bundle", "static_png", "img_html"]
+__all__ = [
+    "OKABE_ITO",
+    "FONT",
+    "InputError",
+    "LiveFigure",
+    "LiveView",
+    "Picture",
+    "esc",
+    "need_widgets",
+    "static_bundle",
+    "static_png",
+    "img_html",
+]
 
 # OKABE_ITO (colours for marks) and the text colours come from palette.py, the one palette.
 # font sizes in points, large enough to read from the back of a lecture room
@@ -57,8 +68,10 @@ def need_widgets():
     try:
         import ipywidgets
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError("The live views need ipywidgets and matplotlib. Install them with "
-                          "`pip install -e '.[widgets]'` (or run `make lab`).") from None
+        raise ImportError(
+            "The live views need ipywidgets and matplotlib. Install them with "
+            "`pip install -e '.[widgets]'` (or run `make lab`)."
+        ) from None
     return ipywidgets
 
 
@@ -198,9 +211,11 @@ _ONE_PIXEL = "data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAAB
 def aria_helper(W, names: dict | None = None):
     """The hidden HTML widget that gives a view's sliders and radio groups their names."""
     js = " ".join(_ARIA_JS.split("\n"))
-    helper = W.HTML(f"<img src='{_ONE_PIXEL}' alt='' style='display:none' "
-                    f"data-names='{esc(json.dumps(names or {}, ensure_ascii=False))}' onload='{esc(js)}'>",
-                    layout=W.Layout(height="0px", overflow="hidden", margin="0"))
+    helper = W.HTML(
+        f"<img src='{_ONE_PIXEL}' alt='' style='display:none' "
+        f"data-names='{esc(json.dumps(names or {}, ensure_ascii=False))}' onload='{esc(js)}'>",
+        layout=W.Layout(height="0px", overflow="hidden", margin="0"),
+    )
     helper.add_class("toolkit-script")
     return helper
 
@@ -260,14 +275,12 @@ class LiveView:
             self._say(str(exc))
             return False
         except Exception as exc:  # never a traceback in front of a class
-            self._say(f"Could not update the view ({type(exc).__name__}: {exc}). "
-                      "The last good view is kept.")
+            self._say(f"Could not update the view ({type(exc).__name__}: {exc}). The last good view is kept.")
             return False
         try:
             self.draw(state)
         except Exception as exc:
-            self._say(f"Could not draw the new view ({type(exc).__name__}: {exc}). "
-                      "The last good view is kept.")
+            self._say(f"Could not draw the new view ({type(exc).__name__}: {exc}). The last good view is kept.")
             return False
         self.state = state
         self.redraws += 1
@@ -277,9 +290,11 @@ class LiveView:
     def _say(self, text: str) -> None:
         self.message = text
         self.message_box.value = (
-            "" if not text else
-            f"<div style='color:{TEXT['vermillion']};background:#FFF1E6;border-left:4px solid "
-            f"{OKABE_ITO['vermillion']};padding:4px 8px;font-size:14px'>⚠ {esc(text)}</div>")
+            ""
+            if not text
+            else f"<div style='color:{TEXT['vermillion']};background:#FFF1E6;border-left:4px solid "
+            f"{OKABE_ITO['vermillion']};padding:4px 8px;font-size:14px'>⚠ {esc(text)}</div>"
+        )
 
     # a view displays itself: `passk_explorer()` on the last line of a cell is enough
     def _repr_mimebundle_(self, **kwargs):
@@ -321,9 +336,11 @@ def static_bundle(widget, name: str) -> dict:
     """
     walk = _StaticWalk(need_widgets())
     body = walk.html(widget)
-    page = (f"<div class='toolkit-static-view' style='border:1px solid #ccc;border-radius:4px;"
-            f"padding:6px 10px;max-width:1000px'><div style='font-size:12px;color:{THEME_INK_MUTED};"
-            f"margin-bottom:6px'><b>{esc(name)}</b>: {esc(STATIC_NOTE)}</div>{body}</div>")
+    page = (
+        f"<div class='toolkit-static-view' style='border:1px solid #ccc;border-radius:4px;"
+        f"padding:6px 10px;max-width:1000px'><div style='font-size:12px;color:{THEME_INK_MUTED};"
+        f"margin-bottom:6px'><b>{esc(name)}</b>: {esc(STATIC_NOTE)}</div>{body}</div>"
+    )
     bundle = {"text/html": page}
     if walk.pngs:
         bundle["image/png"] = base64.b64encode(walk.pngs[0]).decode("ascii")
@@ -338,8 +355,10 @@ def _control(label: str, value: str, disabled: bool = False) -> str:
 
 def _boxed(text: str, chosen: bool = False) -> str:
     shade = "background:#dde9f5;font-weight:bold;" if chosen else "background:#f6f6f6;"
-    return (f"<span style='{shade}color:{INK};border:1px solid #bbb;border-radius:3px;padding:0 8px;"
-            f"margin-right:4px'>{esc(text)}</span>")
+    return (
+        f"<span style='{shade}color:{INK};border:1px solid #bbb;border-radius:3px;padding:0 8px;"
+        f"margin-right:4px'>{esc(text)}</span>"
+    )
 
 
 def _readout(w) -> str:
@@ -402,9 +421,12 @@ class _StaticWalk:
         if isinstance(w, W.Button):
             return _control("", _boxed(label), off)
         if isinstance(w, W.Textarea):
-            text = (f"<pre style='margin:2px 0;padding:4px 6px;background:#f6f6f6;color:{INK};border:1px solid #ddd;"
-                    f"white-space:pre-wrap;font-size:12px'>{esc(w.value)}</pre>" if w.value else
-                    f"<div style='color:{_GREY};font-style:italic'>(empty) {esc(w.placeholder)}</div>")
+            text = (
+                f"<pre style='margin:2px 0;padding:4px 6px;background:#f6f6f6;color:{INK};border:1px solid #ddd;"
+                f"white-space:pre-wrap;font-size:12px'>{esc(w.value)}</pre>"
+                if w.value
+                else f"<div style='color:{_GREY};font-style:italic'>(empty) {esc(w.placeholder)}</div>"
+            )
             return _control(label, text, off)
         value = getattr(w, "value", None)
         if isinstance(w, W.ValueWidget) and isinstance(value, (int, float, str)) and not isinstance(value, bool):

@@ -33,8 +33,7 @@ from ._base import InputError, LiveView, esc
 from .palette import PANEL, TEXT
 from .transcript_view import transcript_html
 
-__all__ = ["SCENARIOS", "CONFIRM_ANSWERS", "GateState", "gate_run", "GatePlayground",
-           "gate_playground", "NoTaintGate"]
+__all__ = ["SCENARIOS", "CONFIRM_ANSWERS", "GateState", "gate_run", "GatePlayground", "gate_playground", "NoTaintGate"]
 
 EMAIL = "e-mail injection (§2.10)"
 URL = "exfiltration in a URL (exercise 12)"
@@ -80,15 +79,28 @@ class GateState:
     @property
     def verdict(self) -> str:
         if self.scenario == EMAIL:
-            return ("The attack worked: an e-mail went to the attacker." if self.attack_succeeded
-                    else "The attack failed: no e-mail was sent.")
-        return ("The attack worked: the customer list left inside a URL." if self.attack_succeeded
-                else "The attack failed: no private data left in a URL.")
+            return (
+                "The attack worked: an e-mail went to the attacker."
+                if self.attack_succeeded
+                else "The attack failed: no e-mail was sent."
+            )
+        return (
+            "The attack worked: the customer list left inside a URL."
+            if self.attack_succeeded
+            else "The attack failed: no private data left in a URL."
+        )
 
 
-def gate_run(scenario: str = EMAIL, use_gate: bool = True, allowlist: bool = True,
-             allowed=None, pre_approve: bool = True, confirm: str = "nobody to ask",
-             taint: bool = True, wrap: bool = True) -> GateState:
+def gate_run(
+    scenario: str = EMAIL,
+    use_gate: bool = True,
+    allowlist: bool = True,
+    allowed=None,
+    pre_approve: bool = True,
+    confirm: str = "nobody to ask",
+    taint: bool = True,
+    wrap: bool = True,
+) -> GateState:
     """Run one scenario with the given gate settings; the same settings give the same run.
 
     Notebook 11.
@@ -101,16 +113,19 @@ def gate_run(scenario: str = EMAIL, use_gate: bool = True, allowlist: bool = Tru
     allowed = list(spec["tools"] if allowed is None else allowed)
     unknown = [t for t in allowed if t not in spec["tools"]]
     if unknown:
-        raise InputError(f"{', '.join(unknown)} is not a tool in this scenario; its tools are "
-                         f"{', '.join(spec['tools'])}.")
+        raise InputError(
+            f"{', '.join(unknown)} is not a tool in this scenario; its tools are {', '.join(spec['tools'])}."
+        )
     gate = None
     if use_gate:
         answer = CONFIRM_ANSWERS[confirm]
         ask: Callable[[dict], bool] | None = None if answer is None else (lambda call: answer)
         cls = PermissionGate if taint else NoTaintGate
-        gate = cls(allow=set(allowed) if allowlist else None,
-                   pre_approved={spec["writer"]} if (pre_approve and spec["writer"]) else (),
-                   confirm=ask)
+        gate = cls(
+            allow=set(allowed) if allowlist else None,
+            pre_approved={spec["writer"]} if (pre_approve and spec["writer"]) else (),
+            confirm=ask,
+        )
     if scenario == EMAIL:
         result, emails, _ = injection.injection_demo(False, gate=gate, wrap_outputs=wrap)
         sent = [f"to {to}: {body}" for to, body in emails]
@@ -118,17 +133,26 @@ def gate_run(scenario: str = EMAIL, use_gate: bool = True, allowlist: bool = Tru
     else:
         result, sent, _ = exfiltration.exfiltration_demo(False, gate=gate, wrap_outputs=wrap)
         succeeded = bool(sent)
-    settings = {"use_gate": use_gate, "allowlist": allowlist, "allowed": allowed,
-                "pre_approve": pre_approve, "confirm": confirm, "taint": taint, "wrap": wrap}
+    settings = {
+        "use_gate": use_gate,
+        "allowlist": allowlist,
+        "allowed": allowed,
+        "pre_approve": pre_approve,
+        "confirm": confirm,
+        "taint": taint,
+        "wrap": wrap,
+    }
     return GateState(scenario, result, gate, sent, succeeded, settings)
 
 
 def verdict_html(state: GateState) -> str:
     """The verdict as a banner: white on the dark twin of vermillion (attack worked) or green."""
     colour = TEXT["vermillion"] if state.attack_succeeded else TEXT["green"]
-    return (f"<div style='font-size:16px;font-weight:bold;color:#FFFFFF;background:{colour};"
-            f"padding:6px 10px;border-radius:4px'>{'✗' if state.attack_succeeded else '✓'} "
-            f"{esc(state.verdict)}</div>")
+    return (
+        f"<div style='font-size:16px;font-weight:bold;color:#FFFFFF;background:{colour};"
+        f"padding:6px 10px;border-radius:4px'>{'✗' if state.attack_succeeded else '✓'} "
+        f"{esc(state.verdict)}</div>"
+    )
 
 
 def report_html(state: GateState) -> str:
@@ -145,13 +169,18 @@ def report_html(state: GateState) -> str:
         rows = "".join(
             f"<tr><td style='{cell};color:{good if d == 'allow' else bad};font-weight:bold'>{d}</td>"
             f"<td style='{cell}'><code>{esc(name)}</code></td><td style='{cell}'>{esc(reason) or '–'}</td></tr>"
-            for d, name, reason in state.gate.log)
-        parts.append(f"<div style='font-size:14px'><b>Gate log</b> (tainted at the end: "
-                     f"{'yes' if state.gate.tainted else 'no'})</div>"
-                     f"<table style='border-collapse:collapse;font-size:13px;{PANEL}'><tr><th style='{cell}'>decision</th>"
-                     f"<th style='{cell}'>tool</th><th style='{cell}'>reason</th></tr>{rows}</table>")
+            for d, name, reason in state.gate.log
+        )
+        parts.append(
+            f"<div style='font-size:14px'><b>Gate log</b> (tainted at the end: "
+            f"{'yes' if state.gate.tainted else 'no'})</div>"
+            f"<table style='border-collapse:collapse;font-size:13px;{PANEL}'><tr><th style='{cell}'>decision</th>"
+            f"<th style='{cell}'>tool</th><th style='{cell}'>reason</th></tr>{rows}</table>"
+        )
     events = "".join(f"<li>{esc(e)}</li>" for e in state.result.events) or "<li>(none)</li>"
-    parts.append(f"<div style='font-size:14px;margin-top:6px'><b>Harness events</b><ul style='margin:2px 0'>{events}</ul></div>")
+    parts.append(
+        f"<div style='font-size:14px;margin-top:6px'><b>Harness events</b><ul style='margin:2px 0'>{events}</ul></div>"
+    )
     return "".join(parts)
 
 
@@ -167,36 +196,55 @@ class GatePlayground(LiveView):
         super().__init__()
         W = self.W
         wide = W.Layout(width="auto")
-        self.scenario = W.RadioButtons(options=list(SCENARIOS), value=scenario, description="attack",
-                                       layout=wide)
+        self.scenario = W.RadioButtons(options=list(SCENARIOS), value=scenario, description="attack", layout=wide)
         self.use_gate = W.Checkbox(value=True, description="use the permission gate", indent=False, layout=wide)
-        self.allowlist = W.Checkbox(value=True, description="allowlist: only these tools may run", indent=False, layout=wide)
-        self.allowed = W.SelectMultiple(options=SCENARIOS[scenario]["tools"],
-                                        value=tuple(SCENARIOS[scenario]["tools"]), rows=2,
-                                        description="may run", layout=W.Layout(width="260px"))
-        self.pre_approve = W.Checkbox(value=True, indent=False, layout=wide,
-                                      description="pre-approve the state-changing tool (send_email)")
-        self.confirm = W.RadioButtons(options=list(CONFIRM_ANSWERS), value="nobody to ask",
-                                      description="confirm:", layout=wide)
-        self.taint = W.Checkbox(value=True, indent=False, layout=wide,
-                                description="taint tracking (after outside content, writes need a yes)")
-        self.wrap = W.Checkbox(value=True, indent=False, layout=wide,
-                               description="wrap tool output as untrusted")
+        self.allowlist = W.Checkbox(
+            value=True, description="allowlist: only these tools may run", indent=False, layout=wide
+        )
+        self.allowed = W.SelectMultiple(
+            options=SCENARIOS[scenario]["tools"],
+            value=tuple(SCENARIOS[scenario]["tools"]),
+            rows=2,
+            description="may run",
+            layout=W.Layout(width="260px"),
+        )
+        self.pre_approve = W.Checkbox(
+            value=True, indent=False, layout=wide, description="pre-approve the state-changing tool (send_email)"
+        )
+        self.confirm = W.RadioButtons(
+            options=list(CONFIRM_ANSWERS), value="nobody to ask", description="confirm:", layout=wide
+        )
+        self.taint = W.Checkbox(
+            value=True,
+            indent=False,
+            layout=wide,
+            description="taint tracking (after outside content, writes need a yes)",
+        )
+        self.wrap = W.Checkbox(value=True, indent=False, layout=wide, description="wrap tool output as untrusted")
         self.verdict = self.live(W.HTML())
         self.report = W.HTML()
         self.conversation = W.HTML()
         self._holding = False
-        gate_box = W.VBox([W.HBox([self.allowlist, self.allowed]), self.pre_approve, self.confirm,
-                           self.taint])
+        gate_box = W.VBox([W.HBox([self.allowlist, self.allowed]), self.pre_approve, self.confirm, self.taint])
         self._gate_controls = (self.allowlist, self.allowed, self.pre_approve, self.confirm, self.taint)
-        self.widget = W.VBox([self.scenario, self.use_gate, gate_box, self.wrap, self.message_box,
-                              self.verdict, self.report, W.HTML("<b>The conversation</b> (mock model)"),
-                              self.conversation])
-        self.accessible({"attack": "the attack to replay",
-                         "confirm:": "what a person answers when the gate asks to confirm"})
+        self.widget = W.VBox(
+            [
+                self.scenario,
+                self.use_gate,
+                gate_box,
+                self.wrap,
+                self.message_box,
+                self.verdict,
+                self.report,
+                W.HTML("<b>The conversation</b> (mock model)"),
+                self.conversation,
+            ]
+        )
+        self.accessible(
+            {"attack": "the attack to replay", "confirm:": "what a person answers when the gate asks to confirm"}
+        )
         self.scenario.observe(self._new_scenario, names="value")
-        self.watch(self.use_gate, self.allowlist, self.allowed, self.pre_approve, self.confirm,
-                   self.taint, self.wrap)
+        self.watch(self.use_gate, self.allowlist, self.allowed, self.pre_approve, self.confirm, self.taint, self.wrap)
         self.refresh()
 
     def _new_scenario(self, change=None) -> None:
@@ -214,9 +262,16 @@ class GatePlayground(LiveView):
             self.refresh()
 
     def compute(self) -> GateState:
-        return gate_run(self.scenario.value, self.use_gate.value, self.allowlist.value,
-                        list(self.allowed.value), self.pre_approve.value, self.confirm.value,
-                        self.taint.value, self.wrap.value)
+        return gate_run(
+            self.scenario.value,
+            self.use_gate.value,
+            self.allowlist.value,
+            list(self.allowed.value),
+            self.pre_approve.value,
+            self.confirm.value,
+            self.taint.value,
+            self.wrap.value,
+        )
 
     def draw(self, state: GateState) -> None:
         for c in self._gate_controls:

@@ -17,14 +17,32 @@ use it through their live views.
 
 from __future__ import annotations
 
-__all__ = ["MARKS", "OKABE_ITO", "TEXT", "TEXT_ON_DARK", "INK", "INK_MUTED", "THEME_INK",
-           "THEME_INK_MUTED", "PANEL", "LIGHT_BACKGROUNDS", "DARK_BACKGROUNDS", "relative_luminance",
-           "contrast_ratio"]
+__all__ = [
+    "MARKS",
+    "OKABE_ITO",
+    "TEXT",
+    "TEXT_ON_DARK",
+    "INK",
+    "INK_MUTED",
+    "THEME_INK",
+    "THEME_INK_MUTED",
+    "PANEL",
+    "LIGHT_BACKGROUNDS",
+    "DARK_BACKGROUNDS",
+    "relative_luminance",
+    "contrast_ratio",
+]
 
 # Okabe & Ito (2008): colour-blind-safe colours for lines, bars and dots (not for small text).
 MARKS = {
-    "blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "vermillion": "#D55E00",
-    "sky": "#56B4E9", "purple": "#CC79A7", "yellow": "#F0E442", "black": "#000000",
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "green": "#009E73",
+    "vermillion": "#D55E00",
+    "sky": "#56B4E9",
+    "purple": "#CC79A7",
+    "yellow": "#F0E442",
+    "black": "#000000",
     "grey": "#666666",
 }
 OKABE_ITO = MARKS  # the name the views and figures have used so far
@@ -32,20 +50,32 @@ OKABE_ITO = MARKS  # the name the views and figures have used so far
 # The same hues darkened (mixed with black) until they reach at least 4.6:1 on white and on
 # the light panels the views draw (LIGHT_BACKGROUNDS).
 TEXT = {
-    "blue": "#006BA7", "orange": "#885E00", "green": "#007555", "vermillion": "#A84A00",
-    "sky": "#346C8C", "purple": "#8D5373", "yellow": "#6E691E", "black": "#000000",
+    "blue": "#006BA7",
+    "orange": "#885E00",
+    "green": "#007555",
+    "vermillion": "#A84A00",
+    "sky": "#346C8C",
+    "purple": "#8D5373",
+    "yellow": "#6E691E",
+    "black": "#000000",
     "grey": "#595959",
 }
 # The same hues lightened (mixed with white) until they reach at least 4.6:1 on JupyterLab's
 # dark theme backgrounds (DARK_BACKGROUNDS).
 TEXT_ON_DARK = {
-    "blue": "#4A9BC8", "orange": "#E69F00", "green": "#14A67E", "vermillion": "#DC7829",
-    "sky": "#56B4E9", "purple": "#CC79A7", "yellow": "#F0E442", "black": "#E0E0E0",
+    "blue": "#4A9BC8",
+    "orange": "#E69F00",
+    "green": "#14A67E",
+    "vermillion": "#DC7829",
+    "sky": "#56B4E9",
+    "purple": "#CC79A7",
+    "yellow": "#F0E442",
+    "black": "#E0E0E0",
     "grey": "#A0A0A0",
 }
 
-INK = "#1A1A1A"          # body text on a light panel
-INK_MUTED = "#595959"    # notes and captions on a light panel (7:1 on white)
+INK = "#1A1A1A"  # body text on a light panel
+INK_MUTED = "#595959"  # notes and captions on a light panel (7:1 on white)
 # text with no background of its own follows the JupyterLab theme; the fallback is for
 # exported HTML without JupyterLab's stylesheet
 THEME_INK = "var(--jp-content-font-color1, #1A1A1A)"
@@ -55,8 +85,7 @@ PANEL = f"background:#FFFFFF;color:{INK}"
 
 # Backgrounds the views put behind text: white, the grey of code and control boxes, the pale
 # blue of a chosen option, the pale tints of notes and warnings.
-LIGHT_BACKGROUNDS = ("#FFFFFF", "#F6F6F6", "#F3F3F3", "#DDE9F5", "#EEF4FA", "#FFF1E6",
-                     "#EAF6F1", "#FDF3E1", "#F7EEF3")
+LIGHT_BACKGROUNDS = ("#FFFFFF", "#F6F6F6", "#F3F3F3", "#DDE9F5", "#EEF4FA", "#FFF1E6", "#EAF6F1", "#FDF3E1", "#F7EEF3")
 # JupyterLab's dark theme: --jp-layout-color0 and --jp-layout-color1.
 DARK_BACKGROUNDS = ("#111111", "#212121")
 
@@ -67,7 +96,7 @@ def _channels(colour: str) -> tuple[float, float, float]:
         text = "".join(c * 2 for c in text)
     if len(text) != 6 or any(c not in "0123456789abcdefABCDEF" for c in text):
         raise ValueError(f"{colour!r} is not a colour like '#0072B2' or '#fff'.")
-    return tuple(int(text[i:i + 2], 16) / 255 for i in (0, 2, 4))  # type: ignore[return-value]
+    return tuple(int(text[i : i + 2], 16) / 255 for i in (0, 2, 4))  # type: ignore[return-value]
 
 
 def relative_luminance(colour: str) -> float:
@@ -75,8 +104,10 @@ def relative_luminance(colour: str) -> float:
 
     Used by: toolkit/widgets/palette.py.
     """
+
     def linear(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
     r, g, b = (linear(c) for c in _channels(colour))
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 

@@ -26,8 +26,16 @@ from ..reliability import load_taubench, pass_at_k, pass_hat_k
 from ._base import FONT, LINE_WIDTH, OKABE_ITO, InputError, LiveFigure, LiveView, Picture, esc
 from .palette import PANEL, TEXT, THEME_INK_MUTED
 
-__all__ = ["PassKState", "passk_state", "passk_curves", "PassKExplorer", "passk_explorer",
-           "SOURCE_MOCK", "SOURCE_TAU", "MAX_TRIALS"]
+__all__ = [
+    "PassKState",
+    "passk_state",
+    "passk_curves",
+    "PassKExplorer",
+    "passk_explorer",
+    "SOURCE_MOCK",
+    "SOURCE_TAU",
+    "MAX_TRIALS",
+]
 
 SOURCE_MOCK = "mock retail agent"
 SOURCE_TAU = "real data: gpt-4o on τ-airline [5]"
@@ -77,10 +85,8 @@ _PLAN_MEMO: dict = {}
 
 
 @functools.lru_cache(maxsize=512)
-def _mock_outcomes(p_skip_check: float, p_typo: float, n: int, seed: int,
-                   policy_in_tool: bool) -> tuple:
-    rows = retail_outcomes(n, p_skip_check, p_typo, seed, RETAIL_TASKS_EXTENDED, policy_in_tool,
-                           memo=_PLAN_MEMO)
+def _mock_outcomes(p_skip_check: float, p_typo: float, n: int, seed: int, policy_in_tool: bool) -> tuple:
+    rows = retail_outcomes(n, p_skip_check, p_typo, seed, RETAIL_TASKS_EXTENDED, policy_in_tool, memo=_PLAN_MEMO)
     return tuple(tuple(r) for r in rows)
 
 
@@ -90,8 +96,14 @@ def _check_rate(name: str, value) -> float:
     return round(float(value), 6)  # slider steps like 0.15000000000000002 share one cache entry
 
 
-def passk_state(p_skip_check: float = 0.2, p_typo: float = 0.05, trials: int = 8, seed: int = 0,
-                policy_in_tool: bool = False, source: str = SOURCE_MOCK) -> PassKState:
+def passk_state(
+    p_skip_check: float = 0.2,
+    p_typo: float = 0.05,
+    trials: int = 8,
+    seed: int = 0,
+    policy_in_tool: bool = False,
+    source: str = SOURCE_MOCK,
+) -> PassKState:
     """Run (or load) the trials and compute pass^k, pass@k and the 0.9^k reference.
 
     Deterministic: the same arguments always give the same numbers. Trial ``i`` of a task
@@ -119,13 +131,20 @@ def passk_state(p_skip_check: float = 0.2, p_typo: float = 0.05, trials: int = 8
         successes = [sum(r) for r in outcomes]
         ids = [t["id"] for t in RETAIL_TASKS_EXTENDED]
         instructions = [t["instruction"] for t in RETAIL_TASKS_EXTENDED]
-        settings = {"source": source, "p_skip_check": p_skip_check, "p_typo": p_typo,
-                    "trials": n, "seed": seed, "policy_in_tool": bool(policy_in_tool)}
+        settings = {
+            "source": source,
+            "p_skip_check": p_skip_check,
+            "p_typo": p_typo,
+            "trials": n,
+            "seed": seed,
+            "policy_in_tool": bool(policy_in_tool),
+        }
     else:
         raise InputError(f"unknown source {source!r}; choose {SOURCE_MOCK!r} or {SOURCE_TAU!r}.")
     ks, hat, at = passk_curves(successes, n)
-    return PassKState(source, n, ids, instructions, successes, outcomes, ks, hat, at,
-                      [RULE_OF_THUMB ** k for k in ks], settings)
+    return PassKState(
+        source, n, ids, instructions, successes, outcomes, ks, hat, at, [RULE_OF_THUMB**k for k in ks], settings
+    )
 
 
 def summary_line(state: PassKState) -> str:
@@ -133,9 +152,11 @@ def summary_line(state: PassKState) -> str:
     n = state.n
     k_big = max(k for k in (1, 2, 4, 8, 16, 32) if k <= n)
     first, last = state.pass_hat[0], state.pass_hat[k_big - 1]
-    text = (f"pass^1 = {first:.2f}; pass^{k_big} = {last:.2f}; pass@{k_big} = {state.pass_at[k_big - 1]:.2f}. "
-            f"An agent that succeeded independently 90% of the time would have "
-            f"pass^{k_big} = {RULE_OF_THUMB ** k_big:.2f} (our own arithmetic).")
+    text = (
+        f"pass^1 = {first:.2f}; pass^{k_big} = {last:.2f}; pass@{k_big} = {state.pass_at[k_big - 1]:.2f}. "
+        f"An agent that succeeded independently 90% of the time would have "
+        f"pass^{k_big} = {RULE_OF_THUMB**k_big:.2f} (our own arithmetic)."
+    )
     if state.source == SOURCE_MOCK:
         text += " Slip rates are our own choices for a mock, not measurements."
     return text
@@ -146,18 +167,22 @@ def settings_line(state: PassKState) -> str:
     if state.source != SOURCE_MOCK:
         return f"τ-bench's own results: {len(state.task_ids)} airline tasks × {state.n} trials, gpt-4o [5]"
     s = state.settings
-    return (f"Mock agent, {len(state.task_ids)} tasks × {state.n} trials: p_skip_check = "
-            f"{s['p_skip_check']:.2f}, p_typo = {s['p_typo']:.2f}, policy in "
-            f"{'the tool' if s['policy_in_tool'] else 'the prompt'}, seed = {s['seed']}")
+    return (
+        f"Mock agent, {len(state.task_ids)} tasks × {state.n} trials: p_skip_check = "
+        f"{s['p_skip_check']:.2f}, p_typo = {s['p_typo']:.2f}, policy in "
+        f"{'the tool' if s['policy_in_tool'] else 'the prompt'}, seed = {s['seed']}"
+    )
 
 
 def alt_text(state: PassKState) -> str:
     """What the plot shows, with its key numbers: the picture's text alternative."""
     n = state.n
-    return (f"{_title(state.source, len(state.task_ids))}. Line plot against k from 1 to {n} "
-            f"(log scale): pass^k falls from {state.pass_hat[0]:.2f} at k = 1 to "
-            f"{state.pass_hat[-1]:.2f} at k = {n}; pass@k rises from {state.pass_at[0]:.2f} to "
-            f"{state.pass_at[-1]:.2f}; a dashed line shows 0.9^k ({RULE_OF_THUMB ** n:.2f} at k = {n}).")
+    return (
+        f"{_title(state.source, len(state.task_ids))}. Line plot against k from 1 to {n} "
+        f"(log scale): pass^k falls from {state.pass_hat[0]:.2f} at k = 1 to "
+        f"{state.pass_hat[-1]:.2f} at k = {n}; pass@k rises from {state.pass_at[0]:.2f} to "
+        f"{state.pass_at[-1]:.2f}; a dashed line shows 0.9^k ({RULE_OF_THUMB**n:.2f} at k = {n})."
+    )
 
 
 def table_html(state: PassKState) -> str:
@@ -169,19 +194,24 @@ def table_html(state: PassKState) -> str:
         counts = [state.successes.count(c) for c in range(state.n + 1)]
         head = "".join(f"<th style='{cell}'>{c} of {state.n}</th>" for c in range(state.n + 1))
         row = "".join(f"<td style='{cell}'>{k}</td>" for k in counts)
-        return (f"<table style='{style}'><tr><th style='{cell}'>successes per task</th>{head}</tr>"
-                f"<tr><td style='{cell}'>tasks</td>{row}</tr></table>"
-                f"<div style='font-size:12px;color:{THEME_INK_MUTED}'>τ-bench historical trajectories, "
-                f"{len(state.successes)} airline tasks × {state.n} trials (MIT licence). This run gives "
-                f"pass^1 = {state.pass_hat[0]:.2f}; the paper's main table reports 0.352 for gpt-4o "
-                f"on airline, from another run [5].</div>")
+        return (
+            f"<table style='{style}'><tr><th style='{cell}'>successes per task</th>{head}</tr>"
+            f"<tr><td style='{cell}'>tasks</td>{row}</tr></table>"
+            f"<div style='font-size:12px;color:{THEME_INK_MUTED}'>τ-bench historical trajectories, "
+            f"{len(state.successes)} airline tasks × {state.n} trials (MIT licence). This run gives "
+            f"pass^1 = {state.pass_hat[0]:.2f}; the paper's main table reports 0.352 for gpt-4o "
+            f"on airline, from another run [5].</div>"
+        )
     rows = []
     for tid, text, marks, c in zip(state.task_ids, state.instructions, state.outcomes, state.successes):
-        strip = "".join(f"<span style='color:{ok if m else bad};font-weight:bold'>{'✓' if m else '✗'}</span>"
-                        for m in marks)
-        rows.append(f"<tr><td style='{cell}'><b>{esc(tid)}</b></td><td style='{cell}'>{esc(text)}</td>"
-                    f"<td style='{cell};font-family:monospace;letter-spacing:1px'>{strip}</td>"
-                    f"<td style='{cell}'>{c}/{state.n}</td></tr>")
+        strip = "".join(
+            f"<span style='color:{ok if m else bad};font-weight:bold'>{'✓' if m else '✗'}</span>" for m in marks
+        )
+        rows.append(
+            f"<tr><td style='{cell}'><b>{esc(tid)}</b></td><td style='{cell}'>{esc(text)}</td>"
+            f"<td style='{cell};font-family:monospace;letter-spacing:1px'>{strip}</td>"
+            f"<td style='{cell}'>{c}/{state.n}</td></tr>"
+        )
     head = "".join(f"<th style='{cell}'>{h}</th>" for h in ("task", "the user says", "trials", "passed"))
     return f"<table style='{style}'><tr>{head}</tr>{''.join(rows)}</table>"
 
@@ -194,35 +224,57 @@ class PassKExplorer(LiveView):
 
     name = "pass^k explorer"
 
-    def __init__(self, p_skip_check: float = 0.2, p_typo: float = 0.05, trials: int = 8,
-                 seed: int = 0, policy_in_tool: bool = False, source: str = SOURCE_MOCK) -> None:
+    def __init__(
+        self,
+        p_skip_check: float = 0.2,
+        p_typo: float = 0.05,
+        trials: int = 8,
+        seed: int = 0,
+        policy_in_tool: bool = False,
+        source: str = SOURCE_MOCK,
+    ) -> None:
         super().__init__()
         W = self.W
-        slider = dict(continuous_update=False, style={"description_width": "120px"},
-                      layout=W.Layout(width="420px"))
-        self.p_skip_check = W.FloatSlider(value=p_skip_check, min=0, max=1, step=0.05,
-                                          description="p_skip_check", readout_format=".2f", **slider)
-        self.p_typo = W.FloatSlider(value=p_typo, min=0, max=0.5, step=0.01,
-                                    description="p_typo", readout_format=".2f", **slider)
-        self.trials = W.IntSlider(value=trials, min=1, max=MAX_TRIALS, step=1,
-                                  description="trials per task", **slider)
-        self.seed = W.BoundedIntText(value=seed, min=0, max=10**6, description="seed",
-                                     style={"description_width": "120px"}, layout=W.Layout(width="220px"))
-        self.policy_in_tool = W.Checkbox(value=policy_in_tool, indent=False, layout=W.Layout(width="auto"),
-                                         description="policy in the tool (cancel_order refuses non-pending orders)")
-        self.source = W.RadioButtons(options=[SOURCE_MOCK, SOURCE_TAU], value=source,
-                                     description="data", layout=W.Layout(width="auto"))
+        slider = dict(continuous_update=False, style={"description_width": "120px"}, layout=W.Layout(width="420px"))
+        self.p_skip_check = W.FloatSlider(
+            value=p_skip_check, min=0, max=1, step=0.05, description="p_skip_check", readout_format=".2f", **slider
+        )
+        self.p_typo = W.FloatSlider(
+            value=p_typo, min=0, max=0.5, step=0.01, description="p_typo", readout_format=".2f", **slider
+        )
+        self.trials = W.IntSlider(value=trials, min=1, max=MAX_TRIALS, step=1, description="trials per task", **slider)
+        self.seed = W.BoundedIntText(
+            value=seed,
+            min=0,
+            max=10**6,
+            description="seed",
+            style={"description_width": "120px"},
+            layout=W.Layout(width="220px"),
+        )
+        self.policy_in_tool = W.Checkbox(
+            value=policy_in_tool,
+            indent=False,
+            layout=W.Layout(width="auto"),
+            description="policy in the tool (cancel_order refuses non-pending orders)",
+        )
+        self.source = W.RadioButtons(
+            options=[SOURCE_MOCK, SOURCE_TAU], value=source, description="data", layout=W.Layout(width="auto")
+        )
         self.image = Picture(W, max_width="900px")
         self.summary = self.live(W.HTML())
         self.table = W.HTML()
-        mock_box = W.VBox([W.HBox([self.p_skip_check, self.p_typo]),
-                           W.HBox([self.trials, self.seed]), self.policy_in_tool])
-        self.widget = W.VBox([self.source, mock_box, self.message_box, self.image.widget,
-                              self.summary, self.table])
-        self.accessible({"p_skip_check": "p_skip_check: how often the mock agent skips the order check",
-                         "p_typo": "p_typo: how often the mock agent mistypes an argument",
-                         "trials per task": "trials per task: how many times each task is run",
-                         "data": "data shown: the mock agent or τ-bench's real results"})
+        mock_box = W.VBox(
+            [W.HBox([self.p_skip_check, self.p_typo]), W.HBox([self.trials, self.seed]), self.policy_in_tool]
+        )
+        self.widget = W.VBox([self.source, mock_box, self.message_box, self.image.widget, self.summary, self.table])
+        self.accessible(
+            {
+                "p_skip_check": "p_skip_check: how often the mock agent skips the order check",
+                "p_typo": "p_typo: how often the mock agent mistypes an argument",
+                "trials per task": "trials per task: how many times each task is run",
+                "data": "data shown: the mock agent or τ-bench's real results",
+            }
+        )
         self._mock_controls = (self.p_skip_check, self.p_typo, self.trials, self.seed, self.policy_in_tool)
         self._build_figure()
         # draw the τ-bench background now, so the first switch of source is as fast as any
@@ -233,8 +285,14 @@ class PassKExplorer(LiveView):
 
     # ---------------------------------------------------------------- pure part
     def compute(self) -> PassKState:
-        return passk_state(self.p_skip_check.value, self.p_typo.value, self.trials.value,
-                           self.seed.value, self.policy_in_tool.value, self.source.value)
+        return passk_state(
+            self.p_skip_check.value,
+            self.p_typo.value,
+            self.trials.value,
+            self.seed.value,
+            self.policy_in_tool.value,
+            self.source.value,
+        )
 
     # ---------------------------------------------------------------- drawing
     def _build_figure(self) -> None:
@@ -250,14 +308,21 @@ class PassKExplorer(LiveView):
         ax.set_ylabel("share of tasks (estimate)", fontsize=FONT["label"])
         ax.grid(True, which="major", alpha=0.3)
         ks = list(range(1, MAX_TRIALS + 1))
-        ax.plot(ks, [RULE_OF_THUMB ** k for k in ks], ls="--", lw=2, color=OKABE_ITO["grey"],
-                label="0.9^k rule of thumb")
-        self.hat_line, = ax.plot([], [], lw=LINE_WIDTH, marker="o", ms=6, color=OKABE_ITO["blue"],
-                                 label="pass^k\n(all k tries succeed)")
-        self.at_line, = ax.plot([], [], lw=LINE_WIDTH, marker="s", ms=6, color=OKABE_ITO["orange"],
-                                label="pass@k\n(at least one of k)")
-        ax.legend(handles=[self.hat_line, self.at_line, ax.lines[0]], loc="upper left",
-                  bbox_to_anchor=(1.02, 1.0), fontsize=FONT["legend"], frameon=False, labelspacing=1.0)
+        ax.plot(ks, [RULE_OF_THUMB**k for k in ks], ls="--", lw=2, color=OKABE_ITO["grey"], label="0.9^k rule of thumb")
+        (self.hat_line,) = ax.plot(
+            [], [], lw=LINE_WIDTH, marker="o", ms=6, color=OKABE_ITO["blue"], label="pass^k\n(all k tries succeed)"
+        )
+        (self.at_line,) = ax.plot(
+            [], [], lw=LINE_WIDTH, marker="s", ms=6, color=OKABE_ITO["orange"], label="pass@k\n(at least one of k)"
+        )
+        ax.legend(
+            handles=[self.hat_line, self.at_line, ax.lines[0]],
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0),
+            fontsize=FONT["legend"],
+            frameon=False,
+            labelspacing=1.0,
+        )
         # Text is slow to draw, so the title is part of the cached background: one per source.
         self.title = ax.set_title("", fontsize=FONT["title"], loc="left")
         self.figure.animate(self.hat_line, self.at_line)
@@ -268,8 +333,10 @@ class PassKExplorer(LiveView):
         title = _title(state.source, len(state.task_ids))
         self.title.set_text(title)
         self.image.show(self.figure.render(key=title), alt_text(state))
-        self.summary.value = (f"<div style='font-size:14px;margin:4px 0'><b>{esc(settings_line(state))}</b>"
-                              f"<br>{esc(summary_line(state))}</div>")
+        self.summary.value = (
+            f"<div style='font-size:14px;margin:4px 0'><b>{esc(settings_line(state))}</b>"
+            f"<br>{esc(summary_line(state))}</div>"
+        )
         self.table.value = table_html(state)
         disabled = state.source != SOURCE_MOCK
         for c in self._mock_controls:

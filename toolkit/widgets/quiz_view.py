@@ -62,9 +62,13 @@ def grade(questions: Sequence[dict], answers: Sequence) -> QuizResult:
     if len(answers) != len(questions):
         raise ValueError(f"got {len(answers)} answers for {len(questions)} questions")
     verdicts = [None if a is None else a == q["answer"] for q, a in zip(questions, answers)]
-    return QuizResult(sum(1 for v in verdicts if v), len(questions),
-                      sum(1 for v in verdicts if v is not None), verdicts,
-                      [q["explanation"] for q in questions])
+    return QuizResult(
+        sum(1 for v in verdicts if v),
+        len(questions),
+        sum(1 for v in verdicts if v is not None),
+        verdicts,
+        [q["explanation"] for q in questions],
+    )
 
 
 class Quiz(LiveView):
@@ -83,24 +87,36 @@ class Quiz(LiveView):
         self.feedback = []
         blocks = []
         for i, q in enumerate(self.questions, start=1):
-            radio = W.RadioButtons(options=[(text, j) for j, text in enumerate(q["options"])],
-                                   value=None, layout=W.Layout(width="auto", height="auto"))
+            radio = W.RadioButtons(
+                options=[(text, j) for j, text in enumerate(q["options"])],
+                value=None,
+                layout=W.Layout(width="auto", height="auto"),
+            )
             radio.add_class("toolkit-quiz")
             note = W.HTML()
             radio.observe(self._changed, names="value")
             self.choices.append(radio)
             self.feedback.append(note)
-            blocks.append(W.VBox([W.HTML(f"<div style='font-size:15px;margin-top:8px'><b>{i}.</b> "
-                                         f"{esc(q['question'])}</div>"), radio, note]))
+            blocks.append(
+                W.VBox(
+                    [
+                        W.HTML(f"<div style='font-size:15px;margin-top:8px'><b>{i}.</b> {esc(q['question'])}</div>"),
+                        radio,
+                        note,
+                    ]
+                )
+            )
         self.check = W.Button(description="Check answers", button_style="primary", icon="check")
         self.score = self.live(W.HTML())
         self.check.on_click(lambda _: self.check_answers())
         self.checked = False
         # ipywidgets gives radio labels one fixed line; long options would overlap, so let them wrap
         box = ".toolkit-quiz .widget-radio-box label"
-        style = W.HTML(f"<style>{box}{{display:flex!important;align-items:flex-start;height:auto!important;"
-                       "line-height:1.35!important;white-space:normal!important;font-size:14px!important;"
-                       f"margin:3px 0!important}}{box} input{{order:-1;flex:none;margin:3px 8px 0 0}}</style>")
+        style = W.HTML(
+            f"<style>{box}{{display:flex!important;align-items:flex-start;height:auto!important;"
+            "line-height:1.35!important;white-space:normal!important;font-size:14px!important;"
+            f"margin:3px 0!important}}{box} input{{order:-1;flex:none;margin:3px 8px 0 0}}</style>"
+        )
         self.widget = W.VBox([style] + blocks + [W.HBox([self.check, self.score])])
         self.accessible()  # each radio group is named by its question
         self.refresh()
@@ -113,13 +129,14 @@ class Quiz(LiveView):
 
     def draw(self, result: QuizResult) -> None:
         if not self.checked:
-            self.score.value = (f"<span style='font-size:15px'>{result.answered} of {result.total} "
-                                "answered</span>")
+            self.score.value = f"<span style='font-size:15px'>{result.answered} of {result.total} answered</span>"
             for note in self.feedback:
                 note.value = ""
             return
-        self.score.value = (f"<span style='font-size:16px'><b>Score: {result.score} of {result.total}</b>"
-                            f" ({result.answered} answered)</span>")
+        self.score.value = (
+            f"<span style='font-size:16px'><b>Score: {result.score} of {result.total}</b>"
+            f" ({result.answered} answered)</span>"
+        )
         for note, verdict, text, q in zip(self.feedback, result.verdicts, result.explanations, self.questions):
             if verdict is None:
                 note.value = f"<span style='color:{THEME_INK_MUTED}'>Not answered yet.</span>"
@@ -127,8 +144,10 @@ class Quiz(LiveView):
                 colour = TEXT["green"] if verdict else TEXT["vermillion"]
                 tint = "#EAF6F1" if verdict else "#FFF1E6"
                 mark = "✓ Right." if verdict else f"✗ Not quite; the answer is: {esc(q['options'][q['answer']])}."
-                note.value = (f"<div style='font-size:14px;background:{tint};color:{INK};padding:2px 6px'>"
-                              f"<b style='color:{colour}'>{mark}</b> {esc(text)}</div>")
+                note.value = (
+                    f"<div style='font-size:14px;background:{tint};color:{INK};padding:2px 6px'>"
+                    f"<b style='color:{colour}'>{mark}</b> {esc(text)}</div>"
+                )
 
     def check_answers(self) -> QuizResult:
         """What the button does: mark every answered question and show the score."""

@@ -27,9 +27,17 @@ from ..selection import ToolIndex, schema_size_estimate
 from ._base import FONT, LINE_WIDTH, OKABE_ITO, InputError, LiveFigure, LiveView, Picture, esc
 from .palette import INK_MUTED, PANEL, TEXT
 
-__all__ = ["RecallState", "recall_state", "parse_query_lines", "parse_synonyms",
-           "parse_descriptions", "RecallExplorer", "recall_explorer", "K_MAX",
-           "default_query_text"]
+__all__ = [
+    "RecallState",
+    "recall_state",
+    "parse_query_lines",
+    "parse_synonyms",
+    "parse_descriptions",
+    "RecallExplorer",
+    "recall_explorer",
+    "K_MAX",
+    "default_query_text",
+]
 
 K_MAX = 10
 ARROW = "=>"
@@ -74,8 +82,10 @@ def parse_query_lines(text: str) -> list[tuple[str, str]]:
     for number, line in _lines(text):
         where = f"Queries, line {number}"
         if ARROW not in line:
-            raise InputError(f"{where} ('{line}') has no '{ARROW}'. Write each line as "
-                             f"'query {ARROW} tool_name', for example 'Find hotel rooms in Oslo {ARROW} hotels_search'.")
+            raise InputError(
+                f"{where} ('{line}') has no '{ARROW}'. Write each line as "
+                f"'query {ARROW} tool_name', for example 'Find hotel rooms in Oslo {ARROW} hotels_search'."
+            )
         query, _, gold = line.rpartition(ARROW)
         query, gold = query.strip(), gold.strip()
         if not query:
@@ -98,8 +108,10 @@ def parse_synonyms(text: str) -> dict[str, str]:
     table = {}
     for number, line in _lines(text):
         if ARROW not in line:
-            raise InputError(f"Synonyms, line {number} ('{line}') has no '{ARROW}'. Write each line as "
-                             f"'phrase {ARROW} words to add', for example 'look up {ARROW} find search'.")
+            raise InputError(
+                f"Synonyms, line {number} ('{line}') has no '{ARROW}'. Write each line as "
+                f"'phrase {ARROW} words to add', for example 'look up {ARROW} find search'."
+            )
         phrase, _, words = line.partition(ARROW)
         phrase, words = phrase.strip().lower(), words.strip()
         if not phrase or not words:
@@ -120,8 +132,10 @@ def parse_descriptions(text: str) -> dict[str, str]:
         name, colon, description = line.partition(":")
         name, description = name.strip(), description.strip()
         if not colon or " " in name:
-            raise InputError(f"{where} ('{line[:60]}') should read 'tool_name: new description', "
-                             "for example 'flights_search: Look up airline flights between airports.'")
+            raise InputError(
+                f"{where} ('{line[:60]}') should read 'tool_name: new description', "
+                "for example 'flights_search: Look up airline flights between airports.'"
+            )
         if name not in names:
             raise _unknown_tool(name, where)
         if not description:
@@ -181,8 +195,9 @@ def _recall_curve(index: ToolIndex, searched: list, golds: list) -> tuple[list, 
     return curve, list(zip(tops, ranks))
 
 
-def recall_state(queries=None, k: int = 5, k1: float = 1.5, b: float = 0.75,
-                 synonyms: str | dict = "", descriptions: str | dict = "") -> RecallState:
+def recall_state(
+    queries=None, k: int = 5, k1: float = 1.5, b: float = 0.75, synonyms: str | dict = "", descriptions: str | dict = ""
+) -> RecallState:
     """recall@1…10, each query's top tools, and the token cost, for one set of settings.
 
     ``queries`` is text (``query => tool`` lines) or a list of pairs; ``synonyms`` and
@@ -207,9 +222,16 @@ def recall_state(queries=None, k: int = 5, k1: float = 1.5, b: float = 0.75,
     baseline, _ = _recall_curve(plain_index, [q for q, _ in pairs], golds)
     rows = [QueryRow(q, s, g, top, rank) for (q, g), s, (top, rank) in zip(pairs, searched, found)]
     sizes = [schema_size_estimate([by_name[n] for n, _ in row.top[:k]]) for row in rows]
-    return RecallState(list(range(1, K_MAX + 1)), curve, baseline, rows, k,
-                       schema_size_estimate(list(by_name.values())), round(sum(sizes) / len(sizes)),
-                       {"k1": k1, "b": b, "synonyms": len(table), "descriptions": len(edits)})
+    return RecallState(
+        list(range(1, K_MAX + 1)),
+        curve,
+        baseline,
+        rows,
+        k,
+        schema_size_estimate(list(by_name.values())),
+        round(sum(sizes) / len(sizes)),
+        {"k1": k1, "b": b, "synonyms": len(table), "descriptions": len(edits)},
+    )
 
 
 def table_html(state: RecallState) -> str:
@@ -222,7 +244,9 @@ def table_html(state: RecallState) -> str:
         names = []
         for name, score in row.top[:k]:
             if name == row.gold:
-                names.append(f"<b style='color:{ok}'>✓ {esc(name)}</b> <span style='color:{INK_MUTED}'>{score:g}</span>")
+                names.append(
+                    f"<b style='color:{ok}'>✓ {esc(name)}</b> <span style='color:{INK_MUTED}'>{score:g}</span>"
+                )
             else:
                 names.append(f"{esc(name)} <span style='color:{INK_MUTED}'>{score:g}</span>")
         hit = row.rank is not None and row.rank <= k
@@ -233,15 +257,18 @@ def table_html(state: RecallState) -> str:
             verdict = f"<b style='color:{bad}'>✗ miss</b> ({where})"
         query = esc(row.query)
         if row.searched != row.query:
-            query += f" <i style='color:{TEXT['blue']}'>+ {esc(row.searched[len(row.query):].strip())}</i>"
-        rows.append(f"<tr><td style='{cell}'>{i}</td><td style='{cell}'>{query}</td>"
-                    f"<td style='{cell}'><code>{esc(row.gold)}</code></td>"
-                    f"<td style='{cell}'>{'<br>'.join(names) or '(nothing matched)'}</td>"
-                    f"<td style='{cell}'>{verdict}</td></tr>")
-    head = "".join(f"<th style='{cell}'>{h}</th>" for h in
-                   ("#", "query (+ synonym words)", "right tool", f"top {k} (BM25 score)", "gold"))
-    return (f"<table style='border-collapse:collapse;font-size:13px;{PANEL}'><tr>{head}</tr>"
-            f"{''.join(rows)}</table>")
+            query += f" <i style='color:{TEXT['blue']}'>+ {esc(row.searched[len(row.query) :].strip())}</i>"
+        rows.append(
+            f"<tr><td style='{cell}'>{i}</td><td style='{cell}'>{query}</td>"
+            f"<td style='{cell}'><code>{esc(row.gold)}</code></td>"
+            f"<td style='{cell}'>{'<br>'.join(names) or '(nothing matched)'}</td>"
+            f"<td style='{cell}'>{verdict}</td></tr>"
+        )
+    head = "".join(
+        f"<th style='{cell}'>{h}</th>"
+        for h in ("#", "query (+ synonym words)", "right tool", f"top {k} (BM25 score)", "gold")
+    )
+    return f"<table style='border-collapse:collapse;font-size:13px;{PANEL}'><tr>{head}</tr>{''.join(rows)}</table>"
 
 
 def alt_text(state: RecallState) -> str:
@@ -249,20 +276,24 @@ def alt_text(state: RecallState) -> str:
     k = state.k
     yours = ", ".join(f"{r:.2f}" for r in state.recall)
     plain = ", ".join(f"{r:.2f}" for r in state.baseline)
-    return (f"Left: recall@k for k = 1 to {K_MAX}, your settings ({yours}) against the unchanged "
-            f"catalog ({plain}); a dotted line marks k = {k}. Right: prompt cost in tokens, all 48 "
-            f"tools about {state.tokens_all:,}, a top-{k} menu about {state.tokens_top_k:,}.")
+    return (
+        f"Left: recall@k for k = 1 to {K_MAX}, your settings ({yours}) against the unchanged "
+        f"catalog ({plain}); a dotted line marks k = {k}. Right: prompt cost in tokens, all 48 "
+        f"tools about {state.tokens_all:,}, a top-{k} menu about {state.tokens_top_k:,}."
+    )
 
 
 def summary_line(state: RecallState) -> str:
     """recall@1 and recall@k against the unchanged catalog, and the token cost, in words."""
     k = state.k
     saved = 1 - state.tokens_top_k / state.tokens_all if state.tokens_all else 0
-    return (f"recall@1 = {state.recall[0]:.2f}, recall@{k} = {state.recall_at(k):.2f} "
-            f"({len(state.rows)} queries; unchanged catalog: {state.baseline[0]:.2f} and "
-            f"{state.baseline[k - 1]:.2f}). Tokens, characters / 4 (our rough estimate): all 48 "
-            f"definitions ≈ {state.tokens_all:,}, a top-{k} menu ≈ {state.tokens_top_k:,} "
-            f"({saved:.0%} fewer).")
+    return (
+        f"recall@1 = {state.recall[0]:.2f}, recall@{k} = {state.recall_at(k):.2f} "
+        f"({len(state.rows)} queries; unchanged catalog: {state.baseline[0]:.2f} and "
+        f"{state.baseline[k - 1]:.2f}). Tokens, characters / 4 (our rough estimate): all 48 "
+        f"definitions ≈ {state.tokens_all:,}, a top-{k} menu ≈ {state.tokens_top_k:,} "
+        f"({saved:.0%} fewer)."
+    )
 
 
 class RecallExplorer(LiveView):
@@ -273,34 +304,58 @@ class RecallExplorer(LiveView):
 
     name = "recall@k explorer"
 
-    def __init__(self, queries: str | None = None, synonyms: str = "", descriptions: str = "",
-                 k: int = 5, k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(
+        self,
+        queries: str | None = None,
+        synonyms: str = "",
+        descriptions: str = "",
+        k: int = 5,
+        k1: float = 1.5,
+        b: float = 0.75,
+    ) -> None:
         super().__init__()
         W = self.W
-        area = dict(continuous_update=False, layout=W.Layout(width="100%"),
-                    style={"description_width": "120px"})
-        self.queries = W.Textarea(value=default_query_text() if queries is None else queries,
-                                  rows=8, placeholder=f"query {ARROW} tool_name", description="queries",
-                                  **area)
-        self.synonyms = W.Textarea(value=synonyms, rows=3, description="synonyms",
-                                   placeholder=f"look up {ARROW} find   (words added to any query containing the phrase)",
-                                   **area)
-        self.use_synonyms = W.Checkbox(value=True, description="apply the synonym table", indent=False,
-                                       layout=W.Layout(width="auto"))
-        self.use_descriptions = W.Checkbox(value=True, description="apply the description edits", indent=False,
-                                           layout=W.Layout(width="auto"))
-        self.descriptions = W.Textarea(value=descriptions, rows=3, description="description edits",
-                                       placeholder="flights_search: Look up airline flights between two airports.",
-                                       **area)
+        area = dict(continuous_update=False, layout=W.Layout(width="100%"), style={"description_width": "120px"})
+        self.queries = W.Textarea(
+            value=default_query_text() if queries is None else queries,
+            rows=8,
+            placeholder=f"query {ARROW} tool_name",
+            description="queries",
+            **area,
+        )
+        self.synonyms = W.Textarea(
+            value=synonyms,
+            rows=3,
+            description="synonyms",
+            placeholder=f"look up {ARROW} find   (words added to any query containing the phrase)",
+            **area,
+        )
+        self.use_synonyms = W.Checkbox(
+            value=True, description="apply the synonym table", indent=False, layout=W.Layout(width="auto")
+        )
+        self.use_descriptions = W.Checkbox(
+            value=True, description="apply the description edits", indent=False, layout=W.Layout(width="auto")
+        )
+        self.descriptions = W.Textarea(
+            value=descriptions,
+            rows=3,
+            description="description edits",
+            placeholder="flights_search: Look up airline flights between two airports.",
+            **area,
+        )
         slider = dict(continuous_update=False, style={"description_width": "40px"}, layout=W.Layout(width="300px"))
         self.k1 = W.FloatSlider(value=k1, min=0, max=3, step=0.1, description="k1", **slider)
         self.b = W.FloatSlider(value=b, min=0, max=1, step=0.05, description="b", **slider)
         self.k = W.IntSlider(value=k, min=1, max=K_MAX, description="k", **slider)
-        self.describe = W.Dropdown(options=_tool_names(), value="flights_search", description="tool",
-                                   layout=W.Layout(width="300px"))
-        self.copy_button = W.Button(description="edit this description", icon="pencil",
-                                    tooltip="copy the chosen tool's description into the edits box",
-                                    layout=W.Layout(width="auto"))
+        self.describe = W.Dropdown(
+            options=_tool_names(), value="flights_search", description="tool", layout=W.Layout(width="300px")
+        )
+        self.copy_button = W.Button(
+            description="edit this description",
+            icon="pencil",
+            tooltip="copy the chosen tool's description into the edits box",
+            layout=W.Layout(width="auto"),
+        )
         self.current = W.HTML()
         self.copy_button.on_click(self._copy_description)
         self.describe.observe(lambda _: self._show_description(), names="value")
@@ -308,27 +363,52 @@ class RecallExplorer(LiveView):
         self.summary = self.live(W.HTML())
         self.table = W.HTML()
         label = lambda text: W.HTML(f"<b>{text}</b>")  # noqa: E731
-        editors = W.VBox([
-            label(f"Queries: one 'query {ARROW} right tool' per line"), self.queries,
-            W.HBox([label("Synonym table"), self.use_synonyms]), self.synonyms,
-            W.HBox([label("Description edits: 'tool_name: new text' per line"), self.use_descriptions]),
-            self.descriptions,
-            W.HBox([self.describe, self.copy_button]), self.current,
-        ], layout=W.Layout(width="100%"))
-        self.widget = W.VBox([editors, W.HBox([self.k1, self.b, self.k]), self.message_box,
-                              self.image.widget, self.summary, self.table])
-        self.accessible({"k1": "k1: BM25's term-frequency saturation", "b": "b: BM25's length normalisation",
-                         "k": "k: how many tools the model is shown"})
+        editors = W.VBox(
+            [
+                label(f"Queries: one 'query {ARROW} right tool' per line"),
+                self.queries,
+                W.HBox([label("Synonym table"), self.use_synonyms]),
+                self.synonyms,
+                W.HBox([label("Description edits: 'tool_name: new text' per line"), self.use_descriptions]),
+                self.descriptions,
+                W.HBox([self.describe, self.copy_button]),
+                self.current,
+            ],
+            layout=W.Layout(width="100%"),
+        )
+        self.widget = W.VBox(
+            [editors, W.HBox([self.k1, self.b, self.k]), self.message_box, self.image.widget, self.summary, self.table]
+        )
+        self.accessible(
+            {
+                "k1": "k1: BM25's term-frequency saturation",
+                "b": "b: BM25's length normalisation",
+                "k": "k: how many tools the model is shown",
+            }
+        )
         self._build_figure()
         self._show_description()
-        self.watch(self.queries, self.synonyms, self.use_synonyms, self.descriptions,
-                   self.use_descriptions, self.k1, self.b, self.k)
+        self.watch(
+            self.queries,
+            self.synonyms,
+            self.use_synonyms,
+            self.descriptions,
+            self.use_descriptions,
+            self.k1,
+            self.b,
+            self.k,
+        )
         self.refresh()
 
     def compute(self) -> RecallState:
-        return recall_state(self.queries.value, self.k.value, self.k1.value, self.b.value,
-                            self.synonyms.value if self.use_synonyms.value else "",
-                            self.descriptions.value if self.use_descriptions.value else "")
+        return recall_state(
+            self.queries.value,
+            self.k.value,
+            self.k1.value,
+            self.b.value,
+            self.synonyms.value if self.use_synonyms.value else "",
+            self.descriptions.value if self.use_descriptions.value else "",
+        )
 
     def _current_descriptions(self) -> dict:
         try:
@@ -366,15 +446,14 @@ class RecallExplorer(LiveView):
         ax.set_ylabel("recall@k", fontsize=FONT["label"])
         ax.set_title("Is the right tool in the top k?", fontsize=FONT["title"], loc="left")
         ax.grid(True, alpha=0.3)
-        self.base_line, = ax.plot([], [], ls="--", lw=2, color=OKABE_ITO["grey"], marker="s", ms=5,
-                                  label="unchanged catalog, k1=1.5, b=0.75")
-        self.line, = ax.plot([], [], lw=LINE_WIDTH, color=OKABE_ITO["blue"], marker="o", ms=7,
-                             label="your settings")
+        (self.base_line,) = ax.plot(
+            [], [], ls="--", lw=2, color=OKABE_ITO["grey"], marker="s", ms=5, label="unchanged catalog, k1=1.5, b=0.75"
+        )
+        (self.line,) = ax.plot([], [], lw=LINE_WIDTH, color=OKABE_ITO["blue"], marker="o", ms=7, label="your settings")
         self.k_marker = ax.axvline(5, color=OKABE_ITO["orange"], lw=2, ls=":", label="chosen k")
         ax.legend(loc="lower right", fontsize=FONT["legend"], frameon=True)
         tx = self.tax = fig.add_axes((0.68, 0.15, 0.29, 0.72))
-        self.bars = tx.barh([1, 0], [0, 0], height=0.6,
-                            color=[OKABE_ITO["vermillion"], OKABE_ITO["green"]])
+        self.bars = tx.barh([1, 0], [0, 0], height=0.6, color=[OKABE_ITO["vermillion"], OKABE_ITO["green"]])
         tx.set_yticks([1, 0], labels=["all 48\ntools", "top-k\nmenu"])
         tx.tick_params(labelsize=FONT["tick"])
         tx.set_xlabel("tokens (chars / 4, rough)", fontsize=FONT["label"])
@@ -382,8 +461,7 @@ class RecallExplorer(LiveView):
         tx.grid(True, axis="x", alpha=0.3)
         self._xmax = 5000
         tx.set_xlim(0, self._xmax)
-        self.bar_labels = [tx.text(0, y, "", va="center", ha="left", fontsize=FONT["tick"])
-                           for y in (1, 0)]
+        self.bar_labels = [tx.text(0, y, "", va="center", ha="left", fontsize=FONT["tick"]) for y in (1, 0)]
         # the reference is drawn last, dashed, so it stays visible where the lines coincide
         self.figure.animate(self.line, self.base_line, self.k_marker, *self.bars, *self.bar_labels)
 
@@ -393,8 +471,9 @@ class RecallExplorer(LiveView):
         self.k_marker.set_xdata([state.k, state.k])
         self.bars[0].set_width(state.tokens_all)
         self.bars[1].set_width(state.tokens_top_k)
-        for label, value, name in zip(self.bar_labels, (state.tokens_all, state.tokens_top_k),
-                                      ("", f"top {state.k}: ")):
+        for label, value, name in zip(
+            self.bar_labels, (state.tokens_all, state.tokens_top_k), ("", f"top {state.k}: ")
+        ):
             label.set_text(f" {name}{value:,}")
             label.set_x(value)
         if state.tokens_all > self._xmax * 0.75:  # longer descriptions: widen the axis

@@ -24,8 +24,7 @@ from ..lessons.mock_callers import CALLER_TYPES, gold_text, scoring_cases
 from ..scoring import FAILURE_TYPES, case_category, classify, exact_string_match
 from ._base import FONT, OKABE_ITO, InputError, LiveFigure, LiveView, Picture, esc
 
-__all__ = ["CallerScore", "ScoringState", "scoring_state", "ScoringPanel", "scoring_panel",
-           "CASE_SETS"]
+__all__ = ["CallerScore", "ScoringState", "scoring_state", "ScoringPanel", "scoring_panel", "CASE_SETS"]
 
 CASE_SETS = {"all 39 cases": "all", "the pack's 7": "pack", "the course's 32": "course"}
 COLOURS = [OKABE_ITO["blue"], OKABE_ITO["orange"], OKABE_ITO["green"]]
@@ -104,8 +103,17 @@ def _score_one(kind: int, slip: float, seed: int, case_set: str) -> CallerScore:
         else:
             failures[label] = failures.get(label, 0) + 1
     overall = labels.count("pass") / len(cases)
-    return CallerScore(caller.name, caller.habit, caller.slip, replies, labels, exact, overall,
-                       {c: ok / n for c, (ok, n) in totals.items()}, failures)
+    return CallerScore(
+        caller.name,
+        caller.habit,
+        caller.slip,
+        replies,
+        labels,
+        exact,
+        overall,
+        {c: ok / n for c, (ok, n) in totals.items()},
+        failures,
+    )
 
 
 def scoring_state(slips=(0.3, 0.3, 0.3), seed: int = 0, case_set: str = "all") -> ScoringState:
@@ -128,8 +136,14 @@ def scoring_state(slips=(0.3, 0.3, 0.3), seed: int = 0, case_set: str = "all") -
     cases = list(_case_list(case_set))
     categories = list(_categories_of(cases))
     scores = [_score_one(i, round(float(s), 6), seed, case_set) for i, s in enumerate(slips)]
-    return ScoringState(case_set, cases, categories, scores, [gold_text(c) for c in cases],
-                        {"slips": slips, "seed": seed, "case_set": case_set})
+    return ScoringState(
+        case_set,
+        cases,
+        categories,
+        scores,
+        [gold_text(c) for c in cases],
+        {"slips": slips, "seed": seed, "case_set": case_set},
+    )
 
 
 # -------------------------------------------------------------------------------------- tables
@@ -152,18 +166,24 @@ def summary_line(state: ScoringState) -> str:
 def alt_text(state: ScoringState) -> str:
     """What the bar chart shows, with every bar's height: the picture's text alternative."""
     groups = list(state.categories) + ["overall"]
-    bars = "; ".join(s.name + ": " + ", ".join(
-        f"{g} {s.by_category[g] if g != 'overall' else s.overall:.2f}" for g in groups)
-        for s in state.callers)
-    return (f"Bar chart of the share of cases passed by category, three mock callers, AST "
-            f"scoring, {len(state.cases)} cases. {bars}.")
+    bars = "; ".join(
+        s.name + ": " + ", ".join(f"{g} {s.by_category[g] if g != 'overall' else s.overall:.2f}" for g in groups)
+        for s in state.callers
+    )
+    return (
+        f"Bar chart of the share of cases passed by category, three mock callers, AST "
+        f"scoring, {len(state.cases)} cases. {bars}."
+    )
 
 
 def accuracy_html(state: ScoringState) -> str:
     head = ["mock caller (slip)"] + [esc(c) for c in state.categories] + ["overall (AST)"]
-    rows = [[f"<b>{esc(s.name)}</b> ({s.slip:.2f})"] +
-            [f"{s.by_category[c]:.2f}" for c in state.categories] + [f"<b>{s.overall:.2f}</b>"]
-            for s in state.callers]
+    rows = [
+        [f"<b>{esc(s.name)}</b> ({s.slip:.2f})"]
+        + [f"{s.by_category[c]:.2f}" for c in state.categories]
+        + [f"<b>{s.overall:.2f}</b>"]
+        for s in state.callers
+    ]
     return _table(head, rows)
 
 
@@ -182,26 +202,53 @@ def agreement_html(state: ScoringState, examples: int = 3) -> str:
     for s in state.callers:
         d = s.disagreements
         strict = sum(1 for i in d if s.labels[i] == "pass")
-        rows.append([f"<b>{esc(s.name)}</b>", f"{s.overall:.2f}", f"{s.exact_overall:.2f}",
-                     f"{len(d)} of {n}", f"{strict}", f"{len(d) - strict}"])
-    table = _table(["mock caller", "AST accuracy", "exact-match accuracy", "disagree on",
-                    "AST pass, exact fail", "AST fail, exact pass"], rows)
+        rows.append(
+            [
+                f"<b>{esc(s.name)}</b>",
+                f"{s.overall:.2f}",
+                f"{s.exact_overall:.2f}",
+                f"{len(d)} of {n}",
+                f"{strict}",
+                f"{len(d) - strict}",
+            ]
+        )
+    table = _table(
+        [
+            "mock caller",
+            "AST accuracy",
+            "exact-match accuracy",
+            "disagree on",
+            "AST pass, exact fail",
+            "AST fail, exact pass",
+        ],
+        rows,
+    )
     shown = []
     for s in state.callers:
         for i in s.disagreements[:examples]:
             verdict = "AST: pass, exact: fail" if s.labels[i] == "pass" else f"AST: {s.labels[i]}, exact: pass"
-            shown.append([esc(s.name), esc(state.cases[i]["id"]),
-                          f"<code>{esc(s.replies[i]) or '(no call)'}</code>",
-                          f"<code>{esc(state.gold_texts[i]) or '(no call)'}</code>", verdict])
+            shown.append(
+                [
+                    esc(s.name),
+                    esc(state.cases[i]["id"]),
+                    f"<code>{esc(s.replies[i]) or '(no call)'}</code>",
+                    f"<code>{esc(state.gold_texts[i]) or '(no call)'}</code>",
+                    verdict,
+                ]
+            )
     details = ""
     if shown:
-        details = ("<details><summary style='font-size:13px;cursor:pointer'>Examples of disagreement "
-                   f"(up to {examples} per caller)</summary>"
-                   + _table(["caller", "case", "reply", "gold text", "verdicts"], shown) + "</details>")
+        details = (
+            "<details><summary style='font-size:13px;cursor:pointer'>Examples of disagreement "
+            f"(up to {examples} per caller)</summary>"
+            + _table(["caller", "case", "reply", "gold text", "verdicts"], shown)
+            + "</details>"
+        )
     return table + details
 
 
 # -------------------------------------------------------------------------------------- widget
+
 
 class ScoringPanel(LiveView):
     """One slip slider per mock caller, a seed and a case set; bars and tables follow.
@@ -214,33 +261,56 @@ class ScoringPanel(LiveView):
     def __init__(self, slips=(0.3, 0.3, 0.3), seed: int = 0, case_set: str = "all") -> None:
         super().__init__()
         W = self.W
-        slider = dict(min=0, max=1, step=0.05, continuous_update=False, readout_format=".2f",
-                      style={"description_width": "130px"}, layout=W.Layout(width="380px"))
-        self.sliders = [W.FloatSlider(value=s, description=cls.name, **slider)
-                        for cls, s in zip(CALLER_TYPES, slips)]
+        slider = dict(
+            min=0,
+            max=1,
+            step=0.05,
+            continuous_update=False,
+            readout_format=".2f",
+            style={"description_width": "130px"},
+            layout=W.Layout(width="380px"),
+        )
+        self.sliders = [W.FloatSlider(value=s, description=cls.name, **slider) for cls, s in zip(CALLER_TYPES, slips)]
         self.invents, self.drops, self.eager = self.sliders
-        self.seed = W.BoundedIntText(value=seed, min=0, max=10**6, description="seed",
-                                     layout=W.Layout(width="180px"))
+        self.seed = W.BoundedIntText(value=seed, min=0, max=10**6, description="seed", layout=W.Layout(width="180px"))
         label_of = {v: k for k, v in CASE_SETS.items()}
-        self.case_set = W.RadioButtons(options=list(CASE_SETS), value=label_of[case_set],
-                                       description="cases", layout=W.Layout(width="auto"))
+        self.case_set = W.RadioButtons(
+            options=list(CASE_SETS), value=label_of[case_set], description="cases", layout=W.Layout(width="auto")
+        )
         swatch = "display:inline-block;width:0.8em;height:0.8em;margin-right:4px;background:{}"
-        self.habits = W.HTML("<div style='font-size:13px'>" + "<br>".join(
-            f"<span style='{swatch.format(col)}'></span><b>{esc(cls.name)}</b> (mock): {esc(cls.habit)}"
-            for col, cls in zip(COLOURS, CALLER_TYPES)) + "</div>")
+        self.habits = W.HTML(
+            "<div style='font-size:13px'>"
+            + "<br>".join(
+                f"<span style='{swatch.format(col)}'></span><b>{esc(cls.name)}</b> (mock): {esc(cls.habit)}"
+                for col, cls in zip(COLOURS, CALLER_TYPES)
+            )
+            + "</div>"
+        )
         self.image = Picture(W, max_width="950px")
         self.summary = self.live(W.HTML())
         self.accuracy = W.HTML()
         self.failures = W.HTML()
         self.agreement = W.HTML()
-        self.widget = W.VBox([
-            self.habits, W.HBox([W.VBox(self.sliders), W.VBox([self.seed])]), self.case_set,
-            self.message_box, self.image.widget, self.summary,
-            W.HTML("<b>Accuracy by category (AST scoring)</b>"), self.accuracy,
-            W.HTML("<b>Failure types (classify)</b>"), self.failures,
-            W.HTML("<b>AST scoring against exact string match</b>"), self.agreement])
-        self.accessible({cls.name: f"{cls.name}: how often this mock caller slips"
-                         for cls in CALLER_TYPES} | {"cases": "which cases to score"})
+        self.widget = W.VBox(
+            [
+                self.habits,
+                W.HBox([W.VBox(self.sliders), W.VBox([self.seed])]),
+                self.case_set,
+                self.message_box,
+                self.image.widget,
+                self.summary,
+                W.HTML("<b>Accuracy by category (AST scoring)</b>"),
+                self.accuracy,
+                W.HTML("<b>Failure types (classify)</b>"),
+                self.failures,
+                W.HTML("<b>AST scoring against exact string match</b>"),
+                self.agreement,
+            ]
+        )
+        self.accessible(
+            {cls.name: f"{cls.name}: how often this mock caller slips" for cls in CALLER_TYPES}
+            | {"cases": "which cases to score"}
+        )
         self.figure = LiveFigure(9.5, 4.2, dpi=100)
         # One set of axes per list of categories (the pack's cases have no missing_parameter),
         # each drawn once now, so switching case sets later never pays for a full draw.
@@ -255,8 +325,7 @@ class ScoringPanel(LiveView):
         self._show(tuple(self.state.categories))
 
     def compute(self) -> ScoringState:
-        return scoring_state([s.value for s in self.sliders], self.seed.value,
-                             CASE_SETS[self.case_set.value])
+        return scoring_state([s.value for s in self.sliders], self.seed.value, CASE_SETS[self.case_set.value])
 
     def _panel(self, categories: tuple):
         """Axes and bars for one list of categories (static parts are drawn once)."""
@@ -268,8 +337,9 @@ class ScoringPanel(LiveView):
         bars = []
         for j, (cls, colour) in enumerate(zip(CALLER_TYPES, COLOURS)):
             xs = [i + (j - 1) * width for i in range(len(groups))]
-            group = ax.bar(xs, [0] * len(groups), width=width * 0.95, color=colour,
-                           label=f"{cls.name} (mock)", edgecolor="white")
+            group = ax.bar(
+                xs, [0] * len(groups), width=width * 0.95, color=colour, label=f"{cls.name} (mock)", edgecolor="white"
+            )
             bars.append(list(group))
             self.figure.animate(*group)
         ax.set_xticks(range(len(groups)), labels=[g.replace("_", "\n") for g in groups])
@@ -278,8 +348,7 @@ class ScoringPanel(LiveView):
         ax.axvline(len(groups) - 1.5, color="#999", lw=1)
         ax.tick_params(labelsize=FONT["tick"])
         ax.set_ylabel("share of cases passed", fontsize=FONT["label"])
-        ax.set_title("Accuracy by category, three mock callers (AST scoring)",
-                     fontsize=FONT["title"], loc="left")
+        ax.set_title("Accuracy by category, three mock callers (AST scoring)", fontsize=FONT["title"], loc="left")
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=FONT["legend"], frameon=False)
         self.panels[categories] = (ax, bars)

@@ -59,16 +59,16 @@ class SourceView:
             from pygments.lexers import PythonLexer
         except ImportError:  # pragma: no cover - pygments comes with JupyterLab
             width = len(str(self.end))
-            numbered = "\n".join(f"{n:>{width}}  {html.escape(line)}"
-                                 for n, line in enumerate(self.lines, self.start))
+            numbered = "\n".join(f"{n:>{width}}  {html.escape(line)}" for n, line in enumerate(self.lines, self.start))
             body = f"<pre>{numbered}</pre>"
         else:
-            formatter = HtmlFormatter(linenos="table", linenostart=self.start, noclasses=True,
-                                      style="default")
+            formatter = HtmlFormatter(linenos="table", linenostart=self.start, noclasses=True, style="default")
             body = highlight(code, PythonLexer(), formatter)
-        return (f'<figure class="toolkit-source" aria-label="source of {html.escape(self.name)}">'
-                f"<figcaption><code>{html.escape(self.heading())}</code></figcaption>"
-                f"{body}</figure>")
+        return (
+            f'<figure class="toolkit-source" aria-label="source of {html.escape(self.name)}">'
+            f"<figcaption><code>{html.escape(self.heading())}</code></figcaption>"
+            f"{body}</figure>"
+        )
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return {"text/plain": self.text(), "text/html": self.html()}
@@ -90,7 +90,8 @@ def _no_source(obj: Any, why: str) -> TypeError:
     return TypeError(
         f"{name} has no Python source to show: {why}. Read about it with help({name}) instead; "
         "show_source reads functions, methods and classes written in Python, such as "
-        "show_source(T.ToolIndex.search).")
+        "show_source(T.ToolIndex.search)."
+    )
 
 
 def _fresh_lines(path: str, qualname: str) -> tuple[int, list[str]] | None:
@@ -103,15 +104,21 @@ def _fresh_lines(path: str, qualname: str) -> tuple[int, list[str]] | None:
     nodes: list[ast.AST] = [tree]
     node: ast.AST | None = None
     for part in qualname.split("."):
-        node = next((n for parent in nodes for n in ast.iter_child_nodes(parent)
-                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                     and n.name == part), None)
+        node = next(
+            (
+                n
+                for parent in nodes
+                for n in ast.iter_child_nodes(parent)
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part
+            ),
+            None,
+        )
         if node is None:
             return None
         nodes = [node]
     assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    lines = text.splitlines()[first - 1:node.end_lineno]
+    lines = text.splitlines()[first - 1 : node.end_lineno]
     return first, lines
 
 

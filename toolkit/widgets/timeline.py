@@ -70,8 +70,7 @@ class CallClock:
     Notebook 08.
     """
 
-    def __init__(self, now: Callable[[], float] = time.perf_counter,
-                 wait: Callable[[float], Any] = time.sleep) -> None:
+    def __init__(self, now: Callable[[], float] = time.perf_counter, wait: Callable[[float], Any] = time.sleep) -> None:
         self._now = now
         self._wait = wait
         self._lock = threading.Lock()
@@ -142,8 +141,10 @@ class TimelinePicture:
 
     def caption_html(self) -> str:
         """The description as a short caption, shown right after the picture."""
-        return (f"<p class='toolkit-caption' style='font-size:13px;margin:2px 0 8px'>"
-                f"{html.escape(self.alt, quote=False)}</p>")
+        return (
+            f"<p class='toolkit-caption' style='font-size:13px;margin:2px 0 8px'>"
+            f"{html.escape(self.alt, quote=False)}</p>"
+        )
 
     def _ipython_display_(self) -> None:
         from IPython.display import HTML, display
@@ -170,8 +171,9 @@ def _check_panels(panels: Mapping[str, Iterable[Span]]) -> dict[str, list[Span]]
     return out
 
 
-def plot_timeline(panels: Mapping[str, Iterable[Span]], title: str = "When each call ran",
-                  width: float = 9.0, note: str = "") -> TimelinePicture:
+def plot_timeline(
+    panels: Mapping[str, Iterable[Span]], title: str = "When each call ran", width: float = 9.0, note: str = ""
+) -> TimelinePicture:
     """Draw each run as a panel of horizontal bars (one row per tool), on a shared time axis.
 
     ``panels`` maps a panel title to the spans of one run. Bars: green for a call that
@@ -187,19 +189,26 @@ def plot_timeline(panels: Mapping[str, Iterable[Span]], title: str = "When each 
 
     panels = _check_panels(panels)
     colour = {"ok": OKABE_ITO["green"], "fail": OKABE_ITO["vermillion"], "wait": "#BBBBBB"}
-    lanes_per_panel = [list(dict.fromkeys(s.lane for s in sorted(spans, key=lambda s: (s.lane == WAIT_LANE, s.start))))
-                       for spans in panels.values()]
+    lanes_per_panel = [
+        list(dict.fromkeys(s.lane for s in sorted(spans, key=lambda s: (s.lane == WAIT_LANE, s.start))))
+        for spans in panels.values()
+    ]
     heights = [max(1, len(lanes)) + 0.8 for lanes in lanes_per_panel]
     fig = Figure(figsize=(width, 0.55 * sum(heights) + 1.1), dpi=100, facecolor="white")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False,
-                        gridspec_kw={"height_ratios": heights})[:, 0]
+    axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
     x_max = max([s.end for spans in panels.values() for s in spans] + [0.1])
     for ax, (name, spans), lanes in zip(axes, panels.items(), lanes_per_panel):
         for row, lane in enumerate(lanes):
             for s in (s for s in spans if s.lane == lane):
-                ax.barh(row, max(s.seconds, x_max * 0.006), left=s.start, height=0.6, color=colour.get(s.kind, "#999999"),
-                        edgecolor="white")
+                ax.barh(
+                    row,
+                    max(s.seconds, x_max * 0.006),
+                    left=s.start,
+                    height=0.6,
+                    color=colour.get(s.kind, "#999999"),
+                    edgecolor="white",
+                )
         ax.set_yticks(range(len(lanes)))
         ax.set_yticklabels(lanes, fontsize=FONT["tick"])
         ax.invert_yaxis()
@@ -213,10 +222,17 @@ def plot_timeline(panels: Mapping[str, Iterable[Span]], title: str = "When each 
     legend = bool(kinds - {"ok"})
     if legend:
         from matplotlib.patches import Patch
+
         words = {"ok": "call returned", "fail": "call raised", "wait": "harness waits"}
         handles = [Patch(color=colour[k], label=words[k]) for k in ("ok", "fail", "wait") if k in kinds]
-        fig.legend(handles=handles, loc="lower right", bbox_to_anchor=(0.99, 0.0), ncol=len(handles),
-                   fontsize=FONT["legend"], frameon=False)
+        fig.legend(
+            handles=handles,
+            loc="lower right",
+            bbox_to_anchor=(0.99, 0.0),
+            ncol=len(handles),
+            fontsize=FONT["legend"],
+            frameon=False,
+        )
     axes[-1].set_xlabel("seconds since the run started", fontsize=FONT["label"])
     axes[-1].tick_params(axis="x", labelsize=FONT["tick"])
     fig.suptitle(title, fontsize=FONT["title"], x=0.01, ha="left")
@@ -244,8 +260,10 @@ def describe(panels: Mapping[str, Iterable[Span]], title: str = "") -> str:
     for name, spans in _check_panels(panels).items():
         calls = sorted((s for s in spans if s.kind != "wait"), key=lambda s: s.start)
         kinds = [s.kind for s in spans]
-        counts = (f"{_count(kinds.count('ok'), 'call', 'calls')} returned, {kinds.count('fail')} raised, "
-                  f"{_count(kinds.count('wait'), 'harness wait', 'harness waits')}")
+        counts = (
+            f"{_count(kinds.count('ok'), 'call', 'calls')} returned, {kinds.count('fail')} raised, "
+            f"{_count(kinds.count('wait'), 'harness wait', 'harness waits')}"
+        )
         if len(calls) < 2:
             order = ""
         elif any(b.start < max(a.end for a in calls[:i]) for i, b in enumerate(calls[1:], start=1)):

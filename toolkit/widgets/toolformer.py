@@ -25,8 +25,16 @@ from ..lessons.toolformer import Candidate, best_per_text, filter_run, threshold
 from ._base import FONT, OKABE_ITO, InputError, LiveFigure, LiveView, Picture, esc
 from .palette import PANEL, THEME_INK_MUTED
 
-__all__ = ["FilterState", "FilterData", "filter_state", "ToolformerFilterView", "toolformer_explorer",
-           "TAU_MIN", "TAU_MAX", "TAU_STEP"]
+__all__ = [
+    "FilterState",
+    "FilterData",
+    "filter_state",
+    "ToolformerFilterView",
+    "toolformer_explorer",
+    "TAU_MIN",
+    "TAU_MAX",
+    "TAU_STEP",
+]
 
 TAU_MIN, TAU_MAX, TAU_STEP = 0.0, 3.0, 0.1
 BIN = 0.1  # histogram bin width, in nats
@@ -40,11 +48,11 @@ class FilterState:
     """
 
     tau: float
-    texts: int               # texts that had at least one candidate call
+    texts: int  # texts that had at least one candidate call
     candidates: int
     texts_kept: int
     calls_kept: int
-    rows: list               # threshold_table rows for 0.5, 1.0, 2.0
+    rows: list  # threshold_table rows for 0.5, 1.0, 2.0
     kept_example: Candidate | None
     dropped_example: Candidate | None
 
@@ -86,16 +94,29 @@ def filter_state(candidates, tau: float) -> FilterState:
     data = candidates if isinstance(candidates, FilterData) else FilterData(candidates)
     i = bisect.bisect_left(data.best_gains, tau)
     kept = data.best[i] if i < len(data.best) else None
-    dropped = next((c for c in reversed(data.best[:i]) if c.result in c.tokens[c.position:]), None)
-    return FilterState(tau, len(data.best), len(data.candidates), len(data.best) - i,
-                       data.kept(data.gains, tau), data.rows, kept, dropped)
+    dropped = next((c for c in reversed(data.best[:i]) if c.result in c.tokens[c.position :]), None)
+    return FilterState(
+        tau,
+        len(data.best),
+        len(data.candidates),
+        len(data.best) - i,
+        data.kept(data.gains, tau),
+        data.rows,
+        kept,
+        dropped,
+    )
 
 
 def _table_html(state: FilterState) -> str:
     cell = "padding:3px 10px;border-bottom:1px solid #ddd;text-align:right"
-    head = ("<tr>" + "".join(f"<th style='{cell}'>{h}</th>" for h in
-                             ("τ_f", "texts kept (this toy)", "share", "Toolformer, calculator [1]", "share"))
-            + "</tr>")
+    head = (
+        "<tr>"
+        + "".join(
+            f"<th style='{cell}'>{h}</th>"
+            for h in ("τ_f", "texts kept (this toy)", "share", "Toolformer, calculator [1]", "share")
+        )
+        + "</tr>"
+    )
     body = []
     for r in state.rows:
         bold = abs(r["tau"] - state.tau) < 1e-9
@@ -103,31 +124,39 @@ def _table_html(state: FilterState) -> str:
         share = "-" if r["share"] is None else f"{r['share']:.0%}"
         paper_share = "-" if r["paper_share"] is None else f"{r['paper_share']:.1%}"
         paper = "-" if r["paper"] is None else f"{r['paper']:,}"
-        body.append(f"<tr><td style='{style}'>{r['tau']}</td><td style='{style}'>{r['texts_kept']}</td>"
-                    f"<td style='{style}'>{share}</td><td style='{style}'>{paper}</td>"
-                    f"<td style='{style}'>{paper_share}</td></tr>")
-    return (f"<table style='border-collapse:collapse;font-size:14px;{PANEL}'>{head}{''.join(body)}</table>"
-            f"<div style='font-size:12px;color:{THEME_INK_MUTED};max-width:560px'>Shares are relative to the "
-            "τ_f = 0.5 row (our own arithmetic). The paper filtered a large web corpus with GPT-J "
-            "[1]; this toy filters a few hundred template sentences, so compare how fast each "
-            "column falls, not the sizes.</div>")
+        body.append(
+            f"<tr><td style='{style}'>{r['tau']}</td><td style='{style}'>{r['texts_kept']}</td>"
+            f"<td style='{style}'>{share}</td><td style='{style}'>{paper}</td>"
+            f"<td style='{style}'>{paper_share}</td></tr>"
+        )
+    return (
+        f"<table style='border-collapse:collapse;font-size:14px;{PANEL}'>{head}{''.join(body)}</table>"
+        f"<div style='font-size:12px;color:{THEME_INK_MUTED};max-width:560px'>Shares are relative to the "
+        "τ_f = 0.5 row (our own arithmetic). The paper filtered a large web corpus with GPT-J "
+        "[1]; this toy filters a few hundred template sentences, so compare how fast each "
+        "column falls, not the sizes.</div>"
+    )
 
 
 def alt_text(state: FilterState) -> str:
     """What the histogram shows, with its key numbers: the picture's text alternative."""
     dropped = state.texts - state.texts_kept
-    return (f"Histogram of each text's best L⁻ − L⁺ over {state.texts} texts, in bins of {BIN} "
-            f"nats, with the threshold τ_f = {state.tau:.1f} drawn as a vertical line: "
-            f"{state.texts_kept} texts at or above it keep a call, {dropped} below it "
-            f"(shaded grey) are dropped.")
+    return (
+        f"Histogram of each text's best L⁻ − L⁺ over {state.texts} texts, in bins of {BIN} "
+        f"nats, with the threshold τ_f = {state.tau:.1f} drawn as a vertical line: "
+        f"{state.texts_kept} texts at or above it keep a call, {dropped} below it "
+        f"(shaded grey) are dropped."
+    )
 
 
 def _example_html(label: str, c: Candidate | None, colour: str) -> str:
     if c is None:
         return f"<div style='font-size:14px;margin:4px 0'><b>{esc(label)}</b>: none</div>"
-    return (f"<div style='font-size:14px;margin:4px 0;border-left:4px solid {colour};padding-left:8px'>"
-            f"<b>{esc(label)}</b> (L⁻ − L⁺ = {c.gain:.2f})<br>"
-            f"<span style='font-family:monospace'>{esc(c.augmented())}</span></div>")
+    return (
+        f"<div style='font-size:14px;margin:4px 0;border-left:4px solid {colour};padding-left:8px'>"
+        f"<b>{esc(label)}</b> (L⁻ − L⁺ = {c.gain:.2f})<br>"
+        f"<span style='font-family:monospace'>{esc(c.augmented())}</span></div>"
+    )
 
 
 class ToolformerFilterView(LiveView):
@@ -143,15 +172,24 @@ class ToolformerFilterView(LiveView):
         W = self.W
         self.data = FilterData(candidates)
         self.gains = self.data.best_gains
-        self.slider = W.FloatSlider(value=tau, min=TAU_MIN, max=TAU_MAX, step=TAU_STEP,
-                                    description="τ_f", readout_format=".1f", continuous_update=True,
-                                    style={"description_width": "40px"}, layout=W.Layout(width="480px"))
+        self.slider = W.FloatSlider(
+            value=tau,
+            min=TAU_MIN,
+            max=TAU_MAX,
+            step=TAU_STEP,
+            description="τ_f",
+            readout_format=".1f",
+            continuous_update=True,
+            style={"description_width": "40px"},
+            layout=W.Layout(width="480px"),
+        )
         self.image = Picture(W, width="720px", max_width="100%")
         self.summary = self.live(W.HTML())
         self.table = W.HTML()
         self.examples = W.HTML()
-        self.widget = W.VBox([self.slider, self.message_box, self.summary, self.image.widget,
-                              self.table, self.examples])
+        self.widget = W.VBox(
+            [self.slider, self.message_box, self.summary, self.image.widget, self.table, self.examples]
+        )
         self.accessible({"τ_f": "τ_f: the filter threshold on L⁻ − L⁺"})
         self._build_figure()
         self.watch(self.slider)
@@ -172,8 +210,7 @@ class ToolformerFilterView(LiveView):
         ax.set_xlabel("best L⁻ − L⁺ in the text (nats, weighted)", fontsize=FONT["label"])
         ax.set_ylabel("texts", fontsize=FONT["label"])
         ax.tick_params(labelsize=FONT["tick"])
-        ax.set_title("Each text's most useful calculator call (toy model)", fontsize=FONT["title"],
-                     loc="left")
+        ax.set_title("Each text's most useful calculator call (toy model)", fontsize=FONT["title"], loc="left")
         top = ax.get_ylim()[1]
         self.shade = ax.axvspan(low, low, color="#999999", alpha=0.25, lw=0)
         self.line = ax.axvline(0, color=OKABE_ITO["vermillion"], lw=2.5)
@@ -189,11 +226,12 @@ class ToolformerFilterView(LiveView):
         self.summary.value = (
             f"<div style='font-size:15px;margin:4px 0'>At τ_f = <b>{state.tau:.1f}</b>: "
             f"<b>{state.texts_kept}</b> of {state.texts} texts keep a call "
-            f"({state.calls_kept} of {state.candidates:,} sampled calls). Grey: dropped.</div>")
+            f"({state.calls_kept} of {state.candidates:,} sampled calls). Grey: dropped.</div>"
+        )
         self.table.value = _table_html(state)
-        self.examples.value = (_example_html("Only just kept", state.kept_example, OKABE_ITO["green"])
-                               + _example_html("Only just dropped", state.dropped_example,
-                                               OKABE_ITO["vermillion"]))
+        self.examples.value = _example_html("Only just kept", state.kept_example, OKABE_ITO["green"]) + _example_html(
+            "Only just dropped", state.dropped_example, OKABE_ITO["vermillion"]
+        )
 
 
 def toolformer_explorer(candidates: list | None = None, tau: float = 1.0) -> ToolformerFilterView:

@@ -22,21 +22,35 @@ from typing import Any
 
 from .palette import INK_MUTED, MARKS, PANEL, TEXT
 
-__all__ = ["transcript", "wire", "Transcript", "Wire", "transcript_html", "transcript_text",
-           "wire_html", "wire_text", "format_call"]
+__all__ = [
+    "transcript",
+    "wire",
+    "Transcript",
+    "Wire",
+    "transcript_html",
+    "transcript_text",
+    "wire_html",
+    "wire_text",
+    "format_call",
+]
 
 # Text colours from the one palette (palette.py): the dark twins of the Okabe–Ito colours, which
 # pass WCAG AA on the light panel every block of these views sits on. Borders use the marks.
-BLUE, ORANGE, GREEN, VERMILLION, PURPLE, GREY = (TEXT[c] for c in ("blue", "orange", "green", "vermillion",
-                                                                  "purple", "grey"))
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, GREY = (
+    TEXT[c] for c in ("blue", "orange", "green", "vermillion", "purple", "grey")
+)
 ROLE_COLOUR = {"system": GREY, "user": BLUE, "assistant": GREEN, "tool": ORANGE}
 MARK_OF = {TEXT[c]: MARKS[c] for c in TEXT}  # a text colour's brighter twin, for borders
 # every view here is a light panel with dark text, so JupyterLab's dark theme cannot turn its
 # text white on a pale block
 BOX = PANEL + ";padding:6px 8px;border-radius:4px"
 KIND_LABEL = {
-    "unknown_tool": "unknown tool", "invalid_args": "invalid arguments", "tool_error": "tool error",
-    "transient": "transient failure", "crash": "tool crashed", "timeout": "timed out",
+    "unknown_tool": "unknown tool",
+    "invalid_args": "invalid arguments",
+    "tool_error": "tool error",
+    "transient": "transient failure",
+    "crash": "tool crashed",
+    "timeout": "timed out",
     "blocked": "blocked by the gate",
 }
 
@@ -99,8 +113,15 @@ def _events(result) -> list[tuple[str, str]]:
     out = []
     for ev in getattr(result, "events", None) or []:
         ev = str(ev)
-        colour = (PURPLE if ev.startswith("blocked") else VERMILLION if ev.startswith("stopped")
-                  else ORANGE if ev.startswith(("retry", "repaired", "truncated")) else GREY)
+        colour = (
+            PURPLE
+            if ev.startswith("blocked")
+            else VERMILLION
+            if ev.startswith("stopped")
+            else ORANGE
+            if ev.startswith(("retry", "repaired", "truncated"))
+            else GREY
+        )
         out.append((ev, colour))
     return out
 
@@ -114,8 +135,7 @@ def transcript_html(result, title: str | None = None, events: bool = True) -> st
     by_id = _results_by_id(result)
     retried = _retries(result)
     blocks = []
-    box = ("margin:4px 0;padding:6px 10px;border-left:5px solid {c};background:{bg};"
-           "border-radius:3px;font-size:14px")
+    box = "margin:4px 0;padding:6px 10px;border-left:5px solid {c};background:{bg};border-radius:3px;font-size:14px"
     for m in result.messages:
         role = m.get("role", "?")
         colour = ROLE_COLOUR.get(role, GREY)
@@ -130,13 +150,18 @@ def transcript_html(result, title: str | None = None, events: bool = True) -> st
             if m.get("is_error"):
                 colour = PURPLE if kind == "blocked" else VERMILLION
                 bg = "#fbeee8" if kind != "blocked" else "#f6eaf2"
-            badges = "".join(f" <span style='color:{c};font-weight:bold'>{_e(t)}</span>"
-                             for t, c in _marks(kind, notes, retried.get(m.get("name"), 0)))
+            badges = "".join(
+                f" <span style='color:{c};font-weight:bold'>{_e(t)}</span>"
+                for t, c in _marks(kind, notes, retried.get(m.get("name"), 0))
+            )
             label += badges
             body = f"<pre style='margin:2px 0;white-space:pre-wrap;font-size:13px'>{_e(m.get('content'))}</pre>"
         elif role == "assistant" and m.get("tool_calls"):
-            calls = "".join(f"<div><code>{_e(format_call(c))}</code> <span style='color:{INK_MUTED}'>"
-                            f"id {_e(c.get('id'))}</span></div>" for c in m["tool_calls"])
+            calls = "".join(
+                f"<div><code>{_e(format_call(c))}</code> <span style='color:{INK_MUTED}'>"
+                f"id {_e(c.get('id'))}</span></div>"
+                for c in m["tool_calls"]
+            )
             text = f"<div>{_e(m['content'])}</div>" if m.get("content") else ""
             body = text + f"<div style='color:{INK_MUTED}'>asks the harness to run:</div>{calls}"
         else:
@@ -146,12 +171,17 @@ def transcript_html(result, title: str | None = None, events: bool = True) -> st
                 label += f" <span style='color:{INK_MUTED}'>(final answer)</span>"
         blocks.append(f"<div style='{box.format(c=MARK_OF[colour], bg=bg)}'>{label}{body}</div>")
     ending = _e(result.stop_reason)
-    footer = (f"<div style='font-size:13px;margin-top:4px'>{result.steps} model turn(s), "
-              f"{result.calls} tool call(s), stopped: <b>{ending}</b></div>")
+    footer = (
+        f"<div style='font-size:13px;margin-top:4px'>{result.steps} model turn(s), "
+        f"{result.calls} tool call(s), stopped: <b>{ending}</b></div>"
+    )
     marked = _events(result) if events else []
     if marked:
-        footer += ("<div style='font-size:13px;margin-top:2px'><b>harness events</b><ul style='margin:2px 0'>"
-                   + "".join(f"<li style='color:{c}'>{_e(t)}</li>" for t, c in marked) + "</ul></div>")
+        footer += (
+            "<div style='font-size:13px;margin-top:2px'><b>harness events</b><ul style='margin:2px 0'>"
+            + "".join(f"<li style='color:{c}'>{_e(t)}</li>" for t, c in marked)
+            + "</ul></div>"
+        )
     head = f"<div style='font-size:15px;font-weight:bold;margin-bottom:4px'>{_e(title)}</div>" if title else ""
     return f"<div class='toolkit-transcript' style='{BOX}'>{head}{''.join(blocks)}{footer}</div>"
 
@@ -229,6 +259,7 @@ def transcript(result, title: str | None = None) -> Transcript:
 
 # ------------------------------------------------------------------------------------- the wire
 
+
 def _summary(direction: str, msg: Any) -> tuple[str, str]:
     """A one-line description of a JSON-RPC message and its colour."""
     if not isinstance(msg, dict):
@@ -274,7 +305,8 @@ def wire_html(log: Iterable, title: str | None = None) -> str:
             f"<span style='font-family:monospace;color:{colour};font-weight:bold'>{arrow}</span> "
             f"{_e(text)}<pre tabindex='0' role='region' aria-label='{name}' "
             f"style='margin:2px 0;font-size:12.5px;max-height:260px;overflow:auto'>"
-            f"{_e(pretty)}</pre></div>")
+            f"{_e(pretty)}</pre></div>"
+        )
     head = f"<div style='font-size:15px;font-weight:bold'>{_e(title)}</div>" if title else ""
     if not rows:
         rows.append(f"<div style='color:{INK_MUTED}'>(no messages yet)</div>")

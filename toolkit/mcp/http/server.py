@@ -110,11 +110,20 @@ class StreamableHTTPServer:
     Notebook 06.
     """
 
-    def __init__(self, make_server: Callable[[], MCPServer], port: int = 8765, path: str = "/mcp",
-                 allowed_origins: tuple[str, ...] = (), max_sessions: int = 64,
-                 max_body: int = 1_000_000, read_timeout: float = 10.0, request_deadline: float = 30.0,
-                 token: str | bool | None = None, backlog: int = LISTEN_BACKLOG,
-                 trace: Callable[[str, str], Any] | None = None) -> None:
+    def __init__(
+        self,
+        make_server: Callable[[], MCPServer],
+        port: int = 8765,
+        path: str = "/mcp",
+        allowed_origins: tuple[str, ...] = (),
+        max_sessions: int = 64,
+        max_body: int = 1_000_000,
+        read_timeout: float = 10.0,
+        request_deadline: float = 30.0,
+        token: str | bool | None = None,
+        backlog: int = LISTEN_BACKLOG,
+        trace: Callable[[str, str], Any] | None = None,
+    ) -> None:
         self.make_server = make_server
         self.path = path
         self.allowed_origins = tuple(allowed_origins)
@@ -177,20 +186,22 @@ class StreamableHTTPServer:
         Host, token, path), as the arguments of ``handler.reply``; None when it passes them."""
         origin = handler.headers.get("Origin")
         if origin is not None and not self._origin_ok(origin):
-            return 403, error_response(None, INVALID_REQUEST,
-                                       f"Forbidden: Origin {origin!r} is not allowed; this server "
-                                       "only answers pages served from this machine (DNS-rebinding "
-                                       "protection)")
+            return 403, error_response(
+                None,
+                INVALID_REQUEST,
+                f"Forbidden: Origin {origin!r} is not allowed; this server "
+                "only answers pages served from this machine (DNS-rebinding "
+                "protection)",
+            )
         host = handler.headers.get("Host")
         if not self._host_ok(host):
-            return 421, error_response(None, INVALID_REQUEST,
-                                       f"Misdirected request: Host {host!r} is not this machine; "
-                                       f"use {self.url}")
+            return 421, error_response(
+                None, INVALID_REQUEST, f"Misdirected request: Host {host!r} is not this machine; use {self.url}"
+            )
         if self.token is not None and not self._token_ok(handler.headers.get("Authorization")):
             return self._unauthorized(handler.headers.get("Authorization"))
         if urlsplit(handler.path).path != self.path:
-            return 404, error_response(None, INVALID_REQUEST,
-                                       f"Not found: the MCP endpoint is {self.path}")
+            return 404, error_response(None, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.path}")
         return None
 
     def _host_ok(self, host: str | None) -> bool:
@@ -220,15 +231,23 @@ class StreamableHTTPServer:
         assert self.token is not None  # asked only when the server has a token
         scheme, _, given = (header or "").strip().partition(" ")
         return scheme.lower() == "bearer" and hmac.compare_digest(
-            given.strip().encode("utf-8", "surrogateescape"), self.token.encode("ascii"))
+            given.strip().encode("utf-8", "surrogateescape"), self.token.encode("ascii")
+        )
 
     def _unauthorized(self, header: str | None) -> tuple:
         challenge = 'Bearer realm="mcp"' + (', error="invalid_token"' if header else "")
         problem = "the token does not match" if header else "this server needs a token"
-        return 401, error_response(None, INVALID_REQUEST,
-                                   f"Unauthorized: {problem}. Send the header 'Authorization: Bearer "
-                                   "<token>' with every request, with the token the server printed "
-                                   "when it started"), {"WWW-Authenticate": challenge}
+        return (
+            401,
+            error_response(
+                None,
+                INVALID_REQUEST,
+                f"Unauthorized: {problem}. Send the header 'Authorization: Bearer "
+                "<token>' with every request, with the token the server printed "
+                "when it started",
+            ),
+            {"WWW-Authenticate": challenge},
+        )
 
     def _version_refusal(self, handler: _Handler, id_: Any = None) -> tuple | None:
         """400 for an ``MCP-Protocol-Version`` the answering server does not speak, or, in a
@@ -239,16 +258,22 @@ class StreamableHTTPServer:
         session = self._peek_session(handler.headers.get(SESSION_HEADER))
         supported = list(session.server.SUPPORTED if session else self.supported)
         if requested not in supported:
-            return 400, error_response(id_, UNSUPPORTED_PROTOCOL_VERSION,
-                                       f"Unsupported protocol version {requested!r} in the "
-                                       f"{VERSION_HEADER} header; this server speaks "
-                                       + ", ".join(supported) + " and each session starts with initialize",
-                                       {"supported": supported, "requested": requested})
+            return 400, error_response(
+                id_,
+                UNSUPPORTED_PROTOCOL_VERSION,
+                f"Unsupported protocol version {requested!r} in the "
+                f"{VERSION_HEADER} header; this server speaks "
+                + ", ".join(supported)
+                + " and each session starts with initialize",
+                {"supported": supported, "requested": requested},
+            )
         negotiated = session.server.protocol_version if session else None
         if negotiated is not None and requested != negotiated:
-            return 400, error_response(id_, INVALID_REQUEST,
-                                       f"Bad request: {VERSION_HEADER} is {requested} but this "
-                                       f"session negotiated {negotiated}")
+            return 400, error_response(
+                id_,
+                INVALID_REQUEST,
+                f"Bad request: {VERSION_HEADER} is {requested} but this session negotiated {negotiated}",
+            )
         return None
 
     # -- POST: every client message -------------------------------------------------------------
@@ -259,14 +284,24 @@ class StreamableHTTPServer:
             return handler.reply(*refusal)
         ctype = handler.headers.get("Content-Type", "")
         if not ctype.lower().startswith("application/json"):
-            return handler.reply(415, error_response(None, INVALID_REQUEST,
-                                                     "Unsupported media type: send the JSON-RPC "
-                                                     "message with Content-Type: application/json"))
+            return handler.reply(
+                415,
+                error_response(
+                    None,
+                    INVALID_REQUEST,
+                    "Unsupported media type: send the JSON-RPC message with Content-Type: application/json",
+                ),
+            )
         accept = handler.headers.get("Accept")
         if accept is not None and not any(a in accept.lower() for a in ("application/json", "*/*", "application/*")):
-            return handler.reply(406, error_response(None, INVALID_REQUEST,
-                                                     "Not acceptable: this server answers with "
-                                                     "application/json; list it in Accept"))
+            return handler.reply(
+                406,
+                error_response(
+                    None,
+                    INVALID_REQUEST,
+                    "Not acceptable: this server answers with application/json; list it in Accept",
+                ),
+            )
         body = handler.read_body(self.max_body)
         if body is None:
             return  # read_body has already answered (411, 413) or the client went away
@@ -287,15 +322,26 @@ class StreamableHTTPServer:
             probe = self.make_server().handle(msg)  # answers server/discover and 2026-style requests
             if isinstance(probe, dict) and probe.get("error", {}).get("code") == UNSUPPORTED_PROTOCOL_VERSION:
                 return handler.reply(400, probe)
-            return handler.reply(400, error_response(id_, INVALID_REQUEST,
-                                                     f"Bad request: no {SESSION_HEADER} header; send "
-                                                     "initialize first and then send back the session "
-                                                     "id it returns"))
+            return handler.reply(
+                400,
+                error_response(
+                    id_,
+                    INVALID_REQUEST,
+                    f"Bad request: no {SESSION_HEADER} header; send "
+                    "initialize first and then send back the session "
+                    "id it returns",
+                ),
+            )
         session = self._session(sid)
         if session is None:
-            return handler.reply(404, error_response(id_, INVALID_REQUEST,
-                                                     "Session not found: it ended or never existed; "
-                                                     "send initialize to start a new one"))
+            return handler.reply(
+                404,
+                error_response(
+                    id_,
+                    INVALID_REQUEST,
+                    "Session not found: it ended or never existed; send initialize to start a new one",
+                ),
+            )
         with session.lock:
             reply = session.server.handle(msg)
         if reply is None:
@@ -346,19 +392,30 @@ class StreamableHTTPServer:
 
     def get(self, handler: _Handler) -> None:
         if self._checked(handler, "GET"):
-            handler.reply(405, error_response(None, INVALID_REQUEST,
-                                              "Method not allowed: this server sends nothing unasked, "
-                                              "so it offers no GET stream; POST your messages"),
-                          {"Allow": "POST, DELETE"})
+            handler.reply(
+                405,
+                error_response(
+                    None,
+                    INVALID_REQUEST,
+                    "Method not allowed: this server sends nothing unasked, "
+                    "so it offers no GET stream; POST your messages",
+                ),
+                {"Allow": "POST, DELETE"},
+            )
 
     def delete(self, handler: _Handler) -> None:
         if not self._checked(handler, "DELETE"):
             return
         sid = handler.headers.get(SESSION_HEADER)
         if sid is None:
-            return handler.reply(400, error_response(None, INVALID_REQUEST,
-                                                     f"Bad request: DELETE needs the {SESSION_HEADER} "
-                                                     "header of the session to end"))
+            return handler.reply(
+                400,
+                error_response(
+                    None,
+                    INVALID_REQUEST,
+                    f"Bad request: DELETE needs the {SESSION_HEADER} header of the session to end",
+                ),
+            )
         with self._sessions_lock:
             ended = self.sessions.pop(sid, None)
         if ended is None:
@@ -368,8 +425,9 @@ class StreamableHTTPServer:
     def other(self, handler: _Handler) -> None:
         """HEAD, PUT, PATCH and OPTIONS: the same checks, then 405."""
         if self._checked(handler, handler.command):
-            handler.reply(405, error_response(None, INVALID_REQUEST, "Method not allowed: use POST"),
-                          {"Allow": "POST, DELETE"})
+            handler.reply(
+                405, error_response(None, INVALID_REQUEST, "Method not allowed: use POST"), {"Allow": "POST, DELETE"}
+            )
 
 
 def _choose_token(token: str | bool | None) -> str | None:
@@ -379,9 +437,11 @@ def _choose_token(token: str | bool | None) -> str | None:
     if token is False:
         return None
     if not isinstance(token, str) or not _TOKEN.fullmatch(token):
-        raise ValueError("token must be None (a random token is made), False (no authentication, "
-                         "for a trusted machine only) or a string of at least 16 letters, digits "
-                         "and - . _ ~ + / characters")
+        raise ValueError(
+            "token must be None (a random token is made), False (no authentication, "
+            "for a trusted machine only) or a string of at least 16 letters, digits "
+            "and - . _ ~ + / characters"
+        )
     return token
 
 
@@ -494,8 +554,7 @@ class _Handler(BaseHTTPRequestHandler):
         missed the request deadline)."""
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower() or self.headers.get("Content-Length") is None:
             self.close_connection = True
-            self.reply(411, error_response(None, INVALID_REQUEST,
-                                           "Length required: send a Content-Length header"))
+            self.reply(411, error_response(None, INVALID_REQUEST, "Length required: send a Content-Length header"))
             return None
         try:
             length = int(self.headers["Content-Length"])
@@ -504,9 +563,16 @@ class _Handler(BaseHTTPRequestHandler):
         if length < 0 or length > limit:
             self.close_connection = True
             status = 413 if length > limit else 400
-            self.reply(status, error_response(None, INVALID_REQUEST,
-                                              f"Body too large: at most {limit} bytes" if status == 413
-                                              else "Bad request: Content-Length is not a number"))
+            self.reply(
+                status,
+                error_response(
+                    None,
+                    INVALID_REQUEST,
+                    f"Body too large: at most {limit} bytes"
+                    if status == 413
+                    else "Bad request: Content-Length is not a number",
+                ),
+            )
             return None
         try:
             body = self.rfile.read(length)
@@ -543,8 +609,9 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # the trace, when on, says more; otherwise stay quiet on stderr
 
 
-def serve_http(make_server: Callable[[], MCPServer], port: int = 8765, trace: bool = False,
-               token: str | bool | None = None) -> int:
+def serve_http(
+    make_server: Callable[[], MCPServer], port: int = 8765, trace: bool = False, token: str | bool | None = None
+) -> int:
     """Run in the foreground until Ctrl-C; the address and the token go to standard error.
 
     ``token`` as for :class:`StreamableHTTPServer`: by default a new random one, printed
@@ -554,6 +621,7 @@ def serve_http(make_server: Callable[[], MCPServer], port: int = 8765, trace: bo
 
     Used by: python -m toolkit serve.
     """
+
     def echo(arrow: str, text: str) -> None:
         sys.stderr.write(f"{arrow} {text}\n")
         sys.stderr.flush()
@@ -561,8 +629,10 @@ def serve_http(make_server: Callable[[], MCPServer], port: int = 8765, trace: bo
     try:
         app = StreamableHTTPServer(make_server, port=port, token=token, trace=echo if trace else None)
     except OSError as exc:
-        sys.stderr.write(f"Cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); "
-                         "choose another port with --port N (0 picks a free one).\n")
+        sys.stderr.write(
+            f"Cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); "
+            "choose another port with --port N (0 picks a free one).\n"
+        )
         return 2
     sys.stderr.write(_banner(app))
     sys.stderr.flush()
@@ -579,9 +649,13 @@ def _banner(app: StreamableHTTPServer) -> str:
     """What ``serve --http`` prints at start: where to connect and with which header."""
     first = f"MCP server (Streamable HTTP) listening on {app.url}  (Ctrl-C to stop)\n"
     if app.token is None:
-        return first + ("WARNING: --no-auth: no token is checked, so any program on this computer "
-                        "can call these tools. Use it only on a machine you trust.\n")
-    return first + ("Every request must carry this header (a new token at each start; --no-auth "
-                    "turns the check off on a trusted machine):\n"
-                    f"    Authorization: Bearer {app.token}\n"
-                    f"From Python: HTTPTransport(\"{app.url}\", token=\"{app.token}\")\n")
+        return first + (
+            "WARNING: --no-auth: no token is checked, so any program on this computer "
+            "can call these tools. Use it only on a machine you trust.\n"
+        )
+    return first + (
+        "Every request must carry this header (a new token at each start; --no-auth "
+        "turns the check off on a trusted machine):\n"
+        f"    Authorization: Bearer {app.token}\n"
+        f'From Python: HTTPTransport("{app.url}", token="{app.token}")\n'
+    )

@@ -33,8 +33,7 @@ class HTTPTransport:
     Notebook 06.
     """
 
-    def __init__(self, url: str, timeout: float = 30.0, headers: dict | None = None,
-                 token: str | None = None) -> None:
+    def __init__(self, url: str, timeout: float = 30.0, headers: dict | None = None, token: str | None = None) -> None:
         self.url = url
         self.timeout = timeout
         self.extra_headers = dict(headers or {})
@@ -51,8 +50,11 @@ class HTTPTransport:
     def send(self, msg: dict) -> dict | None:
         if self.closed:
             raise MCPError(CONNECTION_CLOSED, "Connection closed: the transport was closed")
-        headers = {"Content-Type": "application/json",
-                   "Accept": "application/json, text/event-stream", **self.extra_headers}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **self.extra_headers,
+        }
         is_init = msg.get("method") == "initialize"
         if self.session_id and not is_init:
             headers["Mcp-Session-Id"] = self.session_id
@@ -61,9 +63,15 @@ class HTTPTransport:
         self.log.append(("->", msg))
         status, reply_headers, body = self._exchange("POST", encode_line(msg).encode("ascii"), headers)
         if status == 401:
-            raise MCPError(INVALID_REQUEST, f"HTTP 401 from {self.url}: the server wants a bearer token; "
-                           + ("the one given does not match" if "Authorization" in headers else
-                              "pass the one it printed at start as HTTPTransport(url, token=...)"))
+            raise MCPError(
+                INVALID_REQUEST,
+                f"HTTP 401 from {self.url}: the server wants a bearer token; "
+                + (
+                    "the one given does not match"
+                    if "Authorization" in headers
+                    else "pass the one it printed at start as HTTPTransport(url, token=...)"
+                ),
+            )
         reply = self._parse(reply_headers.get("Content-Type", ""), body, msg.get("id"))
         if reply is not None:
             self.log.append(("<-", reply))
