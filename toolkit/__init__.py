@@ -110,84 +110,26 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_HOME))
 
 
-__all__ = [
-    # 1. tools from type hints
-    "schema_from_function",
-    "parse_docstring",
-    "validate_args",
-    "repair_args",
-    "ToolError",
-    "TransientToolError",
-    "Tool",
-    "ToolResult",
-    "ToolRegistry",
-    # 2. the loop, the gate
-    "ScriptedModel",
-    "call",
-    "run_agent",
-    "AgentResult",
-    "PermissionGate",
-    "wrap_untrusted",
-    "looks_like_injection",
-    # 3. MCP
-    "PROTOCOL_VERSION",
-    "PARSE_ERROR",
-    "INVALID_REQUEST",
-    "METHOD_NOT_FOUND",
-    "INVALID_PARAMS",
-    "INTERNAL_ERROR",
-    "MCPError",
-    "MCPServer",
-    "encode_line",
-    "serve_lines",
-    "InMemoryTransport",
-    "StdioTransport",
-    "MCPClient",
-    "mcp_to_registry",
-    "LatestRevisionServer",
-    # 4. picking tools
-    "ToolIndex",
-    "make_catalog",
-    "CATALOG_QUERIES",
-    "selection_recall",
-    "schema_size_estimate",
-    "tokenize",
-    "plain_bm25_search",
-    # 5. scoring and pass^k
-    "parse_calls",
-    "values_equal",
-    "call_matches",
-    "calls_match",
-    "classify",
-    "evaluate_calls",
-    "FUNCS",
-    "BFCL_CASES",
-    "BFCL_OUTPUTS",
-    "exact_string_match",
-    "pass_hat_k",
-    "pass_at_k",
-    "RetailEnv",
-    "POLICY",
-    "RETAIL_TASKS",
-    "PolicyAgentModel",
-    "run_retail_trial",
-    "run_retail_trials",
-    "load_taubench",
-    "RETAIL_TASKS_EXTENDED",
-    "retail_outcomes",
-    "format_calls",
-    "load_bfcl",
-    # 6. prompt injection
-    "ATTACKER_PAGE",
-    "SENT_EMAILS",
-    "make_injection_registry",
-    "InjectableModel",
-    "injection_demo",
-    "exfiltration_demo",
-    "load_json",
-    # optional: a real model in a mock's place
-    "ChatCompletionsModel",
-    "MessagesModel",
-    "EndpointError",
-    "real_model_from_env",
-]
+# 1. tools from type hints
+__all__ = ["schema_from_function", "parse_docstring", "validate_args", "repair_args", "ToolError"]
+__all__ += ["TransientToolError", "Tool", "ToolResult", "ToolRegistry"]
+# 2. the loop, the gate
+__all__ += ["ScriptedModel", "call", "run_agent", "AgentResult", "PermissionGate", "wrap_untrusted"]
+__all__ += ["looks_like_injection"]
+# 3. MCP
+__all__ += ["PROTOCOL_VERSION", "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS"]
+__all__ += ["INTERNAL_ERROR", "MCPError", "MCPServer", "encode_line", "serve_lines", "InMemoryTransport"]
+__all__ += ["StdioTransport", "MCPClient", "mcp_to_registry", "LatestRevisionServer"]
+# 4. picking tools
+__all__ += ["ToolIndex", "make_catalog", "CATALOG_QUERIES", "selection_recall", "schema_size_estimate", "tokenize"]
+__all__ += ["plain_bm25_search"]
+# 5. scoring and pass^k
+__all__ += ["parse_calls", "values_equal", "call_matches", "calls_match", "classify", "evaluate_calls", "FUNCS"]
+__all__ += ["BFCL_CASES", "BFCL_OUTPUTS", "exact_string_match", "pass_hat_k", "pass_at_k", "RetailEnv", "POLICY"]
+__all__ += ["RETAIL_TASKS", "PolicyAgentModel", "run_retail_trial", "run_retail_trials", "load_taubench"]
+__all__ += ["RETAIL_TASKS_EXTENDED", "retail_outcomes", "format_calls", "load_bfcl"]
+# 6. prompt injection
+__all__ += ["ATTACKER_PAGE", "SENT_EMAILS", "make_injection_registry", "InjectableModel", "injection_demo"]
+__all__ += ["exfiltration_demo", "load_json"]
+# optional: a real model in a mock's place
+__all__ += ["ChatCompletionsModel", "MessagesModel", "EndpointError", "real_model_from_env"]

@@ -167,13 +167,7 @@ def _child_env() -> dict:
     return env
 
 
-def sdk_stdio_session(
-    calls=DEFAULT_CALLS,
-    page_size: int | None = None,
-    high_level: bool = False,
-    timeout: float = 30.0,
-    latest: bool = False,
-) -> SDKSession:
+def sdk_stdio_session(calls=DEFAULT_CALLS, page_size=None, high_level=False, timeout=30.0, latest=False) -> SDKSession:
     """Start ``python -m toolkit serve --trace`` and drive it with the official SDK's client.
 
     The SDK asks for 2025-11-25, its newest handshake revision. The lesson server does not
@@ -218,13 +212,7 @@ def sdk_stdio_session(
     )
 
 
-def sdk_http_session(
-    calls=DEFAULT_CALLS,
-    page_size: int | None = None,
-    high_level: bool = False,
-    timeout: float = 30.0,
-    latest: bool = False,
-) -> SDKSession:
+def sdk_http_session(calls=DEFAULT_CALLS, page_size=None, high_level=False, timeout=30.0, latest=False) -> SDKSession:
     """Start the toolkit's Streamable HTTP server on a free port and drive it with the SDK.
 
     The server is the lesson server, or :class:`~toolkit.mcp.server.LatestRevisionServer`

@@ -44,32 +44,10 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [
-    "MCPClient",
-    "mcp_to_registry",
-    "result_text",
-    "MCPServer",
-    "LatestRevisionServer",
-    "serve_lines",
-    "serve_stdio",
-    "InMemoryTransport",
-    "StdioTransport",
-    "HTTPTransport",
-    "StreamableHTTPServer",
-    "serve_http",
-    "MCPError",
-    "encode_line",
-    "decode_line",
-    "PROTOCOL_VERSION",
-    "SUPPORTED_VERSIONS",
-    "HANDSHAKE_VERSIONS",
-    "STATELESS_VERSIONS",
-    "revision_notes",
-    "PARSE_ERROR",
-    "INVALID_REQUEST",
-    "METHOD_NOT_FOUND",
-    "INVALID_PARAMS",
-    "INTERNAL_ERROR",
-    "CONNECTION_CLOSED",
-    "UNSUPPORTED_PROTOCOL_VERSION",
-]
+__all__ = ["MCPClient", "mcp_to_registry", "result_text"]
+__all__ += ["MCPServer", "LatestRevisionServer", "serve_lines", "serve_stdio"]
+__all__ += ["InMemoryTransport", "StdioTransport", "HTTPTransport", "StreamableHTTPServer", "serve_http"]
+__all__ += ["MCPError", "encode_line", "decode_line", "revision_notes"]
+__all__ += ["PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "HANDSHAKE_VERSIONS", "STATELESS_VERSIONS"]
+__all__ += ["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR"]  # JSON-RPC 2.0
+__all__ += ["CONNECTION_CLOSED", "UNSUPPORTED_PROTOCOL_VERSION"]  # codes MCP and its SDK add
