@@ -55,29 +55,35 @@ def cases() -> tuple[list, list]:
     level = {"type": "integer", "enum": [1, 2, 3]}
 
     fires = [
-        (" celsius", unit, "celsius"),
-        ("fahrenheit\n", unit, "fahrenheit"),
-        ("  Celsius\t", unit, "celsius"),
-        (" Business ", cabin, "business"),
-        (" off ", switch, "off"),
-        (" on", switch, "on"),
+        *_with(unit, [(" celsius", "celsius"), ("fahrenheit\n", "fahrenheit"), ("  Celsius\t", "celsius")]),
+        *_with(cabin, [(" Business ", "business")]),
+        *_with(switch, [(" off ", "off"), (" on", "on")]),
     ]
-
-    quiet = [
-        ("maybe", unit, "'maybe' is not an allowed value in any spelling"),
-        ("kelvin", unit, "'kelvin' is a different unit, not a slip"),
-        ("cels", unit, "a prefix is a guess"),
-        (" celcius ", unit, "a misspelling is a guess, even a close one"),
-        ("celsius or fahrenheit", unit, "the caller did not choose"),
-        ("   ", unit, "white space alone means nothing was chosen"),
-        ("", unit, "an empty string means nothing was chosen"),
-        ("celsius", unit, "a value that already fits is left alone"),
+    quiet = _with(
+        unit,
+        [
+            ("maybe", "'maybe' is not an allowed value in any spelling"),
+            ("kelvin", "'kelvin' is a different unit, not a slip"),
+            ("cels", "a prefix is a guess"),
+            (" celcius ", "a misspelling is a guess, even a close one"),
+            ("celsius or fahrenheit", "the caller did not choose"),
+            ("   ", "white space alone means nothing was chosen"),
+            ("", "an empty string means nothing was chosen"),
+            ("celsius", "a value that already fits is left alone"),
+        ],
+    )
+    quiet += [
         (" On ", switch, "'On' matches both 'on' and 'ON'; a repair must not pick one"),
         ("  Paris ", free, "without an enum there is no list of values to compare with"),
         (2, level, "not a string"),
         (None, unit, "no value at all"),
     ]
     return fires, quiet
+
+
+def _with(spec: dict, pairs: list) -> list:
+    """``(value, x)`` pairs as ``(value, spec, x)`` cases: one spec, many values."""
+    return [(value, spec, x) for value, x in pairs]
 
 
 def drawn_cases(rng: random.Random | None = None) -> tuple[tuple, tuple]:

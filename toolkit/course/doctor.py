@@ -257,12 +257,8 @@ def check_widgets() -> Finding:
 def check_kernel() -> Finding:
     argv = find_kernel("python3")
     if argv is None:
-        return Finding(
-            "FIX",
-            "kernel",
-            "no 'python3' kernel is registered, so notebooks cannot "
-            f"run. Run: {Path(sys.executable).name} -m ipykernel install --sys-prefix",
-        )
+        register = f"{Path(sys.executable).name} -m ipykernel install --sys-prefix"
+        return Finding("FIX", "kernel", f"no 'python3' kernel is registered, so notebooks cannot run. Run: {register}")
     ok, said = try_kernel_python(argv[0])
     if not ok:
         return Finding(

@@ -22,6 +22,7 @@ harness events and the whole conversation.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -244,7 +245,9 @@ class GatePlayground(LiveView):
             {"attack": "the attack to replay", "confirm:": "what a person answers when the gate asks to confirm"}
         )
         self.scenario.observe(self._new_scenario, names="value")
-        self.watch(self.use_gate, self.allowlist, self.allowed, self.pre_approve, self.confirm, self.taint, self.wrap)
+        # one control per argument of gate_run, named alike; a new scenario first resets the tool list
+        self._inputs = {name: getattr(self, name) for name in inspect.signature(gate_run).parameters}
+        self.watch(*(control for name, control in self._inputs.items() if name != "scenario"))
         self.refresh()
 
     def _new_scenario(self, change=None) -> None:
@@ -262,16 +265,7 @@ class GatePlayground(LiveView):
             self.refresh()
 
     def compute(self) -> GateState:
-        return gate_run(
-            self.scenario.value,
-            self.use_gate.value,
-            self.allowlist.value,
-            list(self.allowed.value),
-            self.pre_approve.value,
-            self.confirm.value,
-            self.taint.value,
-            self.wrap.value,
-        )
+        return gate_run(**{name: control.value for name, control in self._inputs.items()})
 
     def draw(self, state: GateState) -> None:
         for c in self._gate_controls:

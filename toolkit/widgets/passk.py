@@ -18,6 +18,7 @@ The slip rates are our own choices for a mock, not measurements of any model.
 from __future__ import annotations
 
 import functools
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,10 +168,10 @@ def settings_line(state: PassKState) -> str:
     if state.source != SOURCE_MOCK:
         return f"τ-bench's own results: {len(state.task_ids)} airline tasks × {state.n} trials, gpt-4o [5]"
     s = state.settings
+    policy = "the tool" if s["policy_in_tool"] else "the prompt"
+    rates = f"p_skip_check = {s['p_skip_check']:.2f}, p_typo = {s['p_typo']:.2f}"
     return (
-        f"Mock agent, {len(state.task_ids)} tasks × {state.n} trials: p_skip_check = "
-        f"{s['p_skip_check']:.2f}, p_typo = {s['p_typo']:.2f}, policy in "
-        f"{'the tool' if s['policy_in_tool'] else 'the prompt'}, seed = {s['seed']}"
+        f"Mock agent, {len(state.task_ids)} tasks × {state.n} trials: {rates}, policy in {policy}, seed = {s['seed']}"
     )
 
 
@@ -224,15 +225,11 @@ class PassKExplorer(LiveView):
 
     name = "pass^k explorer"
 
-    def __init__(
-        self,
-        p_skip_check: float = 0.2,
-        p_typo: float = 0.05,
-        trials: int = 8,
-        seed: int = 0,
-        policy_in_tool: bool = False,
-        source: str = SOURCE_MOCK,
-    ) -> None:
+    def __init__(self, *args: Any, **settings: Any) -> None:
+        """The arguments of :func:`passk_state`, with its defaults, are the controls' first values."""
+        start = inspect.signature(passk_state).bind(*args, **settings)  # TypeError for a wrong name
+        start.apply_defaults()
+        p_skip_check, p_typo, trials, seed, policy_in_tool, source = start.arguments.values()
         super().__init__()
         W = self.W
         slider = dict(continuous_update=False, style={"description_width": "120px"}, layout=W.Layout(width="420px"))
@@ -275,24 +272,19 @@ class PassKExplorer(LiveView):
                 "data": "data shown: the mock agent or τ-bench's real results",
             }
         )
+        # one control per argument of passk_state, named alike
+        self._inputs = {name: getattr(self, name) for name in start.arguments}
         self._mock_controls = (self.p_skip_check, self.p_typo, self.trials, self.seed, self.policy_in_tool)
         self._build_figure()
         # draw the τ-bench background now, so the first switch of source is as fast as any
         self.title.set_text(_title(SOURCE_TAU, len(load_taubench()["successes"])))
         self.figure.render(key=self.title.get_text())
-        self.watch(self.source, *self._mock_controls)
+        self.watch(*self._inputs.values())
         self.refresh()
 
     # ---------------------------------------------------------------- pure part
     def compute(self) -> PassKState:
-        return passk_state(
-            self.p_skip_check.value,
-            self.p_typo.value,
-            self.trials.value,
-            self.seed.value,
-            self.policy_in_tool.value,
-            self.source.value,
-        )
+        return passk_state(**{name: control.value for name, control in self._inputs.items()})
 
     # ---------------------------------------------------------------- drawing
     def _build_figure(self) -> None:

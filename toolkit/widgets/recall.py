@@ -388,27 +388,14 @@ class RecallExplorer(LiveView):
         )
         self._build_figure()
         self._show_description()
-        self.watch(
-            self.queries,
-            self.synonyms,
-            self.use_synonyms,
-            self.descriptions,
-            self.use_descriptions,
-            self.k1,
-            self.b,
-            self.k,
-        )
+        edits = (self.synonyms, self.use_synonyms, self.descriptions, self.use_descriptions)
+        self.watch(self.queries, *edits, self.k1, self.b, self.k)
         self.refresh()
 
     def compute(self) -> RecallState:
-        return recall_state(
-            self.queries.value,
-            self.k.value,
-            self.k1.value,
-            self.b.value,
-            self.synonyms.value if self.use_synonyms.value else "",
-            self.descriptions.value if self.use_descriptions.value else "",
-        )
+        synonyms = self.synonyms.value if self.use_synonyms.value else ""
+        descriptions = self.descriptions.value if self.use_descriptions.value else ""
+        return recall_state(self.queries.value, self.k.value, self.k1.value, self.b.value, synonyms, descriptions)
 
     def _current_descriptions(self) -> dict:
         try:
