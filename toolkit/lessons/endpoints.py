@@ -609,16 +609,8 @@ class MessagesModel(_Endpoint):
     api_name = "Anthropic"
     key_env = "ANTHROPIC_API_KEY"
 
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        api_key: str | None = None,
-        *,
-        max_tokens: int = 1024,
-        anthropic_version: str = "2023-06-01",
-        **options: Any,
-    ) -> None:
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, *, max_tokens: int = 1024,
+                 anthropic_version: str = "2023-06-01", **options: Any) -> None:  # fmt: skip
         options.setdefault("temperature", None)
         super().__init__(base_url, model, api_key, **options)
         if not isinstance(max_tokens, int) or max_tokens < 1:

@@ -531,20 +531,17 @@ def _parser(command: str) -> argparse.ArgumentParser:
         help="e.g. https://api.openai.com/v1, http://localhost:11434/v1, https://api.anthropic.com",
     )
     p.add_argument("--model", required=True, help="the model's name as the endpoint knows it")
-    p.add_argument(
-        "--api-key-env",
-        default=None,
-        help="environment variable holding the key (default OPENAI_API_KEY or ANTHROPIC_API_KEY; "
-        "a local server needs none)",
+    key_help = (
+        "environment variable holding the key (default OPENAI_API_KEY or ANTHROPIC_API_KEY; a local server needs none)"
     )
+    p.add_argument("--api-key-env", default=None, help=key_help)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each answer (default 60)")
     p.add_argument("--max-retries", type=int, default=4, help="retries after 429/5xx (default 4)")
-    p.add_argument(
-        "--temperature",
-        default=None,
-        help="sampling temperature (default: 0 for openai, left out for anthropic); "
-        "'none' leaves it out, for models that accept only their default",
+    temperature_help = (
+        "sampling temperature (default: 0 for openai, left out for anthropic); "
+        "'none' leaves it out, for models that accept only their default"
     )
+    p.add_argument("--temperature", default=None, help=temperature_help)
     p.add_argument("--max-tokens", type=int, default=1024, help="anthropic only: max_tokens (default 1024)")
     if command == "bfcl":
         p.add_argument(

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..data import load_json
-from ..loop import AgentResult, call, run_agent
+from ..loop import call, run_agent
 from ..registry import Tool, ToolError, ToolRegistry
 from ..schema import schema_from_function
 
@@ -67,6 +67,15 @@ def _add(registry: ToolRegistry, fn: Callable, **flags: bool) -> None:
     registry.register(Tool(name, description, fn, json.loads(input_schema), **flags))
 
 
+# What each state-changing tool answers when the order is not in the state it needs (pack
+# §2.9: the tool, not only the policy text, can refuse).
+_REFUSALS = {
+    "canceled": "Order {id} is {status}; only pending orders can be canceled. Tell the user it cannot be canceled.",
+    "returned": "Order {id} is {status}, so there is nothing to return yet; only delivered orders can be returned.",
+    "refunded": "Order {id} has no recorded return (status: {status}). Call return_order first, then refund.",
+}
+
+
 class RetailEnv:
     """Four orders and two tools (four with ``extended=True``).
 
@@ -100,12 +109,12 @@ class RetailEnv:
                     f"{', '.join(sorted(db)[:2])}; check the id with the user."
                 )
 
-        def _move(order_id: str, status: str, needs: str | None = None, refusal: str = "") -> dict:
+        def _move(order_id: str, status: str, needs: str | None = None) -> dict:
             """Set an order's status; with ``needs``, only from that status, else the tool error
-            ``refusal`` (with ``{id}`` and ``{status}`` filled in)."""
+            that says why (``_REFUSALS``, with ``{id}`` and ``{status}`` filled in)."""
             _known(order_id)
             if needs is not None and db[order_id] != needs:
-                raise ToolError(refusal.format(id=order_id, status=db[order_id]))
+                raise ToolError(_REFUSALS[status].format(id=order_id, status=db[order_id]))
             db[order_id] = status
             return {"order_id": order_id, "status": status}
 
@@ -125,12 +134,7 @@ class RetailEnv:
             Args:
                 order_id: the order's id, such as A1
             """
-            return _move(
-                order_id,
-                "canceled",
-                "pending" if self.policy_in_tool else None,
-                "Order {id} is {status}; only pending orders can be canceled. Tell the user it cannot be canceled.",
-            )
+            return _move(order_id, "canceled", "pending" if self.policy_in_tool else None)
 
         def return_order(order_id: str) -> dict:
             """Record that a delivered order came back. Do this before refund_order.
@@ -138,12 +142,7 @@ class RetailEnv:
             Args:
                 order_id: the order's id, such as C1
             """
-            return _move(
-                order_id,
-                "returned",
-                "delivered",
-                "Order {id} is {status}, so there is nothing to return yet; only delivered orders can be returned.",
-            )
+            return _move(order_id, "returned", "delivered")
 
         def refund_order(order_id: str) -> dict:
             """Pay back a returned order. Works only after return_order has recorded the return.
@@ -151,12 +150,7 @@ class RetailEnv:
             Args:
                 order_id: the order's id, such as C1
             """
-            return _move(
-                order_id,
-                "refunded",
-                "returned",
-                "Order {id} has no recorded return (status: {status}). Call return_order first, then refund.",
-            )
+            return _move(order_id, "refunded", "returned")
 
         _add(self.registry, get_order, read_only=True)
         _add(self.registry, cancel_order, read_only=False, destructive=True)
@@ -317,17 +311,10 @@ def run_retail_trial(
     return env.db == task["goal"]
 
 
-def retail_trial_run(
-    task: dict,
-    seed: Any,
-    p_skip_check: float = 0.2,
-    p_typo: float = 0.05,
-    policy_in_tool: bool = False,
-    prepare: Callable[[RetailEnv], object] | None = None,
-    agent: AgentFactory | None = None,
-) -> tuple[RetailEnv, AgentResult]:
-    """The trial :func:`run_retail_trial` scores, returned whole: the world as the run left it
-    and the run itself (the failure gallery of notebook 12 shows both).
+def retail_trial_run(task, seed, p_skip_check=0.2, p_typo=0.05, policy_in_tool=False, prepare=None, agent=None):
+    """The trial :func:`run_retail_trial` scores, returned whole as ``(env, result)``: the
+    :class:`RetailEnv` as the run left it and the :class:`AgentResult` (the failure gallery of
+    notebook 12 shows both). The arguments are :func:`run_retail_trial`'s.
 
     Used by: toolkit/lessons/failure_runs.py.
     """
@@ -392,16 +379,10 @@ def retail_outcomes(
     return rows
 
 
-def run_retail_trials(
-    n: int = 8,
-    p_skip_check: float = 0.2,
-    p_typo: float = 0.05,
-    seed: int = 0,
-    tasks: Sequence[dict] | None = None,
-    policy_in_tool: bool = False,
-    prepare: Callable[[RetailEnv], object] | None = None,
-    agent: AgentFactory | None = None,
-) -> list[int]:
+def run_retail_trials(n: int = 8, p_skip_check: float = 0.2, p_typo: float = 0.05, seed: int = 0,
+                      tasks: Sequence[dict] | None = None, policy_in_tool: bool = False,
+                      prepare: Callable[[RetailEnv], object] | None = None,
+                      agent: AgentFactory | None = None) -> list[int]:  # fmt: skip
     """Successes per task out of ``n`` trials; the same seed always gives the same counts.
 
     ``tasks``, ``prepare`` and ``agent`` let a world, tasks and mock agent of your own run
