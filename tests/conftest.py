@@ -1,5 +1,12 @@
-"""Fixtures shared by the exercise-check tests: each notebook's solution and starter cells,
-read from its jupytext source (tests/exercise_helpers.py), once per test module."""
+"""Fixtures shared by the exercise-check tests (tests/test_check_*.py): each notebook's
+solution and starter cells, read from its jupytext source (tests/exercise_helpers.py), once
+per test module.
+
+For each check: the notebook's own solution passes; the notebook's own starter stub gives
+"not done yet"; wrong answers fail with a sentence that says what to change; and nothing a
+student writes makes a check raise. Starter and solution code are read from the notebooks'
+jupytext sources, so the tests follow the cells students actually get.
+"""
 
 import pytest
 from exercise_helpers import cell_namespace

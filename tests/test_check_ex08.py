@@ -1,10 +1,4 @@
-"""Exercise 8's check (toolkit/checks/ex08.py, notebook 04).
-
-For each check: the notebook's own solution passes; the notebook's own starter stub gives
-"not done yet"; wrong answers fail with a sentence that says what to change; and nothing a
-student writes makes a check raise. Starter and solution code are read from the notebooks'
-jupytext sources, so the tests follow the cells students actually get.
-"""
+"""Exercise 8's check (toolkit/checks/ex08.py, notebook 04). What every check test holds: tests/conftest.py."""
 
 from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom
 

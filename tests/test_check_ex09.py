@@ -1,10 +1,4 @@
-"""Exercise 9's check (toolkit/checks/ex09.py, notebook 09).
-
-For each check: the notebook's own solution passes; the notebook's own starter stub gives
-"not done yet"; wrong answers fail with a sentence that says what to change; and nothing a
-student writes makes a check raise. Starter and solution code are read from the notebooks'
-jupytext sources, so the tests follow the cells students actually get.
-"""
+"""Exercise 9's check (toolkit/checks/ex09.py, notebook 09). What every check test holds: tests/conftest.py."""
 
 import copy
 

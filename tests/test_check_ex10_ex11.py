@@ -1,10 +1,4 @@
-"""The checks of exercises 10 and 11 (toolkit/checks/ex10.py, ex11.py; notebook 10).
-
-For each check: the notebook's own solution passes; the notebook's own starter stub gives
-"not done yet"; wrong answers fail with a sentence that says what to change; and nothing a
-student writes makes a check raise. Starter and solution code are read from the notebooks'
-jupytext sources, so the tests follow the cells students actually get.
-"""
+"""The checks of exercises 10 and 11 (toolkit/checks/ex10.py, ex11.py; notebook 10). What every check test holds: tests/conftest.py."""
 
 import random
 from fractions import Fraction
