@@ -405,3 +405,16 @@ def test_each_scrolling_message_box_is_reachable_and_named():
     assert len(boxes) == 1 and "overflow:auto" in boxes[0]
     assert "tabindex='0'" in boxes[0] and "role='region'" in boxes[0]
     assert re.search(r"aria-label='message 1, client to server: request tools/call", boxes[0])
+
+
+# ----------------------------------------------------------------------- show_source (issue 13)
+
+
+def test_shown_source_is_readable_in_both_themes():
+    """show_source draws code on pygments' light background, so it must set the text colour
+    too: in JupyterLab's dark theme the names would otherwise inherit near-white text."""
+    from toolkit.widgets.source import read_source
+
+    page = read_source(T.ToolRegistry.run).html()
+    assert low_contrast(page, "light") == []
+    assert low_contrast(page, "dark") == []

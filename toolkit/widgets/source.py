@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .palette import INK
+
 __all__ = ["SourceView", "read_source", "show_source"]
 
 _REPO = Path(__file__).resolve().parents[2]  # the folder that holds toolkit/
@@ -64,8 +66,11 @@ class SourceView:
         else:
             formatter = HtmlFormatter(linenos="table", linenostart=self.start, noclasses=True, style="default")
             body = highlight(code, PythonLexer(), formatter)
+        # pygments draws on a light background, so the text colour is set too: JupyterLab's
+        # dark theme would otherwise give the plain names near-white text on it.
+        panel = f"background:#f8f8f8;color:{INK};margin:0.5em 0;padding:2px 6px"
         return (
-            f'<figure class="toolkit-source" aria-label="source of {html.escape(self.name)}">'
+            f'<figure class="toolkit-source" style="{panel}" aria-label="source of {html.escape(self.name)}">'
             f"<figcaption><code>{html.escape(self.heading())}</code></figcaption>"
             f"{body}</figure>"
         )
