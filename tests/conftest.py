@@ -1,6 +1,10 @@
-"""Fixtures shared by the exercise-check tests (tests/test_check_*.py): each notebook's
-solution and starter cells, read from its jupytext source (tests/exercise_helpers.py), once
-per test module.
+"""Fixtures shared by several test files.
+
+``badge_run``: one mock run whose transcript carries a repaired call, a retry and an unknown
+tool (tests/test_widgets.py, tests/test_widgets_a11y.py).
+
+For the exercise-check tests (tests/test_check_*.py): each notebook's solution and starter
+cells, read from its jupytext source (tests/exercise_helpers.py), once per test module.
 
 For each check: the notebook's own solution passes; the notebook's own starter stub gives
 "not done yet"; wrong answers fail with a sentence that says what to change; and nothing a
@@ -10,6 +14,21 @@ jupytext sources, so the tests follow the cells students actually get.
 
 import pytest
 from exercise_helpers import cell_namespace
+
+import toolkit as T
+
+
+@pytest.fixture
+def badge_run():
+    from toolkit.lessons.toy_tools import make_weather_registry
+
+    calls = [
+        T.call("a", "get_weather", citty="Paris"),
+        T.call("b", "flaky_rate", currency="eur"),
+        T.call("c", "get_wether", city="Oslo"),
+    ]
+    model = T.ScriptedModel([{"tool_calls": calls}, {"content": "It is mild."}])
+    return T.run_agent(model, make_weather_registry(0.01), "Weather?", sleep=lambda s: None)
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -210,6 +211,8 @@ def test_bfcl_command_scores_what_the_model_meant_and_keeps_the_key_secret(api, 
 
 
 def run_cli(argv, environ=None):
+    """Run the command line in-process; ``argv`` is a list or one shell-quoted line."""
+    argv = shlex.split(argv) if isinstance(argv, str) else argv
     stdout, stderr = io.StringIO(), io.StringIO()
     code = cli(argv, stdout=stdout, stderr=stderr, environ=environ or {})
     return code, stdout.getvalue(), stderr.getvalue()
@@ -219,19 +222,7 @@ def test_bfcl_questions_and_tools_go_out_as_the_case_has_them():
     cases = select_cases(["simple_python"], limit=2)
     with FakeChatCompletions(Plan(cases, "openai"), rate_limit_first=False) as fake:
         code, _, _ = run_cli(
-            [
-                "bfcl",
-                "--api",
-                "openai",
-                "--base-url",
-                fake.base_url,
-                "--model",
-                "m",
-                "--categories",
-                "simple_python",
-                "--limit",
-                "2",
-            ]
+            f"bfcl --api openai --base-url {fake.base_url} --model m --categories simple_python --limit 2"
         )
         bodies = [r["body"] for r in fake.requests]
     assert code == 0
@@ -252,23 +243,7 @@ def test_a_case_the_endpoint_fails_is_counted_and_the_run_goes_on(tmp_path):
 
     with FakeChatCompletions(respond, rate_limit_first=False) as fake:
         code, stdout, _ = run_cli(
-            [
-                "bfcl",
-                "--api",
-                "openai",
-                "--base-url",
-                fake.base_url,
-                "--model",
-                "m",
-                "--categories",
-                "simple_python",
-                "--limit",
-                "3",
-                "--max-retries",
-                "0",
-                "--summary",
-                str(tmp_path / "s.json"),
-            ]
+            f"bfcl --api openai --base-url {fake.base_url} --model m --categories simple_python --limit 3 --max-retries 0 --summary {tmp_path / 's.json'}"
         )
     summary = json.loads((tmp_path / "s.json").read_text())
     assert code == 0 and summary["cases"] == 3 and summary["failures"].get("endpoint_error") == 1
@@ -278,19 +253,7 @@ def test_a_case_the_endpoint_fails_is_counted_and_the_run_goes_on(tmp_path):
 def test_a_refused_key_stops_the_run_with_one_line_and_no_key(tmp_path):
     with FakeChatCompletions(api_key="another-key") as fake:
         code, stdout, stderr = run_cli(
-            [
-                "bfcl",
-                "--api",
-                "openai",
-                "--base-url",
-                fake.base_url,
-                "--model",
-                "m",
-                "--limit",
-                "5",
-                "--summary",
-                str(tmp_path / "s.json"),
-            ],
+            f"bfcl --api openai --base-url {fake.base_url} --model m --limit 5 --summary {tmp_path / 's.json'}",
             environ={"OPENAI_API_KEY": KEY},
         )
         assert len(fake.requests) == 1  # stopped at the first refusal
@@ -299,14 +262,12 @@ def test_a_refused_key_stops_the_run_with_one_line_and_no_key(tmp_path):
 
 
 def test_bad_command_lines_say_what_is_wrong():
-    code, _, stderr = run_cli(
-        ["bfcl", "--api", "openai", "--base-url", "http://x/v1", "--model", "m", "--categories", "simple,nope"]
-    )
+    code, _, stderr = run_cli("bfcl --api openai --base-url http://x/v1 --model m --categories simple,nope")
     assert code == 2 and "unknown BFCL categories" in stderr
-    code, _, stderr = run_cli(["bfcl", "--api", "openai", "--base-url", "localhost/v1", "--model", "m"])
+    code, _, stderr = run_cli("bfcl --api openai --base-url localhost/v1 --model m")
     assert code == 2 and "http://" in stderr
     with pytest.raises(SystemExit):
-        run_cli(["bfcl", "--api", "gemini", "--base-url", "http://x/v1", "--model", "m"])
+        run_cli("bfcl --api gemini --base-url http://x/v1 --model m")
 
 
 def test_limit_takes_the_first_n_cases_of_each_category():
@@ -374,19 +335,7 @@ def test_passk_command_counts_each_task_and_computes_pass_hat_k(api, tmp_path):
     trials = 4
     with FAKES[api](RetailAgent(), api_key=KEY) as fake:
         code, stdout, stderr = run_cli(
-            [
-                "passk",
-                "--api",
-                api,
-                "--base-url",
-                fake.base_url,
-                "--model",
-                "fake-agent",
-                "--trials",
-                str(trials),
-                "--summary",
-                str(tmp_path / "p.json"),
-            ],
+            f"passk --api {api} --base-url {fake.base_url} --model fake-agent --trials {trials} --summary {tmp_path / 'p.json'}",
             environ={"OPENAI_API_KEY": KEY, "ANTHROPIC_API_KEY": KEY},
         )
     assert code == 0, stderr

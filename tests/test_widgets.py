@@ -447,22 +447,8 @@ def test_gate_run_rejects_unknown_choices():
 # ------------------------------------------------------------------------------ transcript, wire
 
 
-def test_transcript_marks_errors_blocks_repairs_and_retries():
-    from toolkit.lessons.toy_tools import make_weather_registry
-
-    model = T.ScriptedModel(
-        [
-            {
-                "tool_calls": [
-                    T.call("a", "get_weather", citty="Paris"),
-                    T.call("b", "flaky_rate", currency="eur"),
-                    T.call("c", "get_wether", city="Oslo"),
-                ]
-            },
-            {"content": "It is mild."},
-        ]
-    )
-    result = T.run_agent(model, make_weather_registry(0.01), "Weather?", sleep=lambda s: None)
+def test_transcript_marks_errors_blocks_repairs_and_retries(badge_run):
+    result = badge_run
     view = transcript(result, title="A run")
     text = view.text
     assert "repaired: renamed parameter 'citty' to 'city'" in text

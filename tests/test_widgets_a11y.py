@@ -148,27 +148,6 @@ def _all_html(widget) -> list[str]:
     return [widget.value] if isinstance(widget, W.HTML) and widget.value else []
 
 
-def _runs():
-    """Runs whose transcripts carry every badge: repaired, retried, unknown tool, blocked."""
-    from toolkit.lessons.toy_tools import make_weather_registry
-
-    model = T.ScriptedModel(
-        [
-            {
-                "tool_calls": [
-                    T.call("a", "get_weather", citty="Paris"),
-                    T.call("b", "flaky_rate", currency="eur"),
-                    T.call("c", "get_wether", city="Oslo"),
-                ]
-            },
-            {"content": "It is mild."},
-        ]
-    )
-    result = T.run_agent(model, make_weather_registry(0.01), "Weather?", sleep=lambda s: None)
-    defended, _, _ = T.injection_demo(True)
-    return [result, defended]
-
-
 @pytest.fixture(scope="module")
 def views():
     from toolkit.lessons.toolformer import filter_run
@@ -198,8 +177,9 @@ def test_every_views_html_is_readable_in_both_themes(views, theme):
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_transcript_and_wire_are_readable_in_both_themes(theme):
-    for result in _runs():
+def test_transcript_and_wire_are_readable_in_both_themes(theme, badge_run):
+    defended, _, _ = T.injection_demo(True)
+    for result in (badge_run, defended):
         assert low_contrast(transcript_html(result, title="a run"), theme) == []
     log = [
         ("->", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
