@@ -148,26 +148,17 @@ def test_timed_out_read_only_tool_is_retried_but_a_state_changing_one_is_not():
         return reg, runs
 
     reg, runs = build(read_only=True)
-    res = T.run_agent(
-        T.ScriptedModel([{"tool_calls": [T.call("c", "charge", amount=5)]}]),
-        reg,
-        "x",
-        call_timeout=0.05,
-        max_retries=2,
-        sleep=lambda s: None,
-    )
+
+    def charge_once(reg):
+        model = T.ScriptedModel([{"tool_calls": [T.call("c", "charge", amount=5)]}])
+        return T.run_agent(model, reg, "x", call_timeout=0.05, max_retries=2, sleep=lambda s: None)
+
+    res = charge_once(reg)
     assert res.events == ["retry 1/2 for charge (timeout)", "retry 2/2 for charge (timeout)"]
     assert tool_msgs(res)[0]["content"].endswith(" Gave up after 3 tries.")
 
     reg, runs = build(read_only=False)
-    res = T.run_agent(
-        T.ScriptedModel([{"tool_calls": [T.call("c", "charge", amount=5)]}]),
-        reg,
-        "x",
-        call_timeout=0.05,
-        max_retries=2,
-        sleep=lambda s: None,
-    )
+    res = charge_once(reg)
     assert not any(e.startswith("retry") for e in res.events)
     assert tool_msgs(res)[0]["content"] == "Tool 'charge' timed out after 0.05 s."
     assert runs == [5]  # started once, never again
