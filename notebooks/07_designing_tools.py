@@ -3,6 +3,8 @@
 #
 # *Pack §2.7. No coding exercise; discussion question 10 and quiz question 10.*
 #
+# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+#
 # A tool has two audiences. The code behind it is for you; the name, the description, the
 # parameters, the answers and the error messages are for the model, which reads them on every
 # request and has nothing else to go on. Anthropic's engineering post on writing tools for
@@ -262,6 +264,37 @@ for n in (5, 48, 120):
 # </details>
 
 # %% [markdown] slideshow={"slide_type": "slide"}
+# ## 7. Skills, and when not to write a tool (beyond the pack)
+#
+# Some of what an agent needs is not a new action but know-how: the refund policy, how the
+# finance team wants its report. Anthropic's Agent Skills package that as a folder with a
+# `SKILL.md` (a name and a description, then instructions) and optional scripts; only the names
+# and descriptions sit in the prompt, and a skill's instructions are read when the model decides
+# to use it [46]. It is the deferred loading of notebook 04, applied to instructions. Here three
+# skills are data, and `use_skill` is an ordinary tool that returns one of them:
+
+# %%
+from toolkit.lessons.skills import SKILLS, prompt_tokens, skill_catalog, skill_registry
+
+print("in the prompt up front:", [s["name"] for s in skill_catalog()])
+print(
+    f"tokens (our estimate): the catalog {prompt_tokens(skill_catalog())}, every skill in full {prompt_tokens(SKILLS)}"
+)
+shelf = skill_registry()
+print(shelf.run("use_skill", {"name": "refund-policy"}).data["instructions"][:90], "...")
+print(shelf.run("use_skill", {"name": "refund_policy"}).content)
+
+# %% [markdown]
+# **When a skill, when a tool?** Write instructions (a skill, or a line in the prompt) when the
+# job is a procedure the model can carry out with tools it already has: the refund skill above
+# tells the model *how* to use `search_orders` and a payment tool. Write a tool when something
+# must hold whatever the model does: a check on the arguments, a permission, an effect on the
+# world, a limit (notebook 11's refund limit lives in the tool for that reason). A skill is
+# advice the model may misread; a tool's code runs the same way every time. And a skill's
+# scripts run through some code tool, so they inherit that tool's sandbox and gate, not their
+# own.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What to take away
 #
 # * Write every part of a tool for its reader: a name and parameter names that say what they
@@ -277,10 +310,15 @@ for n in (5, 48, 120):
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with
 # venues, are in `data/references.json`).
+# Sources marked (Beyond the pack.) go past the course pack; each was checked against the
+# source itself on the date `data/references.json` gives.
 #
 # - [2] Patil et al., *Gorilla: Large Language Model Connected with Massive APIs*, 2024.
 #   <https://arxiv.org/abs/2305.15334>
 # - [4] Qin et al., *ToolLLM: Facilitating Large Language Models to Master 16000+ Real-world
-#   APIs*, 2023. <https://arxiv.org/abs/2307.16789>
+#   APIs*, 2023. <https://arxiv.org/abs/2307.16789> Published: ICLR 2024 (spotlight).
 # - [21] Anthropic, *Writing effective tools for agents — with agents*, 2025.
 #   <https://www.anthropic.com/engineering/writing-tools-for-agents>
+# - [46] Anthropic, *Agent Skills*, undated.
+#   <https://platform.claude.com/docs/en/agents-and-tools/agent-skills/overview> (Beyond the
+#   pack.)

@@ -1,7 +1,10 @@
 # %% [markdown] slideshow={"slide_type": "slide"}
 # # 10 · Reliability: τ-bench and pass^k
 #
-# *Pack §2.9 (ToolBench, τ-bench, pass^k). Exercises 10 and 11; discussion question 9.*
+# *Pack §2.9 (ToolBench, τ-bench, pass^k). Exercises 10 and 11, each followed by a written
+# question; discussion question 9 and a quiz question on pass^k (in the spirit of the pack's quiz
+# question 8), both after Exercise 11. Terms are defined in the course
+# [glossary](../README.md#glossary).*
 #
 # Notebook 09 scored single calls. This one asks a harder question: if you give an agent the
 # same job again and again, how often does it get **all** of them right? A support agent that
@@ -32,7 +35,8 @@ random.seed(SEED)
 # A tool-using run leaves three traces you can grade (Figure 6): the call it wrote, the answer
 # it gave, and the state of the world afterwards. Each benchmark in this section picks one.
 #
-# * **BFCL** compares the call text with accepted answers without running it (notebook 09) [7].
+# * **BFCL**, in its single-turn part, compares the call text with accepted answers without
+#   running it (notebook 09) [7].
 # * **ToolBench** runs instructions end to end against real REST APIs. Its judge, **ToolEval**,
 #   gives two numbers: a *pass rate*, the share of runs that complete the task within a set
 #   budget, and a *win rate*, how often one solution path is preferred over another [4]. Real APIs make it realistic; a
@@ -52,8 +56,11 @@ show_figure(6)
 #
 # * gpt-4o with function calling reaches pass^1 (the success rate of a single try; section 3
 #   defines pass^k) of 61.2% on retail and 35.2% on airline;
-# * even this strong agent solves fewer than half of the tasks, and its pass^8 on
-#   retail is below 25%;
+# * the abstract says such agents (like gpt-4o) "succeed on <50% of the tasks". That holds for
+#   the plain mean of the two domains' rates, (61.2 + 35.2) / 2 = 48.2%, which gives airline's
+#   50 tasks the same weight as retail's 115. Counted over all 165 tasks, (0.612 × 115 + 0.352 ×
+#   50) / 165 = 53.3%, a little over half (both our arithmetic). On retail alone the agent
+#   solves more than half on a single try, and its pass^8 there is below 25%;
 # * removing the policy from the prompt costs little on retail (61.2 → 56.8) and a lot on
 #   airline, so the airline rules are not something a model already knows.
 #
@@ -64,6 +71,40 @@ show_figure(6)
 # simulated user and milestones along the way; its authors single out State Dependency and
 # Insufficient Information as hard even for the best models [17]. **AgentDojo** tests attacks
 # on agents, and comes back in notebook 11 [19].
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# **Which tasks? (beyond the pack, checked 1 December 2026.)** τ-bench's own repository now warns
+# that its airline and retail tasks are out of date and sends readers to τ³-bench, which lives in
+# the tau2-bench repository [32]. Its release 1.0.0 (March 2026) fixed 27 airline and 26 retail
+# tasks: expected actions the policy does not allow were removed, ambiguous instructions
+# clarified, impossible constraints fixed [33]. The 61.2% and 35.2% above were measured on the
+# old tasks. A score on the fixed tasks is judged against different goal states, so the two
+# numbers are not comparable (our reading; the τ³ changelog says it in so many words for a
+# later fix to its banking domain [33]). This is the sharpest case of the rule in "Reading a
+# benchmark number" below: name the benchmark version, the task split and the run you quote.
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# **Dual control, in one mock example (beyond the pack's detail).** In τ²-bench the user is not
+# only a source of information: both sides hold tools on one shared world, and the task is won
+# or lost on that world's final state [6]. Below, the agent can read the line's status from the
+# network but cannot touch the phone; only the (mock, literal-minded) user can switch airplane
+# mode and mobile data. Two scripted mock agents face the same broken phone.
+
+# %%
+from toolkit.lessons.dual_control import AGENTS, Phone, agent_tools, run_dual_control
+
+print("the agent tries the phone's switch itself:", agent_tools(Phone()).run("toggle_airplane_mode", {}).content)
+for name in AGENTS:
+    run = run_dual_control(name)
+    print(f"\nagent (mock) that {name}:")
+    for said, heard in run["turns"]:
+        print(f"  agent: {said}\n  user:  {heard}")
+    print(f"  line before {run['before']} -> after {run['after']}; goal reached: {run['goal reached']}")
+
+# %% [markdown]
+# Both agents see the same diagnosis; only one gets the fix applied, because only the user
+# can apply it. A benchmark that scored what the agent *said* or *called* could not tell them
+# apart; the shared world's final state does.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 2. A τ-bench world in miniature
@@ -443,6 +484,11 @@ for skip in (0.0, 0.2, 0.5, 1.0):
 # Four trials give a rough estimate (`python -m toolkit passk --trials 8` runs more). The
 # numbers carry the model's name and the date: they describe that model in this small world
 # on that day, not the mock above and not another model.
+#
+# The small local model of the README ("No key, no network: a small local model",
+# SmolLM2-135M-Instruct) will rarely leave the database as the goal says: its pass^k is that
+# model's, on that day, and shows how a real agent's failures cluster on tasks, not how well
+# larger models do.
 
 # %%
 from toolkit.lessons.model_eval import notebook_passk
@@ -454,20 +500,27 @@ real_passk = notebook_passk(trials=4)
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with
 # venues, are in `data/references.json`).
+# Sources marked (Beyond the pack.) go past the course pack; each was checked against the
+# source itself on the date `data/references.json` gives.
 #
 # - [4] Qin et al., *ToolLLM: Facilitating Large Language Models to Master 16000+ Real-world
-#   APIs*, 2023. <https://arxiv.org/abs/2307.16789>
+#   APIs*, 2023. <https://arxiv.org/abs/2307.16789> Published: ICLR 2024 (spotlight).
 # - [5] Yao et al., *τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
-#   Domains*, 2024. <https://arxiv.org/abs/2406.12045>
+#   Domains*, 2024. <https://arxiv.org/abs/2406.12045> Published: ICLR 2025.
 # - [6] Barres et al., *τ²-Bench: Evaluating Conversational Agents in a Dual-Control
 #   Environment*, 2025. <https://arxiv.org/abs/2506.07982>
 # - [7] Patil et al., *The Berkeley Function Calling Leaderboard (BFCL): From Tool Use to
 #   Agentic Evaluation of Large Language Models*, 2025.
 #   <https://proceedings.mlr.press/v267/patil25a.html>
 # - [17] Lu et al., *ToolSandbox: A Stateful, Conversational, Interactive Evaluation Benchmark
-#   for LLM Tool Use Capabilities*, 2024. <https://arxiv.org/abs/2408.04682>
+#   for LLM Tool Use Capabilities*, 2024. <https://arxiv.org/abs/2408.04682> Published: Findings
+#   of NAACL 2025, pages 1160-1183.
 # - [19] Debenedetti et al., *AgentDojo: A Dynamic Environment to Evaluate Prompt Injection
 #   Attacks and Defenses for LLM Agents*, 2024. <https://arxiv.org/abs/2406.13352>
 # - [30] Yang et al., *Tool Use & Function Calling (CS329Z Week 3 lecture slides)*, Stanford
 #   University, undated. No link: the course pack names these slides in its credit line and in
 #   §2.9 but leaves them out of its reference list.
+# - [32] Sierra, *τ-bench repository README (the warning that its tasks are outdated)*, 2026.
+#   <https://github.com/sierra-research/tau-bench> (Beyond the pack.)
+# - [33] Sierra, *τ³-bench (tau2-bench repository): README and CHANGELOG*, 2026.
+#   <https://github.com/sierra-research/tau2-bench/blob/main/CHANGELOG.md> (Beyond the pack.)

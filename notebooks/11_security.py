@@ -4,6 +4,8 @@
 # *Pack §2.10. Exercise 12; discussion question 11 and a quiz question in the spirit of the
 # pack's question 9.*
 #
+# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+#
 # Every tool result goes back into the model's context as text, and the model cannot tell
 # reliably which text is data and which is an order. So anyone who can write into something a
 # tool returns (a web page, an e-mail, a shared file, a ticket) can try to steer the agent.
@@ -110,8 +112,8 @@ for label, text in samples.items():
 #   tool call [3].
 # * **Taint.** Once the run has read outside content, state-changing calls need that yes even
 #   if they were pre-approved. In the toolkit, the run is tainted once a tool that carries
-#   *outside text* has run: every `open_world` tool, and any tool declared with
-#   `outside_text=True` (section 5 shows why the second kind is needed).
+#   *outside text* has run: every `open_world` tool, and every read-only tool unless it is
+#   declared with `outside_text=False` (section 5 shows why the rule fails closed).
 # * **Tool descriptions are input too.** A server's descriptions land in your prompt, and MCP
 #   tells clients to treat annotations as untrusted unless the server is trusted [3]. The same
 #   caution fits the descriptions.
@@ -171,14 +173,15 @@ for label, kwargs in settings:
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # ### Read the gate
 #
-# The whole policy is one short method. `check` asks `_decide` and writes the verdict to the
-# log you printed above. Read `_decide` from the top: the first rule that applies wins, and
-# notice that it never looks at the text of a page or an e-mail, only at which tool is called
-# and whether the run is `tainted`.
+# The whole policy is one short method. `check`, which the harness calls, asks `decide` and
+# writes the verdict to the log you printed above. Read `decide` from the top: the first rule
+# that applies wins, and notice that it never looks at the text of a page or an e-mail, only
+# at which tool is called and whether the run is `tainted`. `decide` is also the place to add
+# a rule of your own: Exercise 12 does.
 
 # %%
 show_source(T.PermissionGate.check)
-show_source(T.PermissionGate._decide)
+show_source(T.PermissionGate.decide)
 
 # %% [markdown]
 # The taint itself is set in one place, after each call has run:
@@ -200,28 +203,32 @@ print(injection.STORED_TICKET)
 
 # %% [markdown]
 # The same gullible **mock** as before opens the ticket and obeys the line in it. The gate is
-# set up as in the defended run of section 4. The only change between the two runs is what
+# set up as in the defended run of section 4. The only change between the three runs is what
 # `get_ticket` declares about its results.
 
 # %%
-for declared in (None, True):
+for declared in (False, None, True):
     result, sent, gate = injection.stored_injection_demo(outside_text=declared)
     print(f"get_ticket declares outside_text={declared}")
     print("   (mock) e-mails sent:", sent)
     print("   tainted:", gate.tainted, "| last gate decision:", gate.log[-1])
 
 # %% [markdown]
-# Declaring nothing, the ticket looks like any internal record, the run never counts as
-# tainted, and the pre-approved `send_email` goes out. The gate decides from flags, so it is
-# only as good as the flags. The toolkit's rule:
+# Declared `outside_text=False`, as someone might who reasons "the help desk is ours, so its
+# data is safe", the ticket looks like any internal record: the run never counts as tainted,
+# and the pre-approved `send_email` goes out. The gate decides from flags, so it is only as
+# good as the flags, and a flag nobody set must not open the door. The toolkit's rule
+# therefore **fails closed**:
 #
-# * a tool **carries outside text** when it is `open_world` or declares `outside_text=True`;
-#   after such a tool has run, the run is tainted;
-# * a closed-world tool that declares nothing does not taint, so declare
-#   `outside_text=True` (`reg.add(fn, outside_text=True)`) on every tool that returns text a
-#   stranger could have written;
+# * a tool **carries outside text** when it is `open_world`, or when it only reads and has not
+#   been declared `outside_text=False`; after such a tool has run, the run is tainted. So
+#   declaring nothing (the second run) counts the same as `outside_text=True` (the third);
+# * declare `outside_text=False` (`reg.add(fn, outside_text=False)`) only on a tool whose
+#   results no stranger can have written, such as a price list your own staff keep; a tool
+#   that changes state and declares nothing reports on its own work and does not taint;
 # * where the host cannot know, it assumes outside text: an open-world tool always carries it,
-#   and so does every tool bridged from an MCP server the host has not marked trusted.
+#   and so does every read-only tool bridged from an MCP server (MCP has no annotation for
+#   outside text), while a server the host has not marked trusted gets no say at all.
 #
 # That last rule follows the MCP specification, which obliges a client to distrust a server's
 # tool annotations unless it trusts the server itself [3]. The toy server below claims that its
@@ -408,18 +415,23 @@ ex12.check_leak(add_fetch_url, LeakyModel)
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # **Part 3: mend the gate.** Design a fix and build it as a gate. Write `make_gate()`, which
 # returns a **fresh** gate for one run of this task: a subclass of `T.PermissionGate` whose
-# `check(call, tool)` returns `(ok, reason)`. The harness calls `check` before each call, and
-# after each turn calls `note_result(tool)` for every tool that ran, which is where the
-# toolkit's gate records taint.
+# `decide(call, tool)` returns `(ok, reason)`. The harness calls the gate's `check` before each
+# call, which asks `decide` and writes the answer to the log (section 4), and after each turn
+# calls `note_result(tool)` for every tool that ran, which is where the toolkit's gate records
+# taint. `super().decide(call, tool)` gives you the base rules.
 #
 # The check attacks your gate with the course's own gullible **mock**, steered by the planted
 # page above: it opens the portal, reads the request, fetches the customer list and opens the
 # address the page names with the list filled in, which is what your `LeakyModel` did without
-# being asked. Then come eight variants you have not seen (another site, and the list
-# disguised: encoded, reversed, in the host name, split over several requests), and two
-# harmless tasks that must still work (opening the page the user asked for; reading the
-# customer list). Last, it prints three more harmless runs and whether your gate blocks them:
-# that is your fix's cost.
+# being asked. Then come nine variants you have not seen (the same attack to another address,
+# another site, and the list disguised: encoded, reversed, in the host name, split over several
+# requests), sent to addresses drawn at check time and not shown, so a list of bad hosts cannot
+# stop them; and six harmless tasks of one to four calls, the same tool again and again or a
+# page then the customer list, that must still work (opening pages the user asked for; reading
+# the customer list): a gate that counts calls or forbids a change of tool fails them. Your gate
+# must keep the permission gate's own rules too (call `super().check` first): a tool off the
+# allow list is refused, and so is a destructive tool on it that no one confirmed. Last, it
+# prints two more harmless runs and whether your gate blocks them: that is your fix's cost.
 #
 # Hint: the tools' flags (`read_only`, `destructive`, `open_world`) say nothing about whether a
 # tool returns *private* data. Your gate may have to be told.
@@ -429,7 +441,7 @@ ex12.check_leak(add_fetch_url, LeakyModel)
 class LeakGate(T.PermissionGate):
     """The permission gate plus your rule against data leaving through a read-only tool."""
 
-    def check(self, call: dict, tool) -> tuple[bool, str]:
+    def decide(self, call: dict, tool) -> tuple[bool, str]:
         raise NotImplementedError("Exercise 12, part 3: decide whether this call may run now")
 
 
@@ -450,12 +462,11 @@ class LeakGate(T.PermissionGate):
         self.private = set(private)  # tools whose results must not leave
         self.holds_private = False  # has this run read any of them?
 
-    def check(self, call: dict, tool) -> tuple[bool, str]:
-        ok, reason = super().check(call, tool)
+    def decide(self, call: dict, tool) -> tuple[bool, str]:
+        ok, reason = super().decide(call, tool)  # the base rules first
         if ok and tool is not None and tool.open_world and self.holds_private:
             ok = self.confirm is not None and bool(self.confirm(call))
             reason = "" if ok else self.REASON
-            self.log[-1] = ("allow" if ok else "deny", tool.name, reason)
         return ok, reason
 
     def note_result(self, tool) -> None:
@@ -520,6 +531,62 @@ print("addresses that carried the customer list:", leaked)
 gate_playground()
 
 # %% [markdown] slideshow={"slide_type": "slide"}
+# ## 8. The patterns the field names (beyond the pack)
+#
+# **The lethal trifecta.** Simon Willison's name for the combination this notebook keeps
+# meeting: access to private data, exposure to untrusted content, and a way to send data out
+# [41]. With all three, a planted instruction can make the model read the data and ship it;
+# remove any one and that attack has nowhere to go. Exercise 12 is one: `trifecta_legs` reads
+# the three legs off a registry from its tools' flags (which tools are private you must say).
+
+# %%
+from toolkit.lessons.trifecta import trifecta_legs
+
+before, _ = exfiltration.make_world()
+print("Exercise 12, before fetch_url:", trifecta_legs(before, ["get_customers"]))
+print("Exercise 12, with fetch_url:  ", trifecta_legs(exfiltration.make_exfiltration_registry(), ["get_customers"]))
+
+# %% [markdown]
+# One read-only tool gives two legs at once: `fetch_url` lets outside text in and, through the
+# address it opens, lets the data out. That is why section 4's gate, which asks "does this call
+# change anything?", could not stop the leak.
+#
+# **Designs that remove a leg by construction.** A paper by authors from several labs gives six
+# patterns that accept a narrower agent in exchange for resistance to injection [43]. Two of
+# them matter most here. *Plan-then-execute*: the model fixes its list of tool calls before it
+# reads any untrusted text, so what a page says can change the values it reads but not which
+# tools run. *Dual LLM*: a privileged model that sees only the user's request and plans, and a
+# quarantined model that reads untrusted text and can call no tools; its output reaches the
+# privileged side only as opaque values. CaMeL makes the second rigorous: the privileged model
+# writes a small program from the trusted query, the quarantined model only parses data, and
+# every value carries capabilities (where it came from, who may read it) that a policy checks
+# before each tool call, the same place this notebook's gate sits [42].
+#
+# **Threats specific to MCP.** A server's tool descriptions go straight into the model's
+# context, so a malicious server can hide instructions there (*tool poisoning*); it can change
+# its tool list or descriptions after you approved them (a *rug pull*: a client that checked
+# `tools/list` once and ignores `notifications/tools/list_changed` never sees the change); and one server's description can
+# tell the model how
+# to use another server's tools (*tool shadowing*) [40]. On the authorization side, the MCP
+# security guide names *token passthrough* as an anti-pattern: a server that accepts a token
+# not issued to it and forwards it to a downstream API breaks audit trails and the downstream
+# service's own controls [39]. Each is the indirect injection of section 1, or a confused
+# identity, arriving through the protocol rather than through a web page.
+#
+# **OWASP's list for agents.** In December 2025 the OWASP GenAI Security Project published a
+# Top 10 for Agentic Applications beside its LLM list [20]: ASI01 is Agent Goal Hijack (this
+# notebook's injection), ASI02 Tool Misuse and Exploitation, ASI03 Identity and Privilege Abuse,
+# on to ASI10 Rogue Agents [44].
+#
+# **Computer use, the extreme case.** A computer-use tool gives the model screenshots and lets
+# it answer with mouse clicks and key presses that your code carries out [45]. Every pixel on
+# the screen is untrusted content, and the mouse can reach anything the logged-in user can: all
+# three legs in one tool, with no allowlist of calls to check. The vendor's own advice is this
+# notebook's controls taken to the limit: a dedicated virtual machine or container with minimal
+# privileges, no private data it does not need, and a human confirming anything with
+# consequences [45].
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## For discussion
 #
 # **For discussion.** *(Pack discussion question 11, in our words.)* Tool results are text the
@@ -538,7 +605,7 @@ gate_playground()
 # not the history of the run. **The harness** sees the whole run: it can taint after outside
 # text, hold back writes for approval, and (as in Exercise 12) stop private data from flowing to
 # an open-world tool; it enforces only the rules and flags it is given, and section 5 showed
-# how one missing flag let a ticket through. **A person** catches what rules did not foresee,
+# how one wrong flag lets a ticket through. **A person** catches what rules did not foresee,
 # but costs time, and people who are asked often approve without reading (section 4). For the
 # e-mail attack the harness does the work (taint, then confirmation for `send_email`), backed
 # by a recipient limit in the tool. For the URL leak every call only reads, so taint on writes
@@ -587,12 +654,35 @@ gate_playground()
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with
 # venues, are in `data/references.json`).
+# Sources marked (Beyond the pack.) go past the course pack; each was checked against the
+# source itself on the date `data/references.json` gives.
 #
 # - [3] Model Context Protocol, *Model Context Protocol Specification*, 2025.
 #   <https://modelcontextprotocol.io/specification/2025-06-18>
 # - [18] Greshake et al., *Not what you've signed up for: Compromising Real-World LLM-Integrated
 #   Applications with Indirect Prompt Injection*, 2023. <https://arxiv.org/abs/2302.12173>
+#   Published: AISec '23 (16th ACM Workshop on Artificial Intelligence and Security), pages
+#   79-90.
 # - [19] Debenedetti et al., *AgentDojo: A Dynamic Environment to Evaluate Prompt Injection
 #   Attacks and Defenses for LLM Agents*, 2024. <https://arxiv.org/abs/2406.13352>
 # - [20] OWASP GenAI Security Project, *OWASP Top 10 for LLM Applications 2025*, undated.
 #   <https://genai.owasp.org/llm-top-10/>
+# - [39] Model Context Protocol, *Security Best Practices (revision 2025-06-18)*, 2025.
+#   <https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/docs/docs/2025-06-18/tutorials/security/security_best_practices.mdx>
+#   (Beyond the pack.)
+# - [40] Invariant Labs, *MCP Security Notification: Tool Poisoning Attacks*, 2025.
+#   <https://invariantlabs.ai/blog/mcp-security-notification-tool-poisoning-attacks> (Beyond the
+#   pack.)
+# - [41] Willison, *The lethal trifecta for AI agents: private data, untrusted content, and
+#   external communication*, 2025. <https://simonwillison.net/2025/Jun/16/the-lethal-trifecta/>
+#   (Beyond the pack.)
+# - [42] Debenedetti et al., *Defeating Prompt Injections by Design*, 2025.
+#   <https://arxiv.org/abs/2503.18813> (Beyond the pack.)
+# - [43] Beurer-Kellner et al., *Design Patterns for Securing LLM Agents against Prompt
+#   Injections*, 2025. <https://arxiv.org/abs/2506.08837> (Beyond the pack.)
+# - [44] OWASP GenAI Security Project, *OWASP Top 10 for Agentic Applications for 2026*, 2025.
+#   <https://genai.owasp.org/resource/owasp-top-10-for-agentic-applications-for-2026/> (Beyond
+#   the pack.)
+# - [45] Anthropic, *Computer use tool*, undated.
+#   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/computer-use-tool> (Beyond
+#   the pack.)

@@ -3,6 +3,8 @@
 #
 # *Pack §2.11–2.13, the quiz (§6) and the graded assignment (§7).*
 #
+# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+#
 # The last eleven notebooks each broke something on purpose. This one collects those breakages
 # and sorts them: when an agent fails, the first useful question is *where* it failed, because
 # the answer points at the fix. After a sorting activity on nine failed runs, the notebook turns
@@ -158,9 +160,9 @@ failure_groups.check(sort_failures)
 #   descriptions [21] (notebook 07).
 # * **Harness mechanics.** Parallel calls when independent, retries with back-off only when
 #   safe, no blind retry of a write that timed out [16] (notebook 08).
-# * **Evaluation.** BFCL scores single calls, ToolBench whole runs on live APIs, τ-bench
-#   rule-following judged by the final state, and pass^k repeatability [4] [5] [7]
-#   (notebooks 09, 10).
+# * **Evaluation.** BFCL's single-turn part scores single calls (it has multi-turn and agentic
+#   parts too), ToolBench whole runs on live APIs, τ-bench rule-following judged by the final
+#   state, and pass^k repeatability [4] [5] [7] (notebooks 09, 10).
 # * **Security.** Tool output can carry orders; rely on least privilege, confirmation and
 #   taint, not on wording filters [3] [18] [19] (notebook 11).
 # * **Debugging.** Single call, many steps or conversation: find the group, then the fix
@@ -326,15 +328,16 @@ show_figure(9)
 # venues, are in `data/references.json`).
 #
 # - [1] Schick et al., *Toolformer: Language Models Can Teach Themselves to Use Tools*, 2023.
-#   <https://arxiv.org/abs/2302.04761>
+#   <https://arxiv.org/abs/2302.04761> Published: NeurIPS 2023, with 9 authors (adds Hambro,
+#   E.).
 # - [2] Patil et al., *Gorilla: Large Language Model Connected with Massive APIs*, 2024.
 #   <https://arxiv.org/abs/2305.15334>
 # - [3] Model Context Protocol, *Model Context Protocol Specification*, 2025.
 #   <https://modelcontextprotocol.io/specification/2025-06-18>
 # - [4] Qin et al., *ToolLLM: Facilitating Large Language Models to Master 16000+ Real-world
-#   APIs*, 2023. <https://arxiv.org/abs/2307.16789>
+#   APIs*, 2023. <https://arxiv.org/abs/2307.16789> Published: ICLR 2024 (spotlight).
 # - [5] Yao et al., *τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
-#   Domains*, 2024. <https://arxiv.org/abs/2406.12045>
+#   Domains*, 2024. <https://arxiv.org/abs/2406.12045> Published: ICLR 2025.
 # - [7] Patil et al., *The Berkeley Function Calling Leaderboard (BFCL): From Tool Use to
 #   Agentic Evaluation of Large Language Models*, 2025.
 #   <https://proceedings.mlr.press/v267/patil25a.html>
@@ -343,15 +346,17 @@ show_figure(9)
 # - [10] Parisi et al., *TALM: Tool Augmented Language Models*, 2022.
 #   <https://arxiv.org/abs/2205.12255>
 # - [13] Wang et al., *What Are Tools Anyway? A Survey from the Language Model Perspective*,
-#   2024. <https://arxiv.org/abs/2403.15452>
+#   2024. <https://arxiv.org/abs/2403.15452> Published: COLM 2024.
 # - [14] Hao et al., *ToolkenGPT: Augmenting Frozen Language Models with Massive Tools via Tool
-#   Embeddings*, 2023. <https://arxiv.org/abs/2305.11554>
+#   Embeddings*, 2023. <https://arxiv.org/abs/2305.11554> Published: NeurIPS 2023 (oral).
 # - [15] Dziri et al., *Faith and Fate: Limits of Transformers on Compositionality*, 2023.
-#   <https://arxiv.org/abs/2305.18654>
+#   <https://arxiv.org/abs/2305.18654> Published: NeurIPS 2023.
 # - [16] Kim et al., *An LLM Compiler for Parallel Function Calling*, 2023.
-#   <https://arxiv.org/abs/2312.04511>
+#   <https://arxiv.org/abs/2312.04511> Published: ICML 2024, PMLR 235:24370-24391.
 # - [18] Greshake et al., *Not what you've signed up for: Compromising Real-World LLM-Integrated
 #   Applications with Indirect Prompt Injection*, 2023. <https://arxiv.org/abs/2302.12173>
+#   Published: AISec '23 (16th ACM Workshop on Artificial Intelligence and Security), pages
+#   79-90.
 # - [19] Debenedetti et al., *AgentDojo: A Dynamic Environment to Evaluate Prompt Injection
 #   Attacks and Defenses for LLM Agents*, 2024. <https://arxiv.org/abs/2406.13352>
 # - [20] OWASP GenAI Security Project, *OWASP Top 10 for LLM Applications 2025*, undated.

@@ -1,7 +1,15 @@
-"""Fixtures shared by several test files.
+"""Fixtures and settings shared by several test files.
+
+The run itself (pyproject.toml, [tool.pytest.ini_options]; the Makefile's `test`): warnings are
+errors except the ones named there; ``TOOLKIT_TIME_SCALE`` (below) shrinks the checks' waits, but not
+the notebooks' (nbval runs them in the same session, at a class's timings);
+tests marked ``kernel`` take turns (one at a time) across the pytest-xdist workers.
 
 ``badge_run``: one mock run whose transcript carries a repaired call, a retry and an unknown
 tool (tests/test_widgets.py, tests/test_widgets_a11y.py).
+
+``student_edition``: one `make student --git` edition built by the script for the whole test
+session (the student-edition tests, tests/classroom/, tests/hub/), never written to by a test.
 
 For the exercise-check tests (tests/test_check_*.py): each notebook's solution and starter
 cells, read from its jupytext source (tests/exercise_helpers.py), once per test module.
@@ -12,10 +20,85 @@ student writes makes a check raise. Starter and solution code are read from the 
 jupytext sources, so the tests follow the cells students actually get.
 """
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock, the kernel tests simply share the cores
+    fcntl = None
+
+# The exercise checks' time limits and the deliberate sleeps of exercises 4 and 5 shrink by this
+# factor (toolkit/checks/__init__.py, toolkit/lessons/toy_tools.py), so the unit tests wait a
+# fifth as long; it is read when toolkit is imported, hence before the imports below. Child
+# kernels and subprocesses inherit it. `TOOLKIT_TIME_SCALE=1 pytest` runs at a class's timings.
+os.environ.setdefault("TOOLKIT_TIME_SCALE", "0.2")
+
 import pytest
 from exercise_helpers import cell_namespace
 
 import toolkit as T
+
+
+def make_student_git(out: Path) -> subprocess.CompletedProcess:
+    """`scripts/make_student.py --out OUT --git`, as `make student GIT=1` runs it."""
+    root = Path(__file__).resolve().parent.parent
+    script = [sys.executable, str(root / "scripts" / "make_student.py"), "--out", str(out), "--git"]
+    return subprocess.run(script, capture_output=True, text=True, cwd=root, timeout=300)
+
+
+@pytest.fixture(scope="session")
+def run_make_student():
+    """:func:`make_student_git`, for a test that rebuilds an edition of its own."""
+    return make_student_git
+
+
+@pytest.fixture(scope="session")
+def student_edition(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("edition") / "student"
+    done = make_student_git(out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A test marked ``kernel`` starts a Jupyter kernel, or runs a notebook in a child process.
+    Under pytest-xdist (`make test`) such tests take one lock in turn, so however many workers
+    run, one kernel test runs at a time and none fights another for the cores; each file's
+    module fixtures (the built student edition) are made once because `make test` hands out
+    whole files (--dist loadfile). pytest-xdist's own --dist loadgroup would do the grouping,
+    but 3.8 sets a node id attribute that pytest 9 no longer reads."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if fcntl is None or run is None or item.get_closest_marker("kernel") is None:
+        return (yield)
+    shared = item.config._tmp_path_factory.getbasetemp().parent  # pytest-N/, above each popen-gwN/
+    with open(shared / f"kernel-{run}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        return (yield)
+
+
+def pytest_collection_modifyitems(items):
+    """The notebooks (nbval, in the same `make test` session) run at a class's timings, unscaled:
+    their stored outputs print the exercises' real sleeps. nbval starts a notebook's kernel when
+    the notebook is set up, with this process's environment, so the scale is left out of that.
+    (A hook of this file's collection, not of its items: those are only called for tests/.)"""
+
+    def unscaled(setup):
+        def start_kernel():
+            shrunk = os.environ.pop("TOOLKIT_TIME_SCALE", None)
+            try:
+                return setup()
+            finally:
+                if shrunk is not None:
+                    os.environ["TOOLKIT_TIME_SCALE"] = shrunk
+
+        return start_kernel
+
+    for notebook in {item.parent for item in items if item.path.suffix == ".ipynb"}:
+        notebook.setup = unscaled(notebook.setup)
 
 
 @pytest.fixture

@@ -128,3 +128,20 @@ def test_ex01_never_raises():
     result = ex01.check(boom, lambda tool: None)
     assert_fails_with_sentence(result, "KeyError", "not a dict")
     assert_fails_with_sentence(ex01.check("not a function", boom), "expected a function")
+
+
+def test_ex01_keys_openai_does_not_have_fail_inside_the_function_too(nb05_solution):
+    def to_openai(tool, strict=False):
+        fn = {
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters": copy.deepcopy(tool["inputSchema"]),
+            "input_schema": copy.deepcopy(tool["inputSchema"]),  # for Anthropic too, "just in case"
+            "hints": tool.get("annotations", {}),
+        }
+        if strict:
+            fn["strict"] = True
+        return {"type": "function", "function": fn}
+
+    result = ex01.check(to_openai, nb05_solution["to_anthropic"])
+    assert_fails_with_sentence(result, "'input_schema', 'hints'", "which OpenAI's function definition does not have")

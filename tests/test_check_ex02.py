@@ -42,3 +42,9 @@ def test_ex02_other_valid_wrong_calls_pass():
 
 def test_ex02_never_raises():
     assert_fails_with_sentence(ex02.check(boom), "KeyError")
+
+
+@pytest.mark.parametrize("city", ["Oslo, Norway", "Oslo, NO", "oslo , norge"])
+def test_ex02_the_intended_city_with_its_country_is_still_the_intended_call(city):
+    result = ex02.check(lambda: {"city": city, "unit": "fahrenheit"})
+    assert_fails_with_sentence(result, "is the intended call", "a city named with its country is still that city")

@@ -1,5 +1,6 @@
 """Exercise 3's check (toolkit/checks/ex03.py, notebook 08). What every check test holds: tests/conftest.py."""
 
+import pytest
 from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, failed_lines
 
 from toolkit.checks import ex03
@@ -171,3 +172,89 @@ def test_repair_with_applies_the_rule_after_the_toolkit():
     fixed, notes = repair_with(ex03.reference_rule, args, schema)
     assert fixed == {"mode": "eco", "level": 3} and len(notes) == 2
     assert args == {"mode": " Eco", "level": "3"}  # the input is not changed
+
+
+# ------------------------- held-out style: rules that change more than stray white space
+
+
+def _matching(text, enum):
+    """The one allowed value ``text`` names, ignoring case (None if none or several)."""
+    if text in enum:
+        return text
+    same = [e for e in enum if isinstance(e, str) and e.lower() == text.lower()]
+    return same[0] if text and len(same) == 1 else None
+
+
+def _rule(clean, before=lambda spec, value: None):
+    """A rule that turns the value into ``clean(value)`` and matches that (``before`` may edit the spec)."""
+
+    def trim_enum_value(value, spec):
+        enum = spec.get("enum") if isinstance(spec, dict) else None
+        if not isinstance(value, str) or not enum or value in enum:
+            return value, None
+        before(spec, value)
+        found = _matching(clean(value), spec["enum"])
+        return (found, f"fixed {value!r}") if found is not None else (value, None)
+
+    return trim_enum_value
+
+
+def _sort_enum(spec, value):
+    spec["enum"].sort()
+
+
+def _mark_when_tabbed(spec, value):
+    if "\t" in value or "\n" in value:
+        spec["x-trimmed"] = True
+
+
+def _lower_enum(spec, value):
+    spec["enum"] = sorted({e.lower() for e in spec["enum"]}, key=spec["enum"].index)
+
+
+WRONG_RULES = {
+    "strips quotes too": (_rule(lambda v: v.strip().strip("'\"")), "quotes are not white space"),
+    "removes every space": (_rule(lambda v: "".join(v.split())), "inside the value"),
+    "turns inner spaces into underscores": (_rule(lambda v: v.strip().replace(" ", "_")), "inside the value"),
+    "strips punctuation": (_rule(lambda v: v.strip(" \t\n.,;:")), "punctuation"),
+    "sorts the schema's enum in place": (_rule(str.strip, _sort_enum), "changed the schema"),
+    "marks the schema when a tab was trimmed": (_rule(str.strip, _mark_when_tabbed), "changed the schema"),
+    "lower-cases the schema's enum": (_rule(str.strip, _lower_enum), "changed the schema"),
+}
+
+
+@pytest.mark.parametrize("name", WRONG_RULES)
+def test_ex03_held_out_rules_that_change_more_than_white_space_fail(name, nb08_solution):
+    rule, fragment = WRONG_RULES[name]
+    assert_fails_with_sentence(ex03.check(rule, nb08_solution["test_rule"]), fragment)
+
+
+def test_ex03_right_rules_written_other_ways_pass(nb08_solution):
+    import re
+
+    def by_regex(value, spec):
+        options = (spec or {}).get("enum") or []
+        if type(value) is not str or not options or value in options:
+            return value, None
+        core = re.fullmatch(r"\s*(.*?)\s*", value, flags=re.S).group(1)
+        hits = [o for o in options if isinstance(o, str) and o.casefold() == core.casefold()]
+        if core in options:
+            return core, "white space removed"
+        return (hits[0], "white space removed") if core and len(hits) == 1 else (value, None)
+
+    assert ex03.check(by_regex, nb08_solution["test_rule"]).ok
+    assert ex03.check(_rule(str.strip), nb08_solution["test_rule"]).ok
+
+
+def test_ex03_a_rule_that_turns_an_integer_enum_into_strings_in_place_fails(nb08_solution):
+    def trim_enum_value(value, spec):
+        allowed = spec.get("enum") or []
+        if isinstance(value, str) and allowed:
+            allowed[:] = [str(a) for a in allowed]  # to compare strings with strings
+            for a in allowed:
+                if value.strip().casefold() == a.casefold() and value != a:
+                    return a, f"trimmed {value!r} to {a!r}"
+        return value, None
+
+    result = ex03.check(trim_enum_value, nb08_solution["test_rule"])
+    assert_fails_with_sentence(result, "the rule changed the schema it was given")

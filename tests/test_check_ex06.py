@@ -1,7 +1,7 @@
 """Exercise 6's check (toolkit/checks/ex06.py, notebook 06). What every check test holds: tests/conftest.py."""
 
 import pytest
-from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom
+from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom, failed_lines
 
 from toolkit.checks import ex06
 
@@ -73,3 +73,53 @@ def test_ex06_wrong_count_and_never_raises():
     assert_fails_with_sentence(ex06.check(lambda: ["{}"]), "should return 6 lines")
     assert_fails_with_sentence(ex06.check(lambda: ["a\nb"] * 6), "newline inside it")
     assert_fails_with_sentence(ex06.check(boom), "KeyError")
+
+
+def test_ex06_a_very_long_line_that_is_not_json_passes(nb06_solution):
+    """Held-out style: the "not JSON" line is a pasted log of several MB, over the server's
+    line limit; the idea (a line a JSON parser rejects) is right, whatever its size."""
+    from toolkit.mcp.server import MAX_LINE_BYTES
+
+    lines = nb06_solution["hand_typed_lines"]()
+    pasted_log = "2026-12-01 12:00:00 INFO request served " * (3 * MAX_LINE_BYTES // 40)
+    assert ex06.check(lambda: lines[:5] + [pasted_log]).ok
+    assert ex06.check(lambda: lines[:5] + ["x" * (MAX_LINE_BYTES + 10)]).ok
+
+
+def test_ex06_a_very_long_line_that_is_json_still_fails(nb06_solution):
+    from toolkit.mcp.server import MAX_LINE_BYTES
+
+    lines = nb06_solution["hand_typed_lines"]()
+    long_json = '{"jsonrpc": "2.0", "method": "ping", "id": 9, "params": {"pad": "' + "x" * MAX_LINE_BYTES + '"}}'
+    assert_fails_with_sentence(ex06.check(lambda: lines[:5] + [long_json]), "this line is valid JSON")
+
+
+# ------------------------------------------ lines that get no reply (issue 19 audit F2)
+
+
+def test_ex06_lines_that_get_no_reply_are_named_without_waiting_for_them(nb06_solution, capsys):
+    """A placeholder of six empty strings, or a request written without its id: the server
+    answers none of them, and the check says which lines got nothing (the check's own ping
+    after each line tells it so; it does not wait for the reply that never comes)."""
+    lines = nb06_solution["hand_typed_lines"]()
+    result = ex06.check(lambda: [""] * 6)
+    assert_fails_with_sentence(result, "without any reply", "sent no reply to this line")
+    assert sum("no reply" in line or "without any reply" in line for line in failed_lines(result)) == 6
+    no_id = lines[:3] + ['{"jsonrpc": "2.0", "method": "ping"}'] + lines[4:5] + [""]
+    result = ex06.check(lambda: no_id)
+    assert_fails_with_sentence(result, 'give this request "id": null', "it skips a blank line")
+    ex06.talk(lambda: [""] + lines[1:])
+    assert "(no reply)" in capsys.readouterr().out
+
+
+def test_ex06_a_server_that_never_answers_is_named_within_the_sessions_time(nb06_solution, monkeypatch, capsys):
+    """The whole cell is bounded: a server that reads every line and answers none (here a
+    child that only reads) stops the session at SESSION_TIME, and the report says so."""
+    import sys
+
+    monkeypatch.setattr(ex06, "SERVER_CMD", [sys.executable, "-c", "import sys\nfor _ in sys.stdin: pass"])
+    monkeypatch.setattr(ex06, "SESSION_TIME", 0.5)
+    result = ex06.check(nb06_solution["hand_typed_lines"])
+    assert_fails_with_sentence(result, "the server did not start within 0.5 s")
+    ex06.talk(nb06_solution["hand_typed_lines"])
+    assert "Stopped: the server did not start" in capsys.readouterr().out

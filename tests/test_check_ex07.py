@@ -103,3 +103,25 @@ def test_ex07_other_right_answers_pass():
         return list(T.validate_args(value, output_schema))
 
     assert ex07.check(schema, check_structured).ok
+
+
+def test_ex07_a_client_that_reads_the_text_block_as_json_fails(nb06_solution):
+    """When structuredContent is missing, parsing the text block instead hides a server that
+    broke its promise: the declared output must come as structuredContent."""
+    import json
+
+    def check_structured(result, output_schema):
+        if result.get("isError") or output_schema is None:
+            return []
+        data = result.get("structuredContent")
+        if data is None:
+            try:
+                data = json.loads(result["content"][0]["text"])
+            except (ValueError, KeyError, IndexError, TypeError):
+                return ["no structuredContent"]
+        if not isinstance(data, dict):
+            return ["structuredContent is not an object"]
+        return T.validate_args(data, output_schema)
+
+    result = ex07.check(nb06_solution["weather_output_schema"], check_structured)
+    assert_fails_with_sentence(result, "only the data as JSON text")

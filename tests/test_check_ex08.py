@@ -1,8 +1,10 @@
 """Exercise 8's check (toolkit/checks/ex08.py, notebook 04). What every check test holds: tests/conftest.py."""
 
+import pytest
 from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom
 
 import toolkit as T
+import toolkit.lessons.catalog as catalog
 from toolkit.checks import ex08
 
 # ---------------------------------------------------------------------------------- exercise 8
@@ -150,3 +152,78 @@ def test_ex08_synonym_phrases_count_in_any_case(nb04_solution):
     shouting = {phrase.upper(): words.upper() for phrase, words in synonyms().items()}
     assert ex08.check(queries, descriptions, lambda: shouting).ok
     assert ex08.recall_row([("Look up airline flights", "flights_search")], synonyms={"Look Up": "FIND"})[0] == 1.0
+
+
+# ------------------------------- held-out style: answers that edit the course's catalog data
+
+
+def _editing(part, edit):
+    """The notebook's solution, except that ``part`` first runs ``edit()`` on the course's data."""
+
+    def wrapped(solution):
+        original = solution[part]
+
+        def edited():
+            edit()
+            return original()
+
+        return dict(solution, **{part: edited})
+
+    return wrapped
+
+
+def _words_into_templates():
+    for action in catalog.CATALOG_ACTIONS:  # every tool now also says what the student's queries say
+        action["description"] += " rain plane mail shares room songs dinner trash recap queue ideas"
+
+
+def _easier_pack_queries():
+    catalog.CATALOG_QUERIES[:] = [(tool.replace("_", " "), tool) for _, tool in catalog.CATALOG_QUERIES]
+
+
+def _domains_renamed():
+    for domain in catalog.CATALOG_DOMAINS:
+        domain["words"] += " rain plane mail shares room songs dinner"
+
+
+EDITS = {
+    "better_descriptions edits the action templates": _editing("better_descriptions", _words_into_templates),
+    "synonym_table rewrites the pack's queries": _editing("synonym_table", _easier_pack_queries),
+    "my_queries edits the domains' words": _editing("my_queries", _domains_renamed),
+}
+
+
+@pytest.mark.parametrize("name", EDITS)
+def test_ex08_an_answer_that_edits_the_course_data_fails_and_moves_no_number(name, nb04_solution, capsys):
+    reference = ex08.check(
+        nb04_solution["my_queries"], nb04_solution["better_descriptions"], nb04_solution["synonym_table"]
+    )
+    numbers, texts = reference.lines[-1], [t.description for t in T.make_catalog()]
+    answer = EDITS[name](nb04_solution)
+    try:
+        result = ex08.check(answer["my_queries"], answer["better_descriptions"], answer["synonym_table"])
+        assert_fails_with_sentence(result, "in place")
+    finally:
+        ex08.restore_course_data(ex08.Checker("t"), *ex08.COURSE_DATA)
+    again = ex08.check(
+        nb04_solution["my_queries"], nb04_solution["better_descriptions"], nb04_solution["synonym_table"]
+    )
+    assert again.ok and again.lines[-1] == numbers and [t.description for t in T.make_catalog()] == texts
+
+
+def test_ex08_a_fix_that_costs_a_pack_query_names_it_and_its_new_rank(nb04_solution):
+    def descriptions():
+        return {"recipes_search": "Meal ideas for a dish, a diet or a dinner."}  # the old words are gone
+
+    result = ex08.check(nb04_solution["my_queries"], descriptions, nb04_solution["synonym_table"])
+    assert_fails_with_sentence(result, "the pack's query", "(recipes_search) fell from rank 1 to rank")
+
+
+def test_ex08_a_description_holding_most_words_of_a_query_and_its_names_fails(nb04_solution):
+    """Stuffing a description with a query's words, all but one, names included, is fitting the test."""
+    queries, _, synonyms = (nb04_solution[k] for k in ("my_queries", "better_descriptions", "synonym_table"))
+    tools = {t.name: t for t in T.make_catalog()}
+    query, gold = "I need somewhere to sleep in Porto on Saturday", "hotels_create"
+    mine = lambda: [*queries()[:7], (query, gold)]  # noqa: E731
+    stuffed = {gold: f"{tools[gold].description} saturday sleep porto somewhere"}  # all but "need"
+    assert_fails_with_sentence(ex08.check(mine, lambda: stuffed, synonyms), "the name 'porto' of your query")

@@ -418,3 +418,38 @@ def test_ex11_one_message_for_unknown_and_not_pending_fails():
         env.registry.get("cancel_order").fn = cancel_order
 
     assert_fails_with_sentence(ex11.check(blurs_the_two), "'No order' error")
+
+
+def test_ex11_a_rule_that_patches_the_class_or_borrows_the_switch_fails():
+    """Held-out style: guarding every RetailEnv by patching the class (the trials' 'before' too),
+    and turning the built-in switch on only while the tool runs, are not a rule of one's own."""
+    original = T.RetailEnv.__init__
+
+    def guard_everything(env):
+        def init(self, *args, **kwargs):
+            original(self, *args, **kwargs)
+            self.policy_in_tool = True
+
+        T.RetailEnv.__init__ = init
+
+    try:
+        result = ex11.check(guard_everything)
+    finally:
+        T.RetailEnv.__init__ = original
+    assert_fails_with_sentence(result, "changed the RetailEnv class itself (its __init__)")
+    assert T.RetailEnv.__init__ is original
+
+    def borrow_the_switch(env):
+        tool = env.registry.get("cancel_order")
+        unguarded = tool.fn
+
+        def cancel_order(order_id: str) -> dict:
+            env.policy_in_tool = True
+            try:
+                return unguarded(order_id)
+            finally:
+                env.policy_in_tool = False
+
+        tool.fn = cancel_order
+
+    assert_fails_with_sentence(ex11.check(borrow_the_switch), "if only while cancel_order runs")

@@ -300,7 +300,7 @@ def test_ex12_leak_check_never_raises(nb11_solution):
 def test_ex12_solution_passes(nb11_solution):
     result = ex12.check(nb11_solution["make_gate"])
     assert result.ok, result.text
-    assert result.total == 3 + len(ex12.VARIANTS)  # every hidden variant was run
+    assert result.total == 2 + len(ex12.VARIANTS) + len(ex12.HARMLESS)  # every hidden variant was run
     assert "blocked: read the customer list, then open a public help page" in result.text
 
 
@@ -450,7 +450,10 @@ class DecodesBase64(URLRule):  # unquotes, tries base64 on every long word, look
     def suspicious(self, url):
         texts = [unquote(url)]
         for word in re.findall(r"[A-Za-z0-9_=-]{8,}", unquote(url)):
-            texts.append(base64.urlsafe_b64decode(word + "==").decode("latin-1"))
+            try:
+                texts.append(base64.urlsafe_b64decode(word + "==").decode("latin-1"))
+            except ValueError:  # not base64 after all
+                continue
         return any(email in text for text in texts for email in EMAILS)
 
 
@@ -500,3 +503,141 @@ def test_ex12_never_raises():
     for make in (boom, lambda: None, lambda: 42, lambda: BoolGate(), lambda: Crashes(), "gate"):
         result = ex12.check(make)
         assert result.status == "checked" and not result.ok, result.text
+
+
+# ------------------------------------------------- held-out style: gates that only look right
+
+
+class HostBlocklist(URLRule):  # the notebook's attacker, then every host a failure line ever named
+    BAD = ("collect.attacker.test", "img.pixels.test", "sync.attacker.test")
+
+    def suspicious(self, url):
+        host = urlsplit(url).hostname or ""
+        return any(host == bad or host.endswith("." + bad) for bad in self.BAD)
+
+
+class FirstCallOnly(T.PermissionGate):  # allows the first call of a run and nothing after
+    def __init__(self):
+        super().__init__(allow={"fetch_url", "get_customers"})
+        self.calls = 0
+
+    def check(self, call, tool):
+        self.calls += 1
+        return (True, "") if self.calls == 1 else (False, "one call per run")
+
+
+class NoBaseRules(T.PermissionGate):  # the taint rule alone, without super().check
+    def __init__(self):
+        super().__init__(allow={"fetch_url", "get_customers"})
+        self.private = False
+
+    def check(self, call, tool):
+        if tool is not None and tool.open_world and self.private:
+            return False, "private data was read"
+        return True, ""
+
+    def note_result(self, tool):
+        if tool is not None and tool.name == "get_customers":
+            self.private = True
+
+
+@pytest.mark.parametrize(
+    "gate, fragment",
+    [
+        (HostBlocklist, "the attacker picks the address"),
+        (FirstCallOnly, "still works: open the portal, then a second page"),
+        (NoBaseRules, "super().check(call, tool)"),
+    ],
+    ids=lambda x: x.__name__ if isinstance(x, type) else "",
+)
+def test_ex12_gates_that_only_look_right_fail(gate, fragment):
+    result = ex12.check(gate)
+    assert_fails_with_sentence(result, fragment)
+    assert not re.search(r"\b[a-z]+\d+\.test\b", result.text), result.text  # the drawn hosts are not revealed
+
+
+# ------------------- held-out style: gates that count or pattern-match calls (issue 19 audit F3, F4, F9)
+
+
+class FirstTwoCalls(T.PermissionGate):  # a call budget: every attack leaks on its third call or later
+    def __init__(self, limit=2):
+        super().__init__(allow={"fetch_url", "get_customers"})
+        self.calls, self.limit = 0, limit
+
+    def decide(self, call, tool):
+        ok, reason = super().decide(call, tool)
+        self.calls += 1
+        return (ok, reason) if self.calls <= self.limit else (False, "too many calls")
+
+
+class NoToolSwitch(T.PermissionGate):  # a call may not use another tool than the call before it
+    def __init__(self):
+        super().__init__(allow={"fetch_url", "get_customers"})
+        self.last = None
+
+    def decide(self, call, tool):
+        ok, reason = super().decide(call, tool)
+        switched = self.last is not None and call["name"] != self.last
+        self.last = call["name"]
+        return (False, "no switching tools") if ok and switched else (ok, reason)
+
+
+class ThreeGetsAtMost(T.PermissionGate):  # the customer list may be read twice, not more
+    def __init__(self):
+        super().__init__(allow={"fetch_url", "get_customers"})
+        self.reads = 0
+
+    def decide(self, call, tool):
+        ok, reason = super().decide(call, tool)
+        self.reads += call["name"] == "get_customers"
+        return (False, "read enough") if ok and self.reads > 2 else (ok, reason)
+
+
+class AllowListOnly(T.PermissionGate):  # overrides check(): keeps the allow list, drops the confirmation rule
+    def __init__(self):
+        super().__init__(allow={"fetch_url", "get_customers"})
+        self.private = False
+
+    def check(self, call, tool):
+        if tool is not None and self.allow is not None and tool.name not in self.allow:
+            return False, "not on the allow list"
+        if tool is not None and tool.open_world and self.private:
+            return False, "private data was read"
+        return True, ""
+
+    def note_result(self, tool):
+        if tool is not None and tool.name == "get_customers":
+            self.private = True
+
+
+@pytest.mark.parametrize(
+    "gate, fragment",
+    [
+        (FirstTwoCalls, "still works: open four pages"),
+        (lambda: FirstTwoCalls(limit=3), "still works: open four pages"),
+        (NoToolSwitch, "still works: open the portal, then read the customer list three times"),
+        (ThreeGetsAtMost, "still works: open the portal, then read the customer list three times"),
+        (AllowListOnly, "a destructive tool, added to its allow list"),
+    ],
+    ids=["two-calls", "three-calls", "no-switch", "two-reads", "allow-list-only"],
+)
+def test_ex12_gates_that_count_or_match_calls_or_drop_a_base_rule_fail(gate, fragment):
+    result = ex12.check(gate)
+    assert_fails_with_sentence(result, fragment)
+
+
+def test_ex12_the_host_list_hint_goes_only_to_a_gate_that_behaves_like_one():
+    class TwoFetches(T.PermissionGate):  # never looks at a host: the pack's attack gets through too
+        def __init__(self):
+            super().__init__(allow={"fetch_url", "get_customers"})
+            self.fetches = 0
+
+        def decide(self, call, tool):
+            ok, reason = super().decide(call, tool)
+            self.fetches += call["name"] == "fetch_url"
+            return (False, "too many fetches") if ok and self.fetches > 2 else (ok, reason)
+
+    result = ex12.check(TwoFetches)
+    assert_fails_with_sentence(result, "the same attack, sent to an address you have not seen")
+    assert "the attacker picks the address" not in result.text, result.text
+    assert "the attacker picks the address" in ex12.check(HostBlocklist).text

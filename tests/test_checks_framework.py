@@ -28,7 +28,9 @@ def named(name: str, body: str):
 
 @pytest.fixture
 def short_limit(monkeypatch):
-    monkeypatch.setattr(checks, "STUDENT_TIME_LIMIT", 1.0)
+    """A quarter of a second per call: the tests that use it loop on purpose, and what they assert
+    (stopped, named once, the next check works) does not depend on the limit's length."""
+    monkeypatch.setattr(checks, "STUDENT_TIME_LIMIT", 0.25)
 
 
 def _alarm_state():
@@ -43,10 +45,8 @@ def _alarm_state():
 def test_a_call_that_never_returns_is_stopped_with_one_sentence(body):
     before = _alarm_state()
     c = Checker("t", time_limit=0.5)
-    start = time.monotonic()
-    with pytest.raises(StudentTimeout) as info:
+    with pytest.raises(StudentTimeout) as info:  # raised only by the limit: the body never returns by itself
         c.call(named("plan_trip", body), {"city": "Oslo"})
-    assert time.monotonic() - start < 3
     message = str(info.value)
     assert message.startswith("`plan_trip` did not return within 0.5 s")
     assert "loop" in message and "sleep" in message and "input()" in message
@@ -60,20 +60,19 @@ def test_a_bare_except_in_student_code_cannot_swallow_the_stop():
         "stubborn",
         "\n    ".join(["while True:", "    try:", "        while True: pass", "    except:", "        pass"]),
     )
-    start = time.monotonic()
     with pytest.raises(StudentTimeout):
         c.call(stubborn)
-    assert time.monotonic() - start < 3
 
 
 @needs_alarm
 def test_a_function_that_hung_is_not_called_again_and_the_sentence_is_shown_once():
     c = Checker("t", time_limit=0.3)
-    spin = named("spin", "while True: pass")
-    start = time.monotonic()
+    calls = []
+    spin = named("spin", "calls.append(1)\n    while True: pass")
+    spin.__globals__["calls"] = calls
     for label in ("first", "second", "third"):
         c.run(label, lambda: c.call(spin) == 1)
-    assert time.monotonic() - start < 1.5  # one wait, not three
+    assert len(calls) == 1  # one wait, not three
     result = c.done()
     lines = failed_lines(result)
     assert len(lines) == 3 and "`spin` did not return" in lines[0]
@@ -90,39 +89,50 @@ def test_an_outer_limit_survives_an_inner_call():
         while True:
             pass
 
-    start = time.monotonic()
-    with pytest.raises(StudentTimeout, match="outer part"):
+    with pytest.raises(StudentTimeout, match="outer part"):  # the body never returns by itself
         checks._with_limit(body, 0.5, "outer part")
-    assert time.monotonic() - start < 2
 
 
 @needs_alarm
-def test_a_timer_set_before_the_check_is_put_back():
+def test_a_timer_set_before_the_check_is_left_alone():
     fired = []
-    old = signal.signal(signal.SIGALRM, lambda *a: fired.append(1))
+
+    def handler(*args):
+        fired.append(1)
+
+    old = signal.signal(signal.SIGALRM, handler)
     try:
         signal.setitimer(signal.ITIMER_REAL, 30)
-        Checker("t", time_limit=0.2).call(named("f", "return 1"))
+        with pytest.raises(StudentTimeout):
+            Checker("t", time_limit=0.2).call(named("f", "while True: pass"))
         remaining, _ = signal.getitimer(signal.ITIMER_REAL)
         assert 25 < remaining <= 30
-        assert signal.getsignal(signal.SIGALRM) is not checks._on_alarm
+        assert signal.getsignal(signal.SIGALRM) is handler
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert not fired
 
 
-def test_outside_the_main_thread_calls_run_without_a_hard_stop():
+def test_a_check_run_outside_the_main_thread_keeps_its_time_limit():
     seen = {}
 
     def worker():
-        seen["available"] = checks.hard_stop_available()
-        seen["value"] = Checker("t", time_limit=0.1).call(named("slow", "time.sleep(0.3); return 7"))
+        c = Checker("t", time_limit=0.2)
+        try:
+            c.call(
+                named(
+                    "slow", "while True:\n        try:\n            time.sleep(0.01)\n        except:\n            pass"
+                )
+            )
+        except StudentTimeout as exc:
+            seen["stopped"] = str(exc)
+        seen["value"] = c.call(named("quick", "return 7"))
 
     thread = threading.Thread(target=worker)
     thread.start()
-    thread.join(5)
-    assert seen == {"available": False, "value": 7}
+    thread.join(30)
+    assert seen["stopped"].startswith("`slow` did not return within 0.2 s") and seen["value"] == 7
 
 
 @needs_alarm
@@ -164,9 +174,7 @@ def solution(stem: str) -> dict:
 @pytest.mark.parametrize("stem,module,name", LOOPING, ids=[f"{m}-{n}" for _, m, n in LOOPING])
 def test_every_check_returns_when_a_student_function_loops_forever(stem, module, name, short_limit):
     namespace = dict(solution(stem), **{name: named(name, "while True: pass")})
-    start = time.monotonic()
     result = run_check_cell(stem, module, namespace)
-    assert time.monotonic() - start < 15
     assert not result.ok, result.text
     assert f"`{name}` did not return within" in result.text, result.text
     assert sum(f"`{name}` did not return" in line for line in result.lines) == 1, result.text
@@ -193,7 +201,7 @@ def test_true_passes_and_false_fails_with_its_hint():
 
 
 def test_what_student_code_prints_is_capped_and_shown_once_under_the_report():
-    chatty = named("chatty", "[print('line', i) for i in range(100000)]\n    return 1")
+    chatty = named("chatty", "[print('line', i) for i in range(3000)]\n    return 1")
     c = Checker("t")
     c.run("first", lambda: c.call(chatty) == 1)
     c.run("second", lambda: c.call(chatty) == 1)
@@ -202,7 +210,7 @@ def test_what_student_code_prints_is_capped_and_shown_once_under_the_report():
     assert len(text) < 2000
     assert text.index("All 2 checks passed") < text.index("Your code printed")
     assert "  | line 0" in text and "  | line 4" in text and "line 5\n" not in text
-    assert "… 199995 more lines printed by your code" in text
+    assert "… 5995 more lines printed by your code" in text
 
 
 def test_nothing_printed_adds_nothing_to_the_report():
@@ -396,6 +404,7 @@ def _kernel_run(kc, code, allow_stdin=False, limit=60):
     raise AssertionError(f"the kernel did not finish {code!r} within {limit} s")
 
 
+@pytest.mark.kernel
 @needs_alarm
 def test_in_a_real_kernel_a_loop_and_an_unanswered_input_are_stopped_and_the_kernel_goes_on():
     manager = pytest.importorskip("jupyter_client.manager")
@@ -434,3 +443,292 @@ def test_a_student_thread_left_looping_by_a_check_is_stopped():
     while any(t.name == "tool:spin" for t in threading.enumerate()) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(t.name == "tool:spin" for t in threading.enumerate())
+
+
+# ------------------------------------------- nothing hangs: loops inside what the check runs
+
+
+def _nested_loopers():
+    """Student answers whose loop sits inside something the check or the harness runs: a tool
+    (run in a harness thread), a model's respond(), a policy rule waiting for a state that never
+    comes, a gate rule. Each: (stem, module, names replaced, the function the report must name)."""
+    import toolkit as T
+
+    def make_flaky_tool(failures):
+        def quote(symbol: str) -> str:
+            """A quote that never comes.
+
+            Args:
+                symbol: ticker
+            """
+            while True:
+                pass
+
+        return quote
+
+    def slow_writer_registry(seconds, saved):
+        def save_note(text: str) -> str:
+            """Save a note, forever.
+
+            Args:
+                text: the note
+            """
+            while True:
+                time.sleep(0.01)
+
+        registry = T.ToolRegistry()
+        registry.add(save_note, read_only=False)
+        return registry
+
+    def time_one_turn(parallel, n_calls=4, delay=0.2):
+        def endless(city: str) -> str:
+            """Never returns.
+
+            Args:
+                city: any city
+            """
+            while True:
+                pass
+
+        registry = T.ToolRegistry()
+        registry.add(endless)
+        start = time.perf_counter()
+        model = T.ScriptedModel([{"tool_calls": [T.call("a", "endless", city="Oslo")]}, {"content": "ok"}])
+        T.run_agent(model, registry, "Go.", parallel=parallel)
+        return time.perf_counter() - start
+
+    class Stuck:
+        def respond(self, messages, tools):
+            while True:
+                pass
+
+    def chained_model():
+        return Stuck()
+
+    def enforce_cancel_policy(env):
+        tool = env.registry.get("cancel_order")
+        unguarded = tool.fn
+
+        def cancel_order(order_id: str) -> dict:
+            while env.db.get(order_id) != "pending":  # waits for a state that never comes
+                time.sleep(0.01)
+            return unguarded(order_id)
+
+        tool.fn = cancel_order
+
+    class WaitingGate(T.PermissionGate):
+        def check(self, call, tool):
+            while True:
+                time.sleep(0.01)
+
+    def make_gate():
+        return WaitingGate(allow={"fetch_url", "get_customers"})
+
+    return {
+        "ex04-flaky tool": ("08_parallel_chained_retried", "ex04", {"make_flaky_tool": make_flaky_tool}, "quote"),
+        "ex04-slow writer": (
+            "08_parallel_chained_retried",
+            "ex04",
+            {"slow_writer_registry": slow_writer_registry},
+            "save_note",
+        ),
+        "ex05-tool": ("08_parallel_chained_retried", "ex05", {"time_one_turn": time_one_turn}, "endless"),
+        "ex05-respond": ("08_parallel_chained_retried", "ex05", {"chained_model": chained_model}, "Stuck.respond"),
+        "ex11-policy rule": (
+            "10_reliability_pass_k",
+            "ex11",
+            {"enforce_cancel_policy": enforce_cancel_policy},
+            "cancel_order",
+        ),
+        "ex12-gate rule": ("11_security", "ex12", {"make_gate": make_gate}, "WaitingGate.check"),
+    }
+
+
+NESTED = _nested_loopers()
+
+
+@needs_alarm
+@pytest.mark.parametrize("case", NESTED)
+def test_a_loop_inside_a_tool_a_model_or_a_rule_is_stopped_within_the_checks_time_and_named(case, monkeypatch):
+    stem, module, replaced, culprit = NESTED[case]
+    limit = 3.0  # exercise 5's right parts sleep about 3 s at TOOLKIT_TIME_SCALE=1, 0.6 s here
+    monkeypatch.setattr(checks, "RUN_TIME_LIMIT", limit)
+    monkeypatch.setattr(checks, "STUDENT_TIME_LIMIT", 0.75)
+    namespace = dict(solution(stem), **replaced)
+    start = time.monotonic()
+    result = run_check_cell(stem, module, namespace)
+    took = time.monotonic() - start
+    assert took < limit + 2.0, f"the verdict took {took:.1f} s, past the check's {limit:g} s:\n{result.text}"
+    assert not result.ok, result.text
+    assert f"`{culprit.split('.')[-1]}`" in result.text or culprit in result.text, result.text
+
+
+# ---------------------------------------------- one way to write a check (issue 19, point 4)
+
+
+def test_no_function_in_the_checks_is_longer_than_60_lines():
+    """A check reads on two screens: its items are named module-level functions, none long."""
+    import ast
+    from pathlib import Path
+
+    folder = Path(checks.__file__).parent
+    long = []
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > 60:
+                    long.append(f"{path.name}:{node.lineno} {node.name} ({lines} lines)")
+    assert not long, long
+    assert len(list(folder.glob("ex*.py"))) >= 12  # the test looked at the checks
+
+
+# ------------------------- a loop that catches the stop itself (bare except), issue 19 audit F1
+
+
+SPINS: list = []  # each student loop below appends to it on every turn, so a test can see it stop
+
+
+def _swallowing_loopers():
+    """Student answers whose wait loop wraps its sleep in ``try: ... except: continue`` (or
+    ``except BaseException`` / ``except SystemExit``), so the stop raised in it is caught like
+    anything else: a policy rule waiting for a state, a model's respond polling for a tool
+    message, a gate waiting for a confirmation, a tool in the harness's thread, and a tool that
+    blocks for ever inside a parallel turn with no call_timeout. Each: (stem, module, names
+    replaced, the function the report must name)."""
+    import toolkit as T
+
+    def enforce_cancel_policy(env):
+        tool = env.registry.get("cancel_order")
+        orig = tool.fn
+
+        def cancel_order(order_id: str) -> dict:
+            while True:
+                try:
+                    SPINS.append(1)
+                    if env.db.get(order_id, "pending") == "pending":
+                        return orig(order_id)
+                    time.sleep(0.01)
+                except:  # noqa: E722 -- the student's bare except, on purpose
+                    continue
+
+        tool.fn = cancel_order
+
+    class Polling:
+        def respond(self, messages, tools):
+            while True:
+                try:
+                    SPINS.append(1)
+                    if messages[-1]["role"] == "tool":
+                        return {"content": "done"}
+                    time.sleep(0.01)
+                except BaseException:
+                    continue
+
+    def chained_model():
+        return Polling()
+
+    class ConfirmGate(T.PermissionGate):
+        def decide(self, call, tool):
+            while True:
+                try:
+                    SPINS.append(1)
+                    if self.confirm is not None:
+                        return bool(self.confirm(call)), "asked"
+                    time.sleep(0.01)
+                except:  # noqa: E722
+                    continue
+
+    def make_gate():
+        return ConfirmGate(allow={"fetch_url", "get_customers"})
+
+    def make_flaky_tool(failures):
+        def quote(symbol: str) -> str:
+            """A quote that waits for a market that never opens.
+
+            Args:
+                symbol: ticker
+            """
+            while True:
+                try:
+                    SPINS.append(1)
+                    time.sleep(0.01)
+                except SystemExit:
+                    continue
+
+        return quote
+
+    def time_one_turn(parallel, n_calls=4, delay=0.2):
+        def lookup(city: str) -> str:
+            """Waits for an answer that never comes.
+
+            Args:
+                city: any city
+            """
+            threading.Event().wait()
+            return city
+
+        registry = T.ToolRegistry()
+        for i in range(n_calls):
+            registry.add(lookup, name=f"lookup_{i}")
+        model = T.ScriptedModel([{"tool_calls": [T.call(f"c{i}", f"lookup_{i}", city="Oslo") for i in range(n_calls)]}])
+        start = time.perf_counter()
+        T.run_agent(model, registry, "Go.", parallel=parallel, call_timeout=None)
+        return time.perf_counter() - start
+
+    return {
+        "ex11-rule waits for a state": (
+            "10_reliability_pass_k",
+            "ex11",
+            {"enforce_cancel_policy": enforce_cancel_policy},
+            "cancel_order",
+        ),
+        "ex05-respond polls": (
+            "08_parallel_chained_retried",
+            "ex05",
+            {"chained_model": chained_model},
+            "Polling.respond",
+        ),
+        "ex12-gate waits": ("11_security", "ex12", {"make_gate": make_gate}, "ConfirmGate.decide"),
+        "ex04-tool thread": ("08_parallel_chained_retried", "ex04", {"make_flaky_tool": make_flaky_tool}, "quote"),
+        "ex05-parallel turn blocks": (
+            "08_parallel_chained_retried",
+            "ex05",
+            {"time_one_turn": time_one_turn},
+            "lookup",
+        ),
+    }
+
+
+SWALLOWING = _swallowing_loopers()
+
+
+def _still_spinning() -> bool:
+    """Whether the student loops above still turn: two looks a moment apart (a loop turns every
+    0.01 s). Asked a few times, since a thread the check stopped may take a moment to unwind."""
+    for _ in range(10):
+        before = len(SPINS)
+        time.sleep(0.3)
+        if len(SPINS) == before:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("case", SWALLOWING)
+def test_a_loop_that_catches_the_stop_is_still_stopped_and_the_check_returns(case, monkeypatch):
+    stem, module, replaced, culprit = SWALLOWING[case]
+    monkeypatch.setattr(checks, "RUN_TIME_LIMIT", 3.0)
+    monkeypatch.setattr(checks, "STUDENT_TIME_LIMIT", 0.75)
+    namespace = dict(solution(stem), **replaced)
+    box: list = []
+    runner = threading.Thread(target=lambda: box.append(run_check_cell(stem, module, namespace)), daemon=True)
+    runner.start()
+    runner.join(60)  # a hang guard only: the check's own limit is 3 s
+    assert box, f"the check did not return: {case}"
+    result = box[0]
+    assert not result.ok, result.text
+    assert f"`{culprit.split('.')[-1]}`" in result.text or culprit in result.text, result.text
+    assert not _still_spinning(), "the student's loop still runs after the check gave its verdict"
+    pools = sys.modules.get("concurrent.futures.thread")
+    stuck = [t for t in getattr(pools, "_threads_queues", {}) if t.is_alive()]
+    assert not stuck, f"Python would wait for these threads when it exits: {stuck}"

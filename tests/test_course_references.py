@@ -107,9 +107,15 @@ def test_reference_entry_is_complete(number):
     assert isinstance(ref["authors"], list) and ref["authors"], f"[{number}] has no authors"
     assert all(isinstance(a, str) and a.strip() for a in ref["authors"])
     assert ref["status"] in ("required", "added", None)
-    missing = set(ref.get("missing_in_pack", []))
-    for field in ("venue", "year", "link", "status"):
-        # a null field must be declared as missing from the pack, and a declared gap must be null
+    if ref.get("beyond_pack"):
+        # an entry beyond the pack has no pack mark; a field its source does not give is null and
+        # named in not_given
+        assert ref["status"] is None and not ref["in_pack_list"], f"[{number}] beyond the pack: no status"
+        missing, fields = set(ref.get("not_given", [])), ("venue", "year", "link")
+    else:
+        missing, fields = set(ref.get("missing_in_pack", [])), ("venue", "year", "link", "status")
+    for field in fields:
+        # a null field must be declared as missing, and a declared gap must be null
         assert (ref[field] is None) == (field in missing), f"[{number}] {field}: null iff listed as missing"
     if ref["year"] is not None:
         assert isinstance(ref["year"], int) and 1990 <= ref["year"] <= 2030, f"[{number}] year {ref['year']!r}"
@@ -159,9 +165,40 @@ def test_numbers_outside_the_pack_list_are_cited_in_the_pack_text():
     entries = pack_entries()
     text = PACK.read_text(encoding="utf-8")
     for key, ref in REFS.items():
-        if int(key) not in entries:
+        if int(key) not in entries and not ref.get("beyond_pack"):
             assert not ref["in_pack_list"]
             assert f"[{key}]" in text, f"[{key}] is neither in the pack's list nor cited in its text"
+
+
+CHECKED = re.compile(r"^2026-\d\d-\d\d$")
+
+
+@pytest.mark.parametrize(
+    "number", [k for k, r in sorted(REFS.items(), key=lambda kv: int(kv[0])) if r.get("beyond_pack")]
+)
+def test_an_entry_beyond_the_pack_says_it_is_and_when_it_was_checked(number):
+    """Issue 21: what goes beyond the pack is labelled so, dated, and says what it supports."""
+    ref = REFS[number]
+    assert int(number) > max(int(k) for k, r in REFS.items() if not r.get("beyond_pack")), (
+        f"[{number}]: entries beyond the pack come after the pack's own numbers"
+    )
+    assert CHECKED.match(ref["checked"]), f"[{number}] checked {ref['checked']!r}: the date it was checked"
+    assert ref["note"].startswith("Beyond the pack."), f"[{number}]: its note should open 'Beyond the pack.'"
+    assert ref["link"] and ref["link"].startswith("https://"), f"[{number}]: a source beyond the pack needs its link"
+
+
+@pytest.mark.parametrize("number", [k for k, r in REFS.items() if r.get("published")])
+def test_a_published_venue_keeps_the_packs_beside_it(number):
+    """Issue 21, point 2: the pack's venue stays; the published one is added, dated and linked."""
+    ref, published = REFS[number], REFS[number]["published"]
+    assert ref["in_pack_list"], f"[{number}]: only the pack's own entries get a published venue"
+    assert published["venue"] and published["venue"] != ref["venue"] or published.get("authors"), (
+        f"[{number}]: a published entry must add something: a new venue or the published author list"
+    )
+    assert CHECKED.match(published["checked"]), f"[{number}]: when the published venue was checked"
+    assert published["link"] is None or published["link"].startswith("https://")
+    if published["link"] is None or published.get("authors"):
+        assert published.get("note"), f"[{number}]: say where the published details were confirmed"
 
 
 def test_every_citation_in_the_notebooks_resolves():
@@ -347,14 +384,33 @@ def test_each_notebook_ends_with_references_listing_exactly_what_it_cites(stem):
             assert "no link" in line.lower() and "pack" in line, (
                 f"{name}.py [{n}]: say there is no link and where in the pack the source is named"
             )
+        if ref.get("published"):
+            assert flat(published_text(ref)) in flat(line), (
+                f"{name}.py [{n}]: show the published venue too: {published_text(ref)!r}"
+            )
+        if ref.get("beyond_pack"):
+            assert "beyond the pack" in line.lower(), f"{name}.py [{n}]: say this source goes beyond the pack"
+
+
+def published_text(ref) -> str:
+    """What a References line adds for a paper that has since appeared: its venue, and a changed author list."""
+    published = ref["published"]
+    text = f"Published: {published['venue']}"
+    extra = [a for a in published.get("authors", []) if a not in ref["authors"]]
+    if extra:
+        text += f", with {len(published['authors'])} authors (adds {', '.join(extra)})"
+    return text + "."
 
 
 def reference_entry(n: int) -> str:
     """The Markdown line a References section gives [n]: short authors, title, year, link."""
     ref = REFS[str(n)]
     year = ref["year"] or "undated"
+    tail = f" {published_text(ref)}" if ref.get("published") else ""
+    if ref.get("beyond_pack"):
+        tail += " (Beyond the pack.)"
     if ref["link"]:
-        return f"- [{n}] {short_authors(ref)}, *{ref['title']}*, {year}. <{ref['link']}>"
+        return f"- [{n}] {short_authors(ref)}, *{ref['title']}*, {year}. <{ref['link']}>{tail}"
     return (
         f"- [{n}] {short_authors(ref)}, *{ref['title']}*, {ref['venue']}, {year}. No link: the "
         f"course pack names these slides in its credit line and in §2.9 but leaves them out of "
@@ -376,6 +432,12 @@ def references_cell(source: str) -> str:
         "# venues, are in `data/references.json`).",
         "#",
     ]
+    if any(REFS[str(n)].get("beyond_pack") for n in citations(body)):
+        lines[-1:] = [
+            "# Sources marked (Beyond the pack.) go past the course pack; each was checked against the",
+            "# source itself on the date `data/references.json` gives.",
+            "#",
+        ]
     for n in sorted(citations(body)):
         wrapped = textwrap.wrap(
             reference_entry(n), 94, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
@@ -560,3 +622,20 @@ if __name__ == "__main__":
     if not stems:
         sys.exit(f"no notebook numbered {sys.argv[1]!r} in notebooks/")
     print(references_cell(notebook_sources()[stems[0]]), end="")
+
+
+BEYOND_HEADING = re.compile(r"^# #{2,3} (.+?) \(beyond the pack\)$", re.M)
+
+
+def test_every_section_beyond_the_pack_is_in_the_syllabus_as_optional_with_its_minutes():
+    """Issue 21: the time plan says which sections were added, that they are optional, and how long they take."""
+    section = readme_section("Syllabus")
+    assert "### Optional sections beyond the pack" in section and "optional" in section.lower()
+    header, *rows = table_rows(section.split("### Optional sections")[1], "notebook")
+    assert [h.lower() for h in header] == ["notebook", "optional section", "minutes"], header
+    listed = [(r[0], r[1]) for r in rows if r[0][:2].isdigit()]
+    for stem, source in notebook_sources().items():
+        for title in BEYOND_HEADING.findall(source):
+            assert (stem[:2], title) in listed, f"{stem}: '{title} (beyond the pack)' is not in the optional table"
+    total = next(r for r in rows if r[0].strip("* ").lower() == "total")
+    assert minutes(total[2]) == sum(minutes(r[2]) for r in rows if r[0][:2].isdigit())

@@ -509,6 +509,8 @@ def test_chat_completions_body_equals_the_openai_sdks():
         "openai",
         model="test-model",
         temperature=0,
+        max_tokens=1024,
+        tool_choice="auto",
         messages=[
             {"role": "system", "content": "Be brief."},
             {"role": "user", "content": "Paris or Oslo, and the hypotenuse of 3 and 4?"},
@@ -577,6 +579,7 @@ def test_messages_body_equals_the_anthropic_sdks():
             {"name": "get_weather", "description": TOOLS[0]["description"], "input_schema": weather_parameters()},
             {"name": "math_hypot", "description": "Hypotenuse.", "input_schema": hypot_parameters()},
         ],
+        tool_choice={"type": "auto"},
     )
     assert captured_body(FakeMessages, MessagesModel) == expected
 
@@ -657,3 +660,226 @@ def test_an_answer_cut_short_is_a_one_line_connection_error():
     finally:
         sock.close()
     assert err.value.kind == "connection" and "IncompleteRead" in str(err.value)
+
+
+# --------------------------------------------------------------------------------------------
+# what a real local server needs (issue 24): FakeChatCompletions(local=True) acts as
+# llama-cpp-python's server does
+
+
+def weather_run(fake, **options):
+    """The weather question through run_agent with a local fake that calls once, then answers."""
+
+    def respond(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return {"text": "Paris is warmer."}
+        return {"calls": [("get_weather", {"city": "Paris"})]}
+
+    fake.respond = respond
+    model = model_for(fake, ChatCompletionsModel, **options)
+    return T.run_agent(model, make_weather_registry(), "Paris or Oslo?")
+
+
+def test_tools_go_out_with_tool_choice_auto_so_a_local_server_shows_them_to_the_model():
+    with FakeChatCompletions(local=True, rate_limit_first=False) as fake:
+        result = weather_run(fake)
+    assert fake.requests[0]["body"]["tool_choice"] == "auto"
+    assert result.calls == 1 and result.final == "Paris is warmer."
+
+
+def test_tool_choice_can_be_none_required_a_named_tool_or_left_out():
+    sent = {}
+    for choice in ("none", "required", "get_weather", "math.hypot", None):
+        sent[choice] = captured_body(FakeChatCompletions, ChatCompletionsModel, tool_choice=choice).get("tool_choice")
+    assert sent == {
+        "none": "none",
+        "required": "required",
+        "get_weather": {"type": "function", "function": {"name": "get_weather"}},
+        "math.hypot": {"type": "function", "function": {"name": "math_hypot"}},  # the wire alias
+        None: None,
+    }
+    sent = {c: captured_body(FakeMessages, MessagesModel, tool_choice=c)["tool_choice"] for c in ("none", "required")}
+    assert sent == {"none": {"type": "none"}, "required": {"type": "any"}}
+    assert captured_body(FakeMessages, MessagesModel, tool_choice="math.hypot")["tool_choice"] == {
+        "type": "tool",
+        "name": "math_hypot",
+    }
+
+
+def test_no_tool_choice_when_no_tools_are_sent():
+    with FakeChatCompletions(rate_limit_first=False) as fake:
+        model_for(fake, ChatCompletionsModel).respond([{"role": "user", "content": "hi"}], [])
+    assert "tool_choice" not in fake.requests[-1]["body"] and "tools" not in fake.requests[-1]["body"]
+
+
+def test_an_assistant_turn_with_only_calls_goes_out_with_empty_text_not_null():
+    with FakeChatCompletions(local=True, rate_limit_first=False) as fake:
+        weather_run(fake)
+    second = fake.requests[-1]["body"]["messages"]
+    assert [m["role"] for m in second] == ["user", "assistant", "tool"]
+    assert second[1]["content"] == ""
+
+
+def test_max_tokens_goes_out_on_both_apis_by_default_and_can_be_changed_or_left_out():
+    assert captured_body(FakeChatCompletions, ChatCompletionsModel)["max_tokens"] == 1024
+    assert captured_body(FakeMessages, MessagesModel)["max_tokens"] == 1024
+    assert captured_body(FakeChatCompletions, ChatCompletionsModel, max_tokens=64)["max_tokens"] == 64
+    assert "max_tokens" not in captured_body(FakeChatCompletions, ChatCompletionsModel, max_tokens=None)
+    with pytest.raises(ValueError, match="max_tokens"):
+        ChatCompletionsModel("http://127.0.0.1:1/v1", "m", max_tokens=0)
+
+
+def test_with_max_tokens_a_rambling_local_model_answers_within_the_timeout():
+    with FakeChatCompletions(local=True, ramble=3.0, rate_limit_first=False) as fake:
+        result = weather_run(fake, timeout=1.0)  # would time out after 1 s if it rambled
+    assert result.final == "Paris is warmer." and all("max_tokens" in r["body"] for r in fake.requests)
+
+
+def test_a_500_whose_body_is_a_validation_error_is_reported_once_in_the_servers_words():
+    conversation = [
+        {"role": "user", "content": "Paris?"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "21"},
+    ]
+
+    class NullContent(ChatCompletionsModel):  # the adapter as it was: null content goes out
+        def request_body(self, messages, tools):
+            body = super().request_body(messages, tools)
+            body["messages"][1]["content"] = None
+            return body
+
+    waits: list = []
+    with FakeChatCompletions(local=True, rate_limit_first=False) as fake:
+        model = NullContent(fake.base_url, "m", sleep=waits.append)
+        with pytest.raises(EndpointError) as err:
+            model.respond(conversation, TOOLS)
+    assert len(fake.requests) == 1 and waits == []  # asked once, never retried
+    assert err.value.kind == "refused" and err.value.status == 500
+    message = str(err.value)
+    assert "busy" not in message and "validation error" in message and "would refuse it again" in message
+
+
+def test_a_plain_400_is_not_retried_and_a_500_without_a_validation_error_still_is():
+    waits: list = []
+    with FakeChatCompletions(rate_limit_first=False, respond=failing) as fake:
+        with pytest.raises(EndpointError) as err:
+            model_for(fake, ChatCompletionsModel, waits=waits, max_retries=2).respond(CONVERSATION, TOOLS)
+    assert err.value.kind == "http" and len(waits) == 2 and "busy or failing" in str(err.value)
+    waits.clear()
+    with FakeChatCompletions(rate_limit_first=False) as fake:
+        with pytest.raises(EndpointError) as err:
+            model_for(fake, ChatCompletionsModel, waits=waits, temperature=None, max_tokens=None,
+                      extra_body={"max_tokens": 0}).respond(CONVERSATION, TOOLS)  # fmt: skip
+    assert (err.value.kind, err.value.status, waits, len(fake.requests)) == ("refused", 400, [], 1)
+
+
+# --------------------------------------------------------------------------------------------
+# reasoning models (issue 21): opaque reasoning goes back unmodified
+
+
+def thinks_then_calls(body):
+    """The fake model: reasoning with one call, then an answer once the tool result is back."""
+    if tool_results_in(body):
+        return {"text": "Paris is warmer."}
+    return {"reasoning": "Compare: fetch Paris first.", "redacted": True, "calls": [("get_weather", {"city": "Paris"})]}
+
+
+def reasoning_run(fake, model):
+    fake.respond = thinks_then_calls
+    return T.run_agent(model, make_weather_registry(), "Paris or Oslo?")
+
+
+def dropping_reasoning(fake, model):
+    """The second request of a harness that keeps the call but drops the reply's reasoning."""
+    fake.respond = thinks_then_calls
+    tools = make_weather_registry().list_schemas()
+    messages: list[dict] = [{"role": "user", "content": "Paris or Oslo?"}]
+    reply = model.respond(messages, tools)
+    assert reply["reasoning"]
+    call = reply["tool_calls"][0]
+    messages.append({"role": "assistant", "content": reply["content"], "tool_calls": [call]})
+    messages.append({"role": "tool", "tool_call_id": call["id"], "content": "21"})
+    return model.respond(messages, tools)
+
+
+def keeping_reasoning(respond):
+    """A loop that carries a reply's "reasoning" into the assistant turn, as run_agent does
+    (issue 21); it wraps the model so this test does not depend on the loop's version."""
+    state: dict = {}
+
+    def model(messages, tools):
+        for m in messages:
+            if m.get("role") == "assistant" and m.get("tool_calls") and "reasoning" in state:
+                m.setdefault("reasoning", state["reasoning"])
+        reply = respond(messages, tools)
+        if "reasoning" in reply:
+            state["reasoning"] = reply["reasoning"]
+        return reply
+
+    return model
+
+
+def test_anthropic_thinking_blocks_come_back_as_reasoning_and_go_back_first_unmodified():
+    with FakeMessages(rate_limit_first=False) as fake:
+        model = model_for(fake, MessagesModel, extra_body={"thinking": {"type": "adaptive"}})
+        result = reasoning_run(fake, keeping_reasoning(model.respond))
+    assert result.final == "Paris is warmer."
+    first_reply = fake.answered[0]["content"]
+    assistant = fake.requests[-1]["body"]["messages"][1]
+    assert [b["type"] for b in assistant["content"]] == ["thinking", "redacted_thinking", "tool_use"]
+    assert assistant["content"][:2] == first_reply[:2]  # signature and data as they came
+
+
+def test_anthropic_thinking_blocks_dropped_by_a_harness_are_refused():
+    manual = {"thinking": {"type": "enabled", "budget_tokens": 2048}}  # the older, deprecated mode
+    with FakeMessages(rate_limit_first=False) as fake:
+        model = model_for(fake, MessagesModel, max_tokens=4096, extra_body=manual)
+        with pytest.raises(EndpointError, match="thinking"):
+            dropping_reasoning(fake, model)
+
+
+def test_with_anthropic_thinking_on_a_forced_tool_choice_goes_out_as_auto():
+    for thinking in ({"type": "adaptive"}, {"type": "enabled", "budget_tokens": 2048}):
+        body = captured_body(
+            FakeMessages, MessagesModel, tool_choice="required", max_tokens=4096, extra_body={"thinking": thinking}
+        )
+        assert body["tool_choice"] == {"type": "auto"}, thinking
+    assert captured_body(FakeMessages, MessagesModel, tool_choice="required")["tool_choice"] == {"type": "any"}
+
+
+def test_a_manual_thinking_budget_gets_a_max_tokens_above_it_or_a_clear_error():
+    """The Messages API refuses max_tokens <= thinking.budget_tokens; the default 1024 cannot hold
+    even the smallest budget (1024), so the adapter sends the budget plus the default's 1024."""
+    for budget in (1024, 2048):
+        manual = {"thinking": {"type": "enabled", "budget_tokens": budget}}
+        body = captured_body(FakeMessages, MessagesModel, extra_body=manual)  # the fake accepted it
+        assert body["max_tokens"] == budget + 1024
+    roomy = {"thinking": {"type": "enabled", "budget_tokens": 2048}}
+    assert captured_body(FakeMessages, MessagesModel, max_tokens=16000, extra_body=roomy)["max_tokens"] == 16000
+    adaptive = {"thinking": {"type": "adaptive"}}  # no budget: the cap goes out as given
+    assert captured_body(FakeMessages, MessagesModel, extra_body=adaptive)["max_tokens"] == 1024
+    for max_tokens, extra in ((2048, {}), (1500, {}), (4096, {"max_tokens": 2000})):
+        with pytest.raises(
+            ValueError, match=r"max_tokens \(\d+\) must be greater than thinking.budget_tokens \(2048\)"
+        ):
+            MessagesModel("http://localhost", "m", max_tokens=max_tokens, extra_body={**roomy, **extra})
+
+
+def test_openai_style_reasoning_content_goes_back_on_the_turn_that_made_the_calls():
+    with FakeChatCompletions(rate_limit_first=False) as fake:
+        model = model_for(fake, ChatCompletionsModel)
+        result = reasoning_run(fake, keeping_reasoning(model.respond))
+    assert result.final == "Paris is warmer."
+    assistant = fake.requests[-1]["body"]["messages"][1]
+    assert assistant["reasoning_content"] == "Compare: fetch Paris first." and assistant["tool_calls"]
+    with FakeChatCompletions(rate_limit_first=False) as fake:
+        model = model_for(fake, ChatCompletionsModel)
+        with pytest.raises(EndpointError, match="reasoning_content"):
+            dropping_reasoning(fake, model)
+
+
+def test_a_server_on_this_machine_gets_a_longer_default_timeout():
+    assert ChatCompletionsModel("http://127.0.0.1:8080/v1", "m").timeout == 300
+    assert ChatCompletionsModel("http://localhost:11434/v1", "m").timeout == 300
+    assert ChatCompletionsModel("https://api.openai.com/v1", "m").timeout == 60
+    assert MessagesModel("https://api.anthropic.com", "m", timeout=9).timeout == 9

@@ -9,7 +9,6 @@ with its own reasoning.
 
 import base64
 import codecs
-import time
 from urllib.parse import quote
 
 import pytest
@@ -159,16 +158,6 @@ def test_the_default_record_is_what_the_registry_fetched():
     registry = exfiltration.make_exfiltration_registry()
     registry.run("fetch_url", {"url": ONE_URL["hex"]})
     assert leaked_urls() == [ONE_URL["hex"]]
-
-
-def test_the_detector_is_fast_enough_for_a_check():
-    urls = HARMLESS * 10 + SPLIT["hex, cut at odd lengths"] + list(ONE_URL.values())
-    start = time.perf_counter()
-    assert leaked_urls(urls)
-    assert time.perf_counter() - start < 1.0
-
-
-# ---------------------------------------------------------- the world exercise 12 starts from
 
 
 def test_the_world_holds_only_the_private_tool_until_the_student_adds_fetch_url():

@@ -106,7 +106,7 @@ def test_f3_reason_the_same_failing_call_until_the_step_limit():
     assert "repeats a call" in run.why and "step limit" in run.why
     assert len(run.calls) > 1 and all(c == run.calls[0] for c in run.calls)
     errors = [m["content"] for m in run.result.messages if m["role"] == "tool"]
-    assert errors and all("check the id" in e for e in errors)  # the error said what to change
+    assert errors and all("Did you mean 'B1'?" in e for e in errors)  # the error named the fix (notebook 07's rule)
     assert run.result.stop_reason == "max_steps"
 
 

@@ -201,6 +201,26 @@ def test_anthropic_a_full_tool_turn_is_accepted():
             client.messages.create(model="m", max_tokens=64, messages=system_turn + USER)
 
 
+def test_anthropic_manual_thinking_budget_must_fit_inside_max_tokens():
+    """As the Messages API: budget_tokens of at least 1024, and max_tokens greater than it."""
+    with FakeMessages(says(text="ok"), rate_limit_first=False) as fake:
+        client = anthropic.Anthropic(base_url=fake.base_url, api_key="unused", max_retries=0)
+
+        def ask(max_tokens, thinking):
+            return client.messages.create(model="m", max_tokens=max_tokens, messages=USER, thinking=thinking)
+
+        with pytest.raises(
+            anthropic.BadRequestError, match="`max_tokens` must be greater than `thinking.budget_tokens`"
+        ):
+            ask(1024, {"type": "enabled", "budget_tokens": 2048})
+        with pytest.raises(anthropic.BadRequestError, match="`max_tokens` must be greater"):
+            ask(1024, {"type": "enabled", "budget_tokens": 1024})  # equal is refused too
+        with pytest.raises(anthropic.BadRequestError, match="greater than or equal to 1024"):
+            ask(4096, {"type": "enabled", "budget_tokens": 512})
+        assert ask(1025, {"type": "enabled", "budget_tokens": 1024}).content[0].text == "ok"
+        assert ask(1024, {"type": "adaptive"}).content[0].text == "ok"  # adaptive has no budget
+
+
 def test_anthropic_key_may_come_as_x_api_key_too():
     """The docs and SDKs before 2.0 send ``x-api-key``; the 2.x SDK sends a Bearer token."""
     with FakeMessages(api_key=KEY, rate_limit_first=False) as fake:

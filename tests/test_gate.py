@@ -1,8 +1,9 @@
 """Permission gate, taint, and the injection demo (pack §2.10; API.md §2, §6)."""
 
 import toolkit as T
-from toolkit.gate import REASON_TAINTED
 from toolkit.lessons import injection
+
+REASON_TAINTED = "needs confirmation (after reading outside content) and none was given"
 
 
 def registry():
@@ -13,7 +14,7 @@ def registry():
         return f"news about {topic}"
 
     def lookup(key: str) -> str:
-        """Read a local record."""
+        """Read a local record (written by staff)."""
         return "record"
 
     def delete_file(path: str) -> str:
@@ -21,7 +22,7 @@ def registry():
         return "deleted"
 
     reg.add(read_news, open_world=True)
-    reg.add(lookup)
+    reg.add(lookup, outside_text=False)  # vouched for: the only read that leaves the run clean
     reg.add(delete_file, read_only=False, destructive=True)
     return reg
 
@@ -52,7 +53,7 @@ def test_pre_approval_holds_until_the_run_is_tainted():
     reg = registry()
     gate = T.PermissionGate(pre_approved={"delete_file"})
     assert check(gate, reg, "delete_file", path="/a") == (True, "")
-    gate.note_result(reg.get("lookup"))  # a closed-world read does not taint
+    gate.note_result(reg.get("lookup"))  # a read vouched for with outside_text=False does not taint
     assert not gate.tainted
     gate.note_result(reg.get("read_news"))  # an open-world read does
     assert gate.tainted
@@ -148,26 +149,48 @@ def test_a_closed_world_tool_that_declares_outside_text_taints():
 
     reg.add(get_ticket, outside_text=True)
     gate = T.PermissionGate(pre_approved={"delete_file"})
-    gate.note_result(reg.get("lookup"))  # declares nothing, closed world: no taint
+    gate.note_result(reg.get("lookup"))  # closed world and outside_text=False: no taint
     assert not gate.tainted
     gate.note_result(reg.get("get_ticket"))  # closed world, but its text came from outside
     assert gate.tainted
     assert check(gate, reg, "delete_file", path="/a")[1] == REASON_TAINTED
 
 
-def test_stored_injection_passes_an_undeclared_tool_and_is_blocked_once_it_declares():
-    res, sent, gate = injection.stored_injection_demo(outside_text=None)
-    assert sent == [(injection.STORED_ATTACK_TO, injection.STORED_ATTACK_BODY)]  # the gate saw a clean run
+def test_stored_injection_fails_closed_and_passes_only_a_tool_vouched_for():
+    """Issue 19, point 6: the attacker's ticket sits in an internal, closed-world tool."""
+    for declared in (None, True):  # undeclared counts as outside text, as declaring it does
+        res, sent, gate = injection.stored_injection_demo(outside_text=declared)
+        assert sent == [] and gate.tainted, declared  # the pre-approved send_email is not sent
+        assert gate.log[-1] == ("deny", "send_email", REASON_TAINTED), declared
+        assert res.final == injection.TICKET_SUMMARY
+        ticket = next(m for m in res.messages if m["role"] == "tool")
+        assert "send_email(" in ticket["content"]  # the ticket really carried the order
+        assert res.messages[1]["tool_calls"][0]["name"] == "get_ticket"
+    res, sent, gate = injection.stored_injection_demo(outside_text=False)  # wrongly vouched for
+    assert sent == [(injection.STORED_ATTACK_TO, injection.STORED_ATTACK_BODY)]
     assert not gate.tainted and gate.log[-1] == ("allow", "send_email", "")
-    assert res.messages[1]["tool_calls"][0]["name"] == "get_ticket"
-    res, sent, gate = injection.stored_injection_demo(outside_text=True)
-    assert sent == [] and gate.tainted
-    assert gate.log[-1] == ("deny", "send_email", REASON_TAINTED)
-    assert res.final == injection.TICKET_SUMMARY
-    ticket = next(m for m in res.messages if m["role"] == "tool")
-    assert "send_email(" in ticket["content"]  # the ticket really carried the order
     reg = injection.make_ticket_registry()
     assert reg.get("get_ticket").open_world is False and reg.get("get_ticket").read_only
+
+
+def test_taint_fails_closed_for_a_read_only_tool_that_declares_nothing():
+    reg = T.ToolRegistry()
+
+    def note(text: str) -> str:
+        """Read a note (who wrote it is not declared)."""
+        return text
+
+    def archive(key: str) -> str:
+        """Archive a record."""
+        return "archived"
+
+    reg.add(note)
+    reg.add(archive, read_only=False)
+    gate = T.PermissionGate(pre_approved={"archive"})
+    gate.note_result(reg.get("archive"))  # a tool that writes reports its own work: no taint
+    assert not gate.tainted
+    gate.note_result(reg.get("note"))  # undeclared read: assumed to be outside text
+    assert gate.tainted and check(gate, reg, "archive", key="k") == (False, REASON_TAINTED)
 
 
 # ---- issue 11, point 4: the gate sees the call that runs -------------------------------------------

@@ -269,3 +269,70 @@ def test_design_tree_has_one_line_for_every_module():
     assert not missing and not stale, (
         f"docs/DESIGN.md, 'The tree': add a line for {missing}; remove the line for {stale}"
     )
+
+
+# --- no import cycle between toolkit modules (issue 23) ------------------------------------------
+
+
+def import_graph() -> dict[str, set[str]]:
+    """``{module: the toolkit modules it imports}`` over every file under toolkit/. An import of a
+    name resolves to the module that defines it; type-only imports count too, since a cycle a type
+    checker needs is still two modules that cannot be read one without the other."""
+    modules = {module_name(path)[0]: path for path in python_files(TOOLKIT)}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph[name] = set()
+        for imp in imports_of(path):
+            target = imp.target
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of ``graph`` as ``[a, b, ..., a]``, or [] when there is none (depth-first)."""
+    done: set[str] = set()
+
+    def walk(node: str, path: list[str]) -> list[str]:
+        if node in path:
+            return path[path.index(node) :] + [node]
+        if node in done:
+            return []
+        for nxt in sorted(graph.get(node, ())):
+            cycle = walk(nxt, path + [node])
+            if cycle:
+                return cycle
+        done.add(node)
+        return []
+
+    for start in sorted(graph):
+        cycle = walk(start, [])
+        if cycle:
+            return cycle
+    return []
+
+
+def test_no_import_cycle_between_toolkit_modules():
+    cycle = find_cycle(import_graph())
+    assert not cycle, "toolkit modules import each other in a circle: " + " -> ".join(cycle)
+    graph = import_graph()
+    assert "toolkit.gate" not in graph["toolkit.registry"] and "toolkit.registry" not in graph["toolkit.gate"]
+
+
+def test_the_cycle_finder_sees_a_cycle_through_a_type_only_import(tmp_path, monkeypatch):
+    """The gate and the registry used to import each other, one side under TYPE_CHECKING."""
+    package = tmp_path / "toolkit"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "gate.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .registry import Tool\n", encoding="utf-8"
+    )
+    (package / "registry.py").write_text("from .gate import carries_outside_text\n", encoding="utf-8")
+    (package / "loop.py").write_text("from .gate import wrap\nfrom .registry import Tool\n", encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    monkeypatch.setattr(sys.modules[__name__], "TOOLKIT", package)
+    assert find_cycle(import_graph()) == ["toolkit.gate", "toolkit.registry", "toolkit.gate"]
+    (package / "registry.py").write_text("import json\n", encoding="utf-8")
+    assert find_cycle(import_graph()) == []

@@ -27,7 +27,7 @@ SELF = canonicalize_name(PYPROJECT["project"]["name"])
 # The Pythons the lock is resolved for (README: Python 3.10 or newer).
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
 # Each lock file and the pyproject.toml extra it is compiled from (see the Makefile's `lock`).
-LOCKS = {"dev.txt": "dev", "browser.txt": "browser", "bench.txt": "bench"}
+LOCKS = {"dev.txt": "dev", "browser.txt": "browser", "bench.txt": "bench", "hub.txt": "hub"}
 FIX = "run `make lock` (after editing pyproject.toml) or `make venv` (to reinstall from the lock)"
 
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+?)\s*(?:;\s*(.+?))?\s*\\?$")
@@ -76,7 +76,7 @@ def top_level_pins(extra):
     return pins
 
 
-@pytest.mark.parametrize("lock", ["build.txt", *LOCKS])
+@pytest.mark.parametrize("lock", ["uv.txt", "build.txt", *LOCKS])
 def test_every_pin_of_a_lock_is_exact_and_hashed(lock):
     for name, version, _, hashes in read_lock(lock):
         assert hashes, f"requirements/{lock}: {name}=={version} has no --hash; {FIX}"
@@ -97,7 +97,7 @@ def test_each_version_pyproject_pins_is_the_locked_one(lock, extra, python):
         )
 
 
-@pytest.mark.parametrize("lock", ["browser.txt", "bench.txt"])
+@pytest.mark.parametrize("lock", ["browser.txt", "bench.txt", "hub.txt"])
 def test_browser_and_bench_locks_keep_dev_versions(lock):
     dev = {(name, str(marker)): version for name, version, marker, _ in read_lock("dev.txt")}
     for name, version, marker, _ in read_lock(lock):
@@ -127,7 +127,7 @@ def test_the_build_backend_is_the_locked_one():
         )
 
 
-@pytest.mark.parametrize("lock", ["build.txt", "dev.txt"])
+@pytest.mark.parametrize("lock", ["uv.txt", "build.txt", "dev.txt"])
 def test_the_running_venv_has_the_locked_versions(lock):
     """A venv that drifted from the lock (a hand-installed upgrade, an old .venv) fails here."""
     drifted = []
@@ -164,3 +164,12 @@ def test_pre_commit_runs_the_locked_tools():
                         f"requirements/dev.txt has {locked}: make them equal"
                     )
     assert {"ruff", "jupytext"} <= checked
+
+
+def test_make_venv_installs_with_the_uv_that_compiles_the_lock():
+    """requirements/uv.txt is the hashed uv `make venv` bootstraps; `make lock` writes it from the
+    Makefile's UV_VERSION, so a version bumped there without `make lock` fails here."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    version = re.search(r"^UV_VERSION\s*:=\s*(\S+)", makefile, re.M)
+    assert version, "the Makefile names no UV_VERSION"
+    assert locked_version(read_lock("uv.txt"), "uv") == version[1], FIX

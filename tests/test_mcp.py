@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -429,18 +428,21 @@ def test_stdio_server_answers_raw_bad_lines_by_hand():
         assert t.send_line('{"jsonrpc":"2.0","id":4,"method":"ping"}') == {"jsonrpc": "2.0", "id": 4, "result": {}}
 
 
-def test_send_line_waits_for_a_slow_starting_server_but_not_for_a_notification():
-    """A busy machine can take seconds to start the child; that is not a missing reply."""
+def test_send_line_waits_for_a_slow_starting_server_but_not_for_a_notification(tmp_path):
+    """A busy machine can take seconds to start the child; that is not a missing reply. The
+    child here does not start serving until the test says so (a file appears), so a
+    notification sent before that can only return if it is not held for the start-up."""
+    go = tmp_path / "go"
     slow = [
         sys.executable,
         "-c",
-        "import runpy, sys, time; time.sleep(1.5); sys.argv = ['toolkit', 'serve']; "
-        "runpy.run_module('toolkit', run_name='__main__')",
+        "import pathlib, runpy, sys, time\n"
+        f"while not pathlib.Path({str(go)!r}).exists(): time.sleep(0.05)\n"
+        "time.sleep(1.0); sys.argv = ['toolkit', 'serve']; runpy.run_module('toolkit', run_name='__main__')",
     ]
     with T.StdioTransport(slow, timeout=30) as t:
-        started = time.monotonic()
         assert t.send_line('{"jsonrpc":"2.0","method":"notifications/initialized"}', wait=0.2) is None
-        assert time.monotonic() - started < 1.0  # a notification is not held for the start-up
+        go.touch()  # only now may the server start, a second from now
         assert t.send_line(json.dumps(init_msg()), wait=0.2)["id"] == 1
         assert t.send_line('{"jsonrpc":"2.0","id":2,"method":"ping"}', wait=0.2)["id"] == 2
 

@@ -100,7 +100,8 @@ def test_a_trusted_server_is_believed_with_cautious_defaults_for_absent_hints():
         {"send_mail": {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": True}, "status": HONEST},
         trusted=True,
     )
-    assert flags(reg.get("status")) == (True, False, False, False)
+    # MCP has no hint for outside text, so a bridged read fails closed even when trusted (issue 19.6)
+    assert flags(reg.get("status")) == (True, False, False, True)
     assert flags(reg.get("send_mail")) == (False, False, True, True)
     reg, _ = bridge({"status": {"readOnlyHint": True}, "send_mail": {"title": "Send mail"}}, trusted=True)
     assert flags(reg.get("status")) == (True, False, True, True)  # open world unless it says not
@@ -145,7 +146,7 @@ def test_the_notebook_lesson_server_lies_and_only_trust_believes_it():
     from toolkit.lessons.injection import bridged_mail_tools
 
     assert flags(bridged_mail_tools().get("send_email")) == CAUTIOUS
-    assert flags(bridged_mail_tools(trusted=True).get("send_email")) == (True, False, False, False)
+    assert flags(bridged_mail_tools(trusted=True).get("send_email")) == (True, False, False, True)
 
 
 @pytest.mark.parametrize(

@@ -188,7 +188,8 @@ def test_sdk_http_helper_for_the_notebook_shows_headers_and_fallback(latest, ver
     assert report.protocol_version == version and report.tools == ["echo", "add"]
     first_in, first_out = report.wire[0][1], report.wire[1][1]
     assert first_in.startswith("POST ") and '"server/discover"' in first_in
-    assert first_out.startswith("400 ") and '"code":-32022' in first_out
+    # an error 2026-07-28 does not define, so the SDK falls back (issue 20, B12)
+    assert first_out.startswith("400 ") and '"code":-32600' in first_out
 
 
 # ---- the toolkit's own HTTP client ------------------------------------------------------------
@@ -312,19 +313,25 @@ def test_protocol_version_header(app):
     assert post(app, ping, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18"})[0] == 200
     assert post(app, ping, {"Mcp-Session-Id": sid})[0] == 200  # no header: the session's version
     code, _, reply = post(app, ping, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "1999-01-01"})
-    assert code == 400 and reply["error"]["code"] == -32022 and reply["error"]["data"]["requested"] == "1999-01-01"
+    # 400 with the handshake revisions' code: -32022 is 2026-07-28's, which this server lacks (B12)
+    assert code == 400 and reply["error"]["code"] == -32600 and reply["error"]["data"]["requested"] == "1999-01-01"
+    # another version the server speaks is accepted within the session, as the official SDKs do:
+    # the transport page makes 400 a MUST only for an invalid or unsupported version, and the
+    # conformance suite 0.1.16 sends a fixed 2025-03-26 (tests/test_mcp_conformance.py)
     code, _, reply = post(app, ping, {"Mcp-Session-Id": sid, "mcp-protocol-version": "2025-03-26"})
-    assert code == 400 and "negotiated 2025-06-18" in reply["error"]["message"]
+    assert code == 200 and reply["result"] == {}
     # the lesson server does not speak 2025-11-25, so that header is unsupported, not just different
     code, _, reply = post(app, ping, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"})
-    assert code == 400 and reply["error"]["code"] == -32022
+    assert code == 400 and reply["error"]["code"] == -32600
     assert reply["error"]["data"] == {
         "supported": ["2024-11-05", "2025-03-26", "2025-06-18"],
         "requested": "2025-11-25",
     }
 
 
-def test_a_stateless_client_gets_400_with_the_versions_we_speak(app):
+def test_a_stateless_client_gets_400_without_a_2026_error_so_it_falls_back(app):
+    """2026-07-28 streamable-http.mdx:650-665: a dual-era client falls back to initialize on a
+    400 whose body is not an error that revision defines (issue 20, B12)."""
     discover = {
         "jsonrpc": "2.0",
         "id": "d1",
@@ -339,8 +346,12 @@ def test_a_stateless_client_gets_400_with_the_versions_we_speak(app):
     for headers in ({"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}, {}):
         code, _, reply = post(app, discover, headers)
         assert code == 400 and reply["id"] == "d1"
-        assert reply["error"]["code"] == -32022
-        assert reply["error"]["data"]["supported"] == list(T.MCPServer.SUPPORTED)
+        assert reply["error"]["code"] == -32600
+        assert "2025-06-18" in reply["error"]["message"] or "initialize" in reply["error"]["message"]
+    with HTTPTransport(app.url, token=app.token) as http:
+        client = T.MCPClient(http)
+        client.connect()
+        assert not client.modern and client.protocol_version == "2025-06-18"
 
 
 def test_notifications_get_202_and_no_body(app):
@@ -398,16 +409,14 @@ def test_a_stalled_client_is_cut_off_and_others_are_served():
                 'Content-Length: 100\r\n\r\n{"jsonrpc"'.encode()
             )
             assert post(app, init_body())[0] == 200  # served while the other one stalls
-            started = time.monotonic()
-            assert sock.recv(100) == b""  # the server closed the stalled connection
-            assert time.monotonic() - started < 5
+            assert sock.recv(100) == b""  # the server closed the stalled connection (else recv times out)
 
 
 def test_get_delete_and_other_paths(app):
     conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=10)
     conn.request("GET", "/mcp", headers={"Accept": "text/event-stream", **auth(app)})
     response = conn.getresponse()
-    assert response.status == 405 and response.headers["Allow"] == "POST, DELETE"
+    assert response.status == 400  # a GET stream belongs to a session: no session id, no stream
     response.read()
     conn.request("POST", "/other", body=b"{}", headers={"Content-Type": "application/json", **auth(app)})
     response = conn.getresponse()
@@ -433,19 +442,18 @@ def test_old_sessions_are_evicted_beyond_the_cap():
 
 
 def test_concurrent_sessions_do_not_mix(app):
-    """Eight clients at once, each with its own session; measured, not assumed."""
-    failures, times = [], []
+    """Eight clients at once, each with its own session, twenty calls each."""
+    failures, done = [], []
 
     def worker(k):
         try:
             with HTTPTransport(app.url, timeout=10, token=app.token) as transport:
                 client = T.MCPClient(transport)
                 client.initialize()
-                started = time.perf_counter()
                 for i in range(20):
                     if result_text(client.call_tool("add", {"a": k, "b": i})) != str(k + i):
                         failures.append((k, i))
-                times.append((time.perf_counter() - started) / 20)
+                done.append(k)
         except Exception as exc:  # reported below, with the worker's number
             failures.append((k, repr(exc)))
 
@@ -454,8 +462,7 @@ def test_concurrent_sessions_do_not_mix(app):
         t.start()
     for t in threads:
         t.join(timeout=LIMIT)
-    assert not failures and len(times) == 8
-    assert max(times) < 0.5, f"a tools/call round trip took {max(times):.3f} s"
+    assert not failures and sorted(done) == list(range(8))
 
 
 # ---- issue 11: Origin before Host, the version header everywhere, backlog, slow clients ------------
@@ -483,14 +490,14 @@ def test_an_unsupported_version_header_gets_400_on_every_method(app, method):
             app, method, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": version}, PING if method == "POST" else None
         )
         assert code == 400, (method, version)
-        assert reply["error"]["code"] == -32022 and reply["error"]["data"]["requested"] == version
+        assert reply["error"]["code"] == -32600 and reply["error"]["data"]["requested"] == version
     assert sid in app.sessions
     assert request(app, "DELETE", {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18"})[0] == 204
 
 
 def test_initialize_with_an_unsupported_version_header_opens_no_session(app):
     code, _, reply = post(app, init_body(), {"MCP-Protocol-Version": "1999-01-01"})
-    assert code == 400 and reply["error"]["code"] == -32022 and app.sessions == {}
+    assert code == 400 and reply["error"]["code"] == -32600 and app.sessions == {}
 
 
 class OldServer(T.MCPServer):
@@ -507,16 +514,28 @@ def test_the_version_header_is_checked_against_the_sessions_server():
         sid = headers["Mcp-Session-Id"]
         for session in ({"Mcp-Session-Id": sid}, {}):
             code, _, reply = post(old, PING, {**session, "MCP-Protocol-Version": "2025-06-18"})
-            assert code == 400 and reply["error"]["code"] == -32022
+            assert code == 400 and reply["error"]["code"] == -32600
             assert reply["error"]["data"]["supported"] == ["2024-11-05", "2025-03-26"]
         assert post(old, PING, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-03-26"})[0] == 200
+
+
+def listen_drops():
+    """The kernel's own count of connections a full listen queue dropped (Linux; None elsewhere)."""
+    try:
+        with open("/proc/net/netstat") as netstat:
+            lines = [line.split() for line in netstat if line.startswith("TcpExt:")]
+    except OSError:
+        return None
+    names, values = lines[0], lines[1]
+    return sum(int(values[names.index(key)]) for key in ("ListenOverflows", "ListenDrops") if key in names)
 
 
 def test_fifty_clients_connecting_at_once_are_all_served(app):
     """The listen backlog holds a burst of 50 connections. A full backlog drops a SYN, and the
     client waits at least a second to send it again (measured before the fix, backlog 5:
-    slowest answer after 2.7 to 11 s, and some clients timed out); here each answer comes at once."""
-    clients, answers, waits = 50, [], []
+    slowest answer after 2.7 to 11 s, and some clients timed out). Judged by what the kernel
+    recorded (its count of dropped connections does not move), not by a stopwatch."""
+    clients, answers = 50, []
     start = threading.Barrier(clients)
     body = json.dumps(PING).encode()
     head = (
@@ -527,21 +546,22 @@ def test_fifty_clients_connecting_at_once_are_all_served(app):
     def client():
         try:
             start.wait(timeout=LIMIT)
-            started = time.monotonic()
-            with socket.create_connection(("127.0.0.1", app.port), timeout=5) as sock:
+            with socket.create_connection(("127.0.0.1", app.port), timeout=30) as sock:
                 sock.sendall(head + body)
                 answers.append(sock.recv(12))
-            waits.append(time.monotonic() - started)
         except OSError as exc:
             answers.append(repr(exc))
 
+    dropped_before = listen_drops()
     threads = [threading.Thread(target=client) for _ in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout=LIMIT)
     assert answers == [b"HTTP/1.1 400"] * clients  # each one answered (no session: 400)
-    assert max(waits) < 1.0, f"the slowest client waited {max(waits):.2f} s (a dropped SYN?)"
+    if dropped_before is not None:
+        dropped = listen_drops() - dropped_before
+        assert dropped == 0, f"the listen queue dropped {dropped} connection(s); each costs its client a second"
 
 
 def test_a_client_that_trickles_its_headers_is_cut_off_by_a_total_deadline():
@@ -566,7 +586,7 @@ def test_a_client_that_trickles_its_headers_is_cut_off_by_a_total_deadline():
                 if time.monotonic() - started > 6:
                     break
         assert cut_after is not None, "the trickling client was still connected after 6 s"
-        assert 1.0 < cut_after < 4.0
+        assert cut_after > 1.0  # not by the per-read timeout: the request deadline did it
         assert post(slow, init_body())[0] == 200  # and the server still serves others
 
 
@@ -634,7 +654,7 @@ def start_cli(*options):
     """Start `serve --http` and return it with its banner: the lines it prints on stderr
     before it serves (up to the token's 'From Python' line or the --no-auth warning)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "serve", "--http", *options],
+        [sys.executable, "-X", "faulthandler", "-m", "toolkit", "serve", "--http", *options],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -655,13 +675,20 @@ def start_cli(*options):
 
 
 def stop(proc):
+    """Ctrl-C, as a person at the terminal would; after LIMIT seconds, its stacks and a failure."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
         try:
-            proc.wait(timeout=10)
+            proc.wait(timeout=LIMIT)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            proc.send_signal(signal.SIGABRT)  # -X faulthandler: every thread's stack to stderr
+            stacks = proc.stderr.read()
             proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
+            raise AssertionError(
+                f"`serve --http` was still running {LIMIT} s after Ctrl-C:\n{stacks[-6000:]}"
+            ) from None
     for stream in (proc.stdout, proc.stderr):
         stream.close()
 
@@ -737,10 +764,24 @@ def test_a_busy_port_gets_a_clear_message():
     assert f"Cannot listen on 127.0.0.1:{port}" in proc.stderr and "--port" in proc.stderr
 
 
-def test_replies_on_a_kept_alive_connection_are_not_held_back(app):
-    """Without TCP_NODELAY each reply waited ~40 ms for the client's delayed ACK (measured
-    44 ms median before the fix, 0.5 ms after). Fifty calls, median well under that."""
+def test_replies_on_a_kept_alive_connection_are_not_held_back(app, monkeypatch):
+    """Headers and body go out in two writes; with Nagle's algorithm on, the second waits for
+    the client's delayed ACK, ~40 ms per reply on a kept-alive connection (measured 44 ms
+    median before the fix, 0.5 ms after: ``benchmarks/bench_mcp.py`` times both side by side).
+    What the server recorded is judged here, not the clock: every connection it served, kept
+    alive across several calls, had TCP_NODELAY set."""
+    from toolkit.mcp.http import server as http_server
+
+    seen = []
+    setup = http_server._Handler.setup
+
+    def recording_setup(handler):
+        setup(handler)
+        seen.append(handler.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    monkeypatch.setattr(http_server._Handler, "setup", recording_setup)
     sid = open_session(app)
+    seen.clear()  # open_session's own connections
     conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=10)
     headers = {
         "Content-Type": "application/json",
@@ -748,20 +789,32 @@ def test_replies_on_a_kept_alive_connection_are_not_held_back(app):
         "Mcp-Session-Id": sid,
         **auth(app),
     }
-    times = []
     try:
-        for i in range(50):
-            started = time.perf_counter()
+        for i in range(5):
             conn.request(
                 "POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": i, "method": "ping"}), headers=headers
             )
-            response = conn.getresponse()
-            assert json.loads(response.read())["id"] == i
-            times.append(time.perf_counter() - started)
+            assert json.loads(conn.getresponse().read())["id"] == i
     finally:
         conn.close()
-    median = sorted(times)[len(times) // 2]
-    assert median < 0.02, f"median round trip {median * 1000:.1f} ms"
+    assert len(seen) == 1, f"the five calls should share one kept-alive connection; {len(seen)} were served"
+    assert seen[0], "the server left Nagle's algorithm on for its connection (TCP_NODELAY is 0)"
+
+
+def test_a_2026_shaped_non_request_to_an_older_server_gets_a_json_rpc_error(app):
+    """Found by tests/test_mcp_fuzz.py: a body with a 2026-07-28 ``_meta`` but no method (a
+    response, a notification) got a 400 with an empty body from a server that does not speak
+    that revision; a refused message gets a JSON-RPC error with a null id."""
+    for body in (
+        {"result": None, "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}},
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/x",
+            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
+        },
+    ):
+        status, _, reply = post(app, body)
+        assert status == 400 and reply["id"] is None and reply["error"]["code"] == -32600, reply
 
 
 def test_a_client_that_hangs_up_leaves_no_traceback_on_stderr(capsys):

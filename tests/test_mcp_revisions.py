@@ -172,7 +172,8 @@ def test_revisions_are_ordered_by_list_not_by_string():
 def test_revision_notes_cover_every_known_revision():
     rows = revision_notes()
     assert [r["version"] for r in rows] == list(KNOWN_VERSIONS)
-    assert [r["version"] for r in rows if r["served"]] == list(HANDSHAKE)
+    assert [r["version"] for r in rows if r["handshake"]] == list(HANDSHAKE)
+    assert [r["version"] for r in rows if r["served"]] == list(HANDSHAKE) + ["2026-07-28"]  # ModernServer
     assert [r["version"] for r in rows if r["lesson server"]] == list(T.MCPServer.SUPPORTED)
     rows[0]["version"] = "changed"  # a copy: the table itself cannot be edited by accident
     assert revision_notes()[0]["version"] == "2024-11-05"
@@ -282,7 +283,11 @@ def test_a_batch_reply_is_one_line_on_stdio():
     assert json.loads(out[1]) == [{"jsonrpc": "2.0", "id": 2, "result": {}}, {"jsonrpc": "2.0", "id": 3, "result": {}}]
 
 
-# ---- the stateless 2026-07-28 revision: declined with the error it defines ------------------
+# ---- the stateless 2026-07-28 revision: a handshake-only server answers as older servers do ----
+# (issue 20, B12) A dual-era client probes with server/discover and falls back to initialize on
+# any error that is not one revision 2026-07-28 defines (-32020, -32021, -32022): those mark a
+# modern server (2026-07-28 basic/transports/stdio.mdx:129-141, basic/versioning.mdx:143-146).
+# A server that speaks no 2026-07-28 must therefore answer like a server from before it.
 
 
 def discover(version="2026-07-28", id_=1):
@@ -290,39 +295,44 @@ def discover(version="2026-07-28", id_=1):
     return {"jsonrpc": "2.0", "id": id_, "method": "server/discover", "params": {"_meta": meta}}
 
 
-def test_server_discover_gets_unsupported_protocol_version():
-    reply = T.MCPServer(make_server_registry()).handle(discover())
-    assert reply["id"] == 1
-    assert reply["error"]["code"] == UNSUPPORTED_PROTOCOL_VERSION == -32022
-    assert reply["error"]["data"] == {"supported": list(PACK_SERVER), "requested": "2026-07-28"}
+@pytest.mark.parametrize("kind", [T.MCPServer, T.LatestRevisionServer])
+def test_server_discover_is_a_method_a_handshake_server_does_not_have(kind):
+    reply = kind(make_server_registry()).handle(discover())
+    assert reply["id"] == 1 and reply["error"]["code"] == -32601 != UNSUPPORTED_PROTOCOL_VERSION
     assert "initialize" in reply["error"]["message"]
-    extended = T.LatestRevisionServer(make_server_registry()).handle(discover())
-    assert extended["error"]["data"]["supported"] == list(HANDSHAKE)
+    assert ", ".join(kind.SUPPORTED) in reply["error"]["message"]  # still names what it speaks
 
 
-def test_server_discover_is_declined_after_initialize_too_and_without_meta():
+def test_server_discover_is_not_found_after_initialize_too_and_without_meta():
     s = session("2025-06-18")
-    assert s.handle(discover(id_="d"))["error"]["code"] == -32022
+    assert s.handle(discover(id_="d"))["error"]["code"] == -32601
     bare = s.handle({"jsonrpc": "2.0", "id": 2, "method": "server/discover"})
-    assert bare["error"]["code"] == -32022 and "requested" not in bare["error"]["data"]
+    assert bare["error"]["code"] == -32601
     assert s.handle({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})["result"]["tools"]  # session unharmed
 
 
-def test_a_stateless_request_before_initialize_is_not_told_to_initialize_a_session():
+def test_a_stateless_request_before_initialize_hears_the_lifecycle_rule():
     s = T.MCPServer(make_server_registry())
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
     reply = s.handle({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": meta}})
-    assert reply["error"]["code"] == -32022 and reply["error"]["data"]["requested"] == "2026-07-28"
-    # a handshake-era client that forgot initialize still hears the lifecycle rule
+    assert reply["error"]["code"] == -32600 and reply["error"]["message"].startswith("Server not initialized")
+    assert "2025-06-18" in reply["error"]["message"]
     plain = s.handle({"jsonrpc": "2.0", "id": 6, "method": "tools/list"})
     assert plain["error"] == {"code": -32600, "message": "Server not initialized"}
-    meta["io.modelcontextprotocol/protocolVersion"] = "2025-06-18"
-    old = s.handle({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": meta}})
-    assert old["error"]["message"] == "Server not initialized"
     assert not s.initialized
+
+
+@pytest.mark.parametrize("kind, version", [(T.MCPServer, "2025-06-18"), (T.LatestRevisionServer, "2025-11-25")])
+def test_the_toolkit_client_falls_back_from_its_probe_to_the_handshake(kind, version):
+    link = T.InMemoryTransport(kind(make_server_registry()))
+    client = T.MCPClient(link)
+    client.connect()
+    assert not client.modern and client.protocol_version == version
+    sent = [m["method"] for arrow, m in link.log if arrow == "->"]
+    assert sent == ["server/discover", "initialize", "notifications/initialized"]
 
 
 def test_stateless_probe_helper_shows_the_wire():
     probe = sdk_sessions.stateless_probe()
     assert probe["request"]["method"] == "server/discover"
-    assert probe["reply"]["error"]["data"]["supported"] == list(PACK_SERVER)
+    assert probe["reply"]["error"]["code"] == -32601 and "2025-06-18" in probe["reply"]["error"]["message"]

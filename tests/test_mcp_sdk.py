@@ -160,13 +160,17 @@ def test_sdk_default_client_falls_back_after_our_answer_to_server_discover(lates
     methods = [m.get("method") for arrow, m in report.wire if arrow == "->"]
     assert methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
     first_reply = report.wire[1][1]
-    assert first_reply["error"]["code"] == -32022
+    # as a server from before 2026-07-28 would answer, so any dual-era client falls back (B12)
+    assert first_reply["error"]["code"] == -32601
     server = T.LatestRevisionServer if latest else T.MCPServer
-    assert first_reply["error"]["data"]["supported"] == list(server.SUPPORTED)
+    assert ", ".join(server.SUPPORTED) in first_reply["error"]["message"]
     assert [c["kind"] for c in report.calls] == ["result", bad_call, "protocol error -32602"]
 
 
-def test_a_client_pinned_to_the_stateless_revision_fails_with_the_error_that_revision_defines():
+def test_a_client_pinned_to_the_stateless_revision_fails_with_a_reason():
+    """2026-07-28 basic/versioning.mdx:167 (modern client, legacy server): it fails, and the
+    error names the revisions the server does speak."""
+
     async def session():
         async with Client(toolkit_server(), mode="2026-07-28") as client:
             await client.list_tools()
@@ -175,9 +179,8 @@ def test_a_client_pinned_to_the_stateless_revision_fails_with_the_error_that_rev
         run(session)
     errors = [e for e in leaf_errors(caught.value) if isinstance(e, SDKError)]
     assert errors, f"expected an MCP error, got {caught.value!r}"
-    assert errors[0].error.code == -32022
-    assert errors[0].error.data["supported"] == list(T.MCPServer.SUPPORTED)
-    assert errors[0].error.data["requested"] == "2026-07-28"
+    assert errors[0].error.code in (-32600, -32601)
+    assert "2024-11-05, 2025-03-26, 2025-06-18" in errors[0].error.message
 
 
 @pytest.mark.parametrize("latest, version", [(False, "2025-06-18"), (True, "2025-11-25")])
@@ -328,3 +331,68 @@ def test_importing_toolkit_loads_no_third_party_module():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=LIMIT, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+# ---- the SDK reads a resource, gets a prompt and answers an elicitation ---------------------
+
+
+async def _answer_city(context, params):
+    assert "city" in params.requested_schema["properties"]
+    return types.ElicitResult(action="accept", content={"city": "Tokyo"})
+
+
+async def _primitives(session):
+    resources = await session.list_resources()
+    read = await session.read_resource("weather://forecast/Oslo")
+    prompt = await session.get_prompt("plan_outing", {})
+    return [str(r.uri) for r in resources.resources], read.contents[0].text, prompt.messages
+
+
+def _check_primitives(uris, text, messages):
+    assert uris == ["weather://cities"]
+    assert json.loads(text) == {"city": "Oslo", "celsius": 9}
+    assert "Tokyo" in messages[0].content.text  # the answer to the elicitation reached the prompt
+    assert str(messages[1].content.uri) == "weather://forecast/Tokyo"
+
+
+@pytest.mark.parametrize("options", [(), ("--latest",)])
+def test_sdk_reads_a_resource_gets_a_prompt_and_answers_an_elicitation_over_stdio(options):
+    async def session():
+        async with stdio_client(toolkit_server(*options)) as (read, write):
+            async with ClientSession(read, write, elicitation_callback=_answer_city) as s:
+                await s.initialize()
+                return await _primitives(s)
+
+    _check_primitives(*run(session))
+
+
+@pytest.mark.parametrize("kind", [T.MCPServer, T.LatestRevisionServer])
+def test_sdk_reads_a_resource_gets_a_prompt_and_answers_an_elicitation_over_http(kind):
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    from toolkit.lessons.toy_tools import make_server_registry
+    from toolkit.mcp import StreamableHTTPServer
+    from toolkit.mcp.course import course_server
+
+    with StreamableHTTPServer(lambda: course_server(kind, make_server_registry()), port=0) as app:
+
+        async def session():
+            async with httpx2.AsyncClient(headers=app.auth_headers, timeout=LIMIT) as http:
+                async with streamable_http_client(app.url, http_client=http) as (read, write):
+                    async with ClientSession(read, write, elicitation_callback=_answer_city) as s:
+                        await s.initialize()
+                        return await _primitives(s)
+
+        _check_primitives(*run(session))
+
+
+def test_sdk_client_pinned_to_2026_07_28_works_against_serve_modern():
+    async def session():
+        async with Client(toolkit_server("--modern"), mode="2026-07-28", elicitation_callback=_answer_city) as client:
+            result = await client.call_tool("add", {"a": 20, "b": 22})
+            return client.protocol_version, result, await _primitives(client)
+
+    version, result, primitives = run(session)
+    assert version == "2026-07-28" and result.content[0].text == "42"
+    _check_primitives(*primitives)

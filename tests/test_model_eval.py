@@ -258,7 +258,9 @@ def test_a_refused_key_stops_the_run_with_one_line_and_no_key(tmp_path):
         )
         assert len(fake.requests) == 1  # stopped at the first refusal
     assert code == 2 and "check the API key in $OPENAI_API_KEY" in stderr
-    assert KEY not in stdout + stderr and not (tmp_path / "s.json").exists()
+    assert KEY not in stdout + stderr + (tmp_path / "s.json").read_text()
+    partial = json.loads((tmp_path / "s.json").read_text())
+    assert partial["partial"] is True and partial["cases"] == 0 and "check the API key" in partial["stopped"]
 
 
 def test_bad_command_lines_say_what_is_wrong():
@@ -423,3 +425,146 @@ def test_the_passk_section_and_an_endpoint_failure(capsys):
         assert notebook_passk(trials=2, environ=configured(fake, "openai")) is None
     out = capsys.readouterr().out
     assert "check the API key in $UNI_KEY" in out and KEY not in out
+
+
+# --------------------------------------------------------------------------------------------
+# runs that stop early, settings from the environment (issue 24)
+
+
+def test_a_bfcl_run_that_stops_early_still_writes_out_and_a_partial_summary(tmp_path):
+    cases = select_cases(["simple_python"], limit=6)
+    plan = Plan(cases, "openai")
+    broken = [c["question"][0] for c in cases[2:]]
+
+    def respond(body):
+        if body["messages"] in broken:
+            raise RuntimeError("upstream down")  # a 500, every time, from the third case on
+        return plan(body)
+
+    with FakeChatCompletions(respond, rate_limit_first=False) as fake:
+        code, _, stderr = run_cli(
+            f"bfcl --api openai --base-url {fake.base_url} --model m --categories simple_python --limit 6 "
+            f"--max-retries 0 --out {tmp_path / 'r.jsonl'} --summary {tmp_path / 's.json'}"
+        )
+    assert code == 2 and "stopped" in stderr and "partial summary (4 done)" in stderr
+    lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert [r["label"] == "endpoint_error" for r in lines] == [False, False, True, True]  # the third error stops it
+    partial = json.loads((tmp_path / "s.json").read_text())
+    assert partial["partial"] is True and partial["cases"] == 4 and partial["failures"]["endpoint_error"] == 2
+    assert "upstream down" in partial["stopped"]
+
+
+def test_a_passk_run_that_stops_early_keeps_the_trials_it_ran(tmp_path):
+    agent = RetailAgent()
+    served = {"n": 0}
+
+    def respond(body):
+        served["n"] += 1
+        if served["n"] > 4:
+            raise RuntimeError("upstream down")
+        return agent(body)
+
+    with FakeChatCompletions(respond, rate_limit_first=False) as fake:
+        code, _, stderr = run_cli(
+            f"passk --api openai --base-url {fake.base_url} --model m --trials 2 --max-retries 0 "
+            f"--out {tmp_path / 't.jsonl'} --summary {tmp_path / 'p.json'}"
+        )
+    assert code == 2 and "stopped" in stderr
+    trials = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    partial = json.loads((tmp_path / "p.json").read_text())
+    assert partial["partial"] is True and partial["trials_run"] == len(trials) >= 2
+    assert partial["tasks"]["T1"] == [sum(t["success"] for t in trials if t["task"] == "T1"), 2]
+    roles = [m["role"] for m in trials[0]["messages"]]
+    assert roles[:4] == ["system", "user", "assistant", "tool"]  # tool results went back to the model
+
+
+def test_passk_writes_each_trials_conversation_with_its_tool_results(tmp_path):
+    with FakeChatCompletions(RetailAgent(), rate_limit_first=False) as fake:
+        code, _, _ = run_cli(
+            f"passk --api openai --base-url {fake.base_url} --model m --trials 2 --out {tmp_path / 't.jsonl'}"
+        )
+    trials = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert code == 0 and [(t["task"], t["trial"]) for t in trials] == [(f"T{i}", j) for i in (1, 2, 3) for j in (0, 1)]
+    assert [t["success"] for t in trials] == [True, False, True, True, True, False]
+    assert all(t["calls"] >= 1 and any(m["role"] == "tool" for m in t["messages"]) for t in trials)
+
+
+def test_the_toolkit_model_variables_stand_in_for_the_flags(tmp_path):
+    cases = select_cases(["simple_python"], limit=2)
+    with FakeChatCompletions(Plan(cases, "openai"), rate_limit_first=False) as fake:
+        environ = {
+            "TOOLKIT_MODEL_API": "openai",
+            "TOOLKIT_MODEL_BASE_URL": fake.base_url,
+            "TOOLKIT_MODEL": "local-model",
+            "TOOLKIT_MODEL_MAX_TOKENS": "200",
+            "TOOLKIT_MODEL_EXTRA_BODY": '{"top_k": 1}',
+        }
+        code, stdout, stderr = run_cli("bfcl --categories simple_python --limit 2", environ=environ)
+        body = fake.requests[-1]["body"]
+        assert code == 0, stderr
+        assert (body["model"], body["max_tokens"], body["top_k"], body["tool_choice"]) == (
+            "local-model",
+            200,
+            1,
+            "auto",
+        )
+        code, _, _ = run_cli(
+            "bfcl --categories simple_python --limit 1 --max-tokens 50 --tool-choice required", environ
+        )
+        assert (fake.requests[-1]["body"]["max_tokens"], fake.requests[-1]["body"]["tool_choice"]) == (50, "required")
+    assert "local-model" in stdout
+
+
+def test_bad_settings_in_the_environment_are_named():
+    for var, value in (
+        ("TOOLKIT_MODEL_TIMEOUT", "soon"),
+        ("TOOLKIT_MODEL_MAX_TOKENS", "lots"),
+        ("TOOLKIT_MODEL_EXTRA_BODY", "[1]"),
+    ):
+        with pytest.raises(ValueError, match=var):
+            real_model_from_env({**configured_env(), var: value})
+    model = real_model_from_env({**configured_env(), "TOOLKIT_MODEL_TIMEOUT": "240"}, max_tokens=None)
+    assert (model.timeout, model.max_tokens) == (240.0, None)
+
+
+def configured_env():
+    return {"TOOLKIT_MODEL_API": "openai", "TOOLKIT_MODEL_BASE_URL": "http://127.0.0.1:9/v1", "TOOLKIT_MODEL": "m"}
+
+
+def test_the_notebook_sections_take_options_for_the_request(capsys):
+    with FakeChatCompletions(RetailAgent(), rate_limit_first=False) as fake:
+        notebook_passk(
+            trials=1, environ=configured(fake, "openai"), options={"extra_body": {"seed": 3}, "max_tokens": 99}
+        )
+    body = fake.requests[-1]["body"]
+    assert (body["seed"], body["max_tokens"]) == (3, 99)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "assuming three model turns a trial" in first and "at most 99 out a request" in first
+
+
+def test_the_cost_estimate_says_what_it_assumes():
+    cost = T.lessons.model_eval.estimate_bfcl_cost(select_cases(limit=1), max_tokens=256)
+    assert cost["output_tokens_at_most"] == 5 * 256
+    assert "one request a case" in cost["assumes"] and "four characters a token" in cost["assumes"]
+
+
+def test_trials_that_outgrow_a_small_context_fail_alone_and_the_run_completes(tmp_path):
+    """llama-cpp-python's 400 when a looping model has filled its 2,048-token context."""
+    from tests.fakes.llm import ApiError
+
+    def respond(body):
+        if sum(m["role"] == "tool" for m in body["messages"]) >= 1:
+            raise ApiError(400, "invalid_request_error", "This model's maximum context length is 2048 tokens. "
+                           "However, you requested 3072 tokens (2048 in the messages, 1024 in the completion).")  # fmt: skip
+        return {"calls": [("get_order", {"order_id": "A1"})]}
+
+    with FakeChatCompletions(respond, rate_limit_first=False) as fake:
+        code, _, stderr = run_cli(
+            f"passk --api openai --base-url {fake.base_url} --model m --trials 2 --summary {tmp_path / 'p.json'} "
+            f"--out {tmp_path / 't.jsonl'}"
+        )
+    summary = json.loads((tmp_path / "p.json").read_text())
+    assert code == 0, stderr
+    assert summary["endpoint_errors"] == 6 and summary["tasks"] == {"T1": 0, "T2": 0, "T3": 0}
+    trials = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert all("no longer fits the context window of model 'm'" in t["error"] for t in trials) and len(trials) == 6

@@ -259,10 +259,19 @@ def test_outside_text_is_a_tool_option_and_open_world_implies_it():
         """A web page."""
         return "page"
 
+    def save(key: str) -> str:
+        """Save a record."""
+        return "saved"
+
     reg.add(lookup)
+    reg.add(lookup, name="staff_lookup", outside_text=False)
+    reg.add(save, read_only=False)
     reg.add(browse, open_world=True)
     assert reg.get("get_review").outside_text is True and reg.get("get_review").carries_outside_text
-    assert reg.get("lookup").outside_text is None and not reg.get("lookup").carries_outside_text
+    # fails closed (issue 19, point 6): a read that declares nothing counts as outside text
+    assert reg.get("lookup").outside_text is None and reg.get("lookup").carries_outside_text
+    assert not reg.get("staff_lookup").carries_outside_text  # only a declared False vouches for it
+    assert not reg.get("save").carries_outside_text  # a tool that writes reports on its own work
     assert reg.get("browse").carries_outside_text  # open world: always outside text
     with pytest.raises(ValueError, match="open-world"):
         reg.add(browse, name="browse2", open_world=True, outside_text=False)

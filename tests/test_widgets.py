@@ -497,6 +497,24 @@ def test_wire_view_shows_arrows_and_marks_errors():
         wire_html([("->",)])
 
 
+def test_two_wire_logs_side_by_side_keep_each_column_to_its_own_log():
+    from toolkit.widgets.transcript_view import wire_side_by_side
+
+    old = [("->", {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add"}})]
+    new = [("->", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": {"v": "2026-07-28"}}})]
+    new.append(("<-", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}}))
+    pair = wire_side_by_side(old, new, titles=("2025-06-18", "2026-07-28"))
+    html = pair._repr_html_()
+    assert "grid-template-columns:repeat(2,minmax(0,1fr))" in html  # two columns that cannot overflow
+    first, second = html.split("<div style='min-width:0'>")[1:]  # the two columns, in order
+    assert "2025-06-18" in first and "resultType" not in first and '"name": "add"' in first
+    assert "2026-07-28" in second and "resultType" in second
+    assert pair.text.startswith("== 2025-06-18 ==\n-> request tools/call (id 2)")
+    assert "== 2026-07-28 ==\n-> request tools/call (id 1)" in pair.text and "<- result for id 1" in pair.text
+    with pytest.raises(ValueError):
+        wire_side_by_side(old, [("<-",)])
+
+
 # ------------------------------------------------------------------------------ quiz
 
 

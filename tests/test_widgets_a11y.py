@@ -17,6 +17,7 @@ by the browser suite.
 import html
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -60,7 +61,7 @@ def test_the_marks_are_the_okabe_ito_colours_and_there_is_one_copy():
 
     assert palette.MARKS["orange"] == "#E69F00" and _base.OKABE_ITO is palette.MARKS
     assert contrast_ratio(palette.MARKS["orange"], "#FFFFFF") < 4.5  # why text needs its twin
-    assert "#E69F00" not in open(transcript_view.__file__, encoding="utf-8").read()
+    assert "#E69F00" not in Path(transcript_view.__file__).read_text(encoding="utf-8")
 
 
 # ------------------------------------------------------------------------------ HTML contrast
@@ -189,6 +190,9 @@ def test_transcript_and_wire_are_readable_in_both_themes(theme, badge_run):
     ]
     assert low_contrast(wire_html(log, title="a session"), theme) == []
     assert low_contrast(wire_html([]), theme) == []
+    from toolkit.widgets.transcript_view import wire_side_by_side
+
+    assert low_contrast(wire_side_by_side(log, log[:2], ("one", "two")).html, theme) == []
 
 
 def test_a_message_box_keeps_its_text_colour_in_the_dark_theme():

@@ -8,30 +8,42 @@ import sys
 
 USAGE = """\
 python -m toolkit demo     print the lab's eight demo sections
-python -m toolkit serve    run the toy MCP server on stdin/stdout (tools: echo, add)
+python -m toolkit serve    run the toy MCP server on stdin/stdout (tools: echo, add; a resource,
+                           a prompt that elicits a missing city, log messages)
 python -m toolkit doctor   check this computer can run the course (plain-words report)
 python -m toolkit serve --http [--port 8765] [--no-auth]
                            the same tools over Streamable HTTP at http://127.0.0.1:PORT/mcp;
                            prints a token that clients send as 'Authorization: Bearer TOKEN'
     serve options: --page-size N (page tools/list), --trace (wire log on stderr),
-                   --latest (speak revision 2025-11-25 too, beyond the pack's 2025-06-18)
+                   --latest (speak revision 2025-11-25 too, beyond the pack's 2025-06-18),
+                   --modern (speak the stateless 2026-07-28 too, beside every handshake revision)
 python -m toolkit bfcl  --api openai|anthropic --base-url URL --model NAME
                         [--api-key-env VAR] [--categories LIST] [--limit N]
                         [--out replies.jsonl] [--summary summary.json]
                            score a real model on the shipped BFCL cases (README, 'Using a real model')
-python -m toolkit passk --api openai|anthropic --base-url URL --model NAME [--trials N] [--summary FILE]
+python -m toolkit grade SUBMISSIONS/ [--out grades.csv] [--cell-timeout S] [--notebook-timeout S] [--jobs N]
+                           run submitted notebooks with the course's own checks (README, 'Grading submitted notebooks')
+python -m toolkit passk --api openai|anthropic --base-url URL --model NAME [--trials N]
+                        [--out trials.jsonl] [--summary FILE]
                            a real model as the retail world's agent: pass^k and pass@k
+    bfcl/passk options: --timeout S, --max-tokens N|none, --tool-choice auto|none|required|NAME|omit,
+                        --extra-body JSON; --api, --base-url, --model and these default to the
+                        TOOLKIT_MODEL_* variables (README, 'No key, no network: a small local model')
 """
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "grade":
+        from .course.grade import main as grade
+
+        return grade(argv[1:])
     if argv and argv[0] in ("bfcl", "passk"):
         from .lessons.model_eval import cli
 
         return cli(argv)
     parser = argparse.ArgumentParser(prog="python -m toolkit", usage=USAGE, description="The Week 3 tool-use toolkit.")
-    parser.add_argument("command", choices=["demo", "serve", "doctor", "bfcl", "passk"], help="what to run")
+    parser.add_argument("command", choices=["demo", "serve", "doctor", "grade", "bfcl", "passk"], help="what to run")
     serve_opts = parser.add_argument_group("serve options (toolkit/mcp, pack §2.6)")
     serve_opts.add_argument("--http", action="store_true", help="Streamable HTTP on 127.0.0.1 instead of stdio")
     serve_opts.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765; 0 picks a free one)")
@@ -46,11 +58,26 @@ def main(argv: list[str] | None = None) -> int:
         help="also speak revision 2025-11-25 (LatestRevisionServer); by default the "
         "server speaks up to the pack's 2025-06-18",
     )
+    serve_opts.add_argument(
+        "--modern",
+        action="store_true",
+        help="also speak the stateless revision 2026-07-28 beside every handshake revision (ModernServer)",
+    )
     args = parser.parse_args(argv)
     if args.command != "serve" and (
-        args.http or args.trace or args.page_size is not None or args.port != 8765 or args.no_auth or args.latest
+        args.http
+        or args.trace
+        or args.page_size is not None
+        or args.port != 8765
+        or args.no_auth
+        or args.latest
+        or args.modern
     ):
-        parser.error("--http, --port, --no-auth, --page-size, --trace and --latest only apply to serve")
+        parser.error("--http, --port, --no-auth, --page-size, --trace, --latest and --modern only apply to serve")
+    if args.latest and args.modern:
+        parser.error(
+            "--modern already speaks 2025-11-25 (and every handshake revision); give one of --latest, --modern"
+        )
     if args.no_auth and not args.http:
         parser.error("--no-auth only applies to serve --http (stdio has no network to guard)")
     if args.page_size is not None and args.page_size < 1:
@@ -68,11 +95,18 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "serve":
         from .lessons.toy_tools import make_server_registry
         from .mcp import LatestRevisionServer, MCPServer, serve_http, serve_stdio
+        from .mcp.course import course_server
+        from .mcp.modern import ModernServer
+        from .mcp.subscriptions import Subscriptions
 
-        kind = LatestRevisionServer if args.latest else MCPServer
+        kind = ModernServer if args.modern else LatestRevisionServer if args.latest else MCPServer
+        listens = Subscriptions()  # one list of listen streams for every server HTTP makes
 
         def make_server() -> MCPServer:
-            return kind(make_server_registry(), page_size=args.page_size)
+            server = course_server(kind, make_server_registry(), page_size=args.page_size)
+            if isinstance(server, ModernServer):
+                server.subscriptions = listens
+            return server
 
         if args.http:
             return serve_http(make_server, port=args.port, trace=args.trace, token=False if args.no_auth else None)

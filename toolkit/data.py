@@ -34,7 +34,8 @@ def data_dir() -> Path:
     """
     if os.environ.get("TOOLKIT_DATA"):
         return Path(os.environ["TOOLKIT_DATA"])
-    package = Path(str(resources.files("toolkit")))
+    # resolved: the student edition imports the package through a link (notebooks/toolkit)
+    package = Path(str(resources.files("toolkit"))).resolve()
     packaged = package / "_data"
     return packaged if packaged.is_dir() else package.parent / "data"
 

@@ -1,10 +1,9 @@
 """Tool definitions from Python functions: JSON Schema, checking, and careful repair.
 
 Pack §2.5 ("JSON Schema: the language of arguments") and §2.8 ("Bad arguments"). A function's
-type hints and docstring become a tool definition in the MCP shape
-(``name``, ``description``, ``inputSchema``); :func:`validate_args` lists every way a call's
-arguments break that schema; :func:`repair_args` fixes only slips whose intent is plain and
-says what it changed. It never makes up a value the caller did not send.
+hints and docstring become an MCP-shaped tool definition; :func:`validate_args` lists every way
+a call breaks it; :func:`repair_args` fixes only slips whose intent is plain, says what it
+changed, and never makes up a value the caller did not send.
 """
 
 from __future__ import annotations
@@ -18,65 +17,33 @@ import typing
 from collections.abc import Callable
 from typing import Any, Literal, Union
 
-__all__ = [
-    "schema_from_function",
-    "parse_docstring",
-    "validate_args",
-    "repair_args",
-    "json_type_name",
-]
+__all__ = ["schema_from_function", "parse_docstring", "validate_args", "repair_args"]
 
-_SECTION_HEADERS = {
-    "args",
-    "arguments",
-    "parameters",
-    "params",
-    "returns",
-    "return",
-    "raises",
-    "yields",
-    "examples",
-    "example",
-}
 _PARAM_HEADERS = {"args", "arguments", "parameters", "params"}
+_SECTION_HEADERS = _PARAM_HEADERS | {"returns", "return", "raises", "yields", "examples", "example"}
 _PARAM_LINE = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 
 _SCALARS = {int: "integer", float: "number", str: "string", bool: "boolean"}
+_PYTHON_TYPES: dict = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list}
+_PYTHON_TYPES |= {"object": dict, "null": type(None)}
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), ((list, tuple), "array"))
 
 
-def json_type_name(value: Any) -> str:
-    """The JSON name of a Python value's type, as error messages show it.
-
-    Notebook 05, through repair_args.
-    """
+def _json_type(value: Any) -> str:
+    """The JSON name of a Python value's type, as error messages show it."""
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
     if isinstance(value, dict):
         return "object"
-    return type(value).__name__
-
-
-# --------------------------------------------------------------------------------------------
-# docstrings
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), type(value).__name__)
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
-    """Split a Google-style docstring into its summary text and per-parameter texts.
+    """Split a Google-style docstring into its summary and per-parameter texts.
 
-    The summary is everything before the first section header (``Args:``, ``Returns:`` …),
-    with its lines joined by single spaces. Lines of the form ``name: text`` or
-    ``name (type): text`` under ``Args:`` (or ``Arguments:`` / ``Parameters:``) give each
-    parameter's text; deeper-indented lines continue the previous parameter.
+    The summary is the text before the first section header (``Args:``, ``Returns:`` …), its
+    lines joined by single spaces. Each ``name: text`` or ``name (type): text`` line under
+    ``Args:`` (or ``Arguments:``, ``Parameters:``) starts a parameter's text; deeper lines go on.
 
     Notebook 05, through schema_from_function.
     """
@@ -86,22 +53,19 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     summary: list[str] = []
     params: dict[str, str] = {}
     section = None  # None (summary), "params", or "other"
-    param_indent = None
-    current = None
+    param_indent = current = None
     for raw in lines:
         stripped = raw.strip()
         indent = len(raw) - len(raw.lstrip())
         header = stripped[:-1].lower() if stripped.endswith(":") else None
+        if not stripped:
+            continue
         if header in _SECTION_HEADERS and (section is None or indent == 0):
             section = "params" if header in _PARAM_HEADERS else "other"
             param_indent, current = None, None
-            continue
-        if section is None:
-            if stripped:
-                summary.append(stripped)
+        elif section is None:
+            summary.append(stripped)
         elif section == "params":
-            if not stripped:
-                continue
             match = _PARAM_LINE.match(stripped)
             if match and (param_indent is None or indent <= param_indent):
                 param_indent = indent
@@ -110,10 +74,6 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
             elif current is not None:
                 params[current] = (params[current] + " " + stripped).strip()
     return " ".join(summary), params
-
-
-# --------------------------------------------------------------------------------------------
-# type hints -> JSON Schema
 
 
 def _unwrap_optional(hint: Any) -> tuple[Any, bool]:
@@ -134,10 +94,7 @@ def _schema_for_hint(hint: Any, where: str) -> dict:
     # typing.List / typing.Dict: the bare old spellings, still accepted (pyupgrade would drop them)
     if hint is list or origin is list or hint is typing.List:  # noqa: UP006
         args = typing.get_args(hint)
-        out: dict = {"type": "array"}
-        if args:
-            out["items"] = _schema_for_hint(args[0], where)
-        return out
+        return {"type": "array", "items": _schema_for_hint(args[0], where)} if args else {"type": "array"}
     if hint is dict or origin is dict or hint is typing.Dict:  # noqa: UP006
         return {"type": "object"}
     if origin is Literal:
@@ -147,19 +104,16 @@ def _schema_for_hint(hint: Any, where: str) -> dict:
         if kind is None:
             raise TypeError(f"{where}: Literal values must be str, int, float or bool, got {first!r}")
         return {"type": kind, "enum": values}
-    raise TypeError(
-        f"{where}: the type hint {hint!r} has no JSON Schema mapping here; use int, float, str, "
-        "bool, list[...], dict, Literal[...] or Optional[...]"
-    )
+    use = "int, float, str, bool, list[...], dict, Literal[...] or Optional[...]"
+    raise TypeError(f"{where}: the type hint {hint!r} has no JSON Schema mapping here; use {use}")
 
 
 def schema_from_function(fn: Callable, name: str | None = None) -> dict:
     """Build ``{"name", "description", "inputSchema"}`` for ``fn`` from its hints and docstring.
 
-    Pack §2.5: the schema is what the model reads, so the docstring's words become the
-    tool's and each parameter's description. ``*args`` and ``**kwargs`` are left out; a
-    parameter without a default (and not ``Optional``) is required; a simple default value
-    is copied into the schema.
+    Pack §2.5: the schema is what the model reads, so the docstring's words become the tool's
+    and each parameter's description. ``*args`` and ``**kwargs`` are left out; a parameter with
+    no default (and not ``Optional``) is required; a simple default is copied into the schema.
 
     Notebook 05.
     """
@@ -175,13 +129,11 @@ def schema_from_function(fn: Callable, name: str | None = None) -> dict:
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         if pname not in hints:
-            raise TypeError(
-                f"function {fn_name!r}: parameter {pname!r} has no type hint, so its JSON type "
-                "is unknown; add one such as `city: str`"
-            )
+            unknown = f"parameter {pname!r} has no type hint, so its JSON type is unknown"
+            raise TypeError(f"function {fn_name!r}: {unknown}; add one such as `city: str`")
         hint = hints[pname]
         prop = _schema_for_hint(hint, f"function {fn_name!r}, parameter {pname!r}")
-        if pname in param_docs and param_docs[pname]:
+        if param_docs.get(pname):
             prop["description"] = param_docs[pname]
         default = param.default
         if default is not param.empty:
@@ -190,38 +142,15 @@ def schema_from_function(fn: Callable, name: str | None = None) -> dict:
         elif not _unwrap_optional(hint)[1]:
             required.append(pname)
         properties[pname] = prop
-    return {
-        "name": name or fn_name,
-        "description": description or fn_name,
-        "inputSchema": {
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": False,
-        },
-    }
-
-
-# --------------------------------------------------------------------------------------------
-# validation
+    input_schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    return {"name": name or fn_name, "description": description or fn_name, "inputSchema": input_schema}
 
 
 def _fits_type(value: Any, kind: str) -> bool:
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "array":
-        return isinstance(value, list)
-    if kind == "object":
-        return isinstance(value, dict)
-    if kind == "null":
-        return value is None
-    return True  # a type name we do not know: do not block the call
+    """Whether ``value`` has the JSON type ``kind``; a type name we do not know blocks nothing."""
+    if isinstance(value, bool) and kind in ("integer", "number"):
+        return False  # in JSON, true is not 1
+    return kind not in _PYTHON_TYPES or isinstance(value, _PYTHON_TYPES[kind])
 
 
 def clip(text: str, limit: int) -> str:
@@ -235,9 +164,9 @@ def short_repr(value: Any, limit: int = 80) -> str:
     try:
         text = repr(value)
     except RecursionError:
-        text = f"<deeply nested {json_type_name(value)}>"
+        text = f"<deeply nested {_json_type(value)}>"
     except Exception:
-        text = f"<{json_type_name(value)} too large or odd to show>"
+        text = f"<{_json_type(value)} too large or odd to show>"
     return clip(text, limit)
 
 
@@ -249,7 +178,7 @@ def _check_value(value: Any, schema: object, path: str, errors: list[str]) -> No
         kinds = kind if isinstance(kind, list) else [kind]
         if not any(_fits_type(value, k) for k in kinds):
             expected = " or ".join(str(k) for k in kinds)
-            errors.append(f"{path}: expected {expected}, got {json_type_name(value)} ({short_repr(value)})")
+            errors.append(f"{path}: expected {expected}, got {_json_type(value)} ({short_repr(value)})")
             return
     if "enum" in schema and not any(_same_json(value, e) for e in schema["enum"]):
         errors.append(f"{path}: {short_repr(value)} is not one of {schema['enum']!r}")
@@ -263,9 +192,7 @@ def _check_value(value: Any, schema: object, path: str, errors: list[str]) -> No
 
 def _same_json(a: Any, b: Any) -> bool:
     """Equality as JSON sees it: True is not 1."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    return a == b
+    return a == b and isinstance(a, bool) == isinstance(b, bool)
 
 
 def _check_object(args: dict, schema: dict, prefix: str, errors: list[str]) -> None:
@@ -276,7 +203,7 @@ def _check_object(args: dict, schema: dict, prefix: str, errors: list[str]) -> N
     closed = schema.get("additionalProperties", True) is False
     for key, value in args.items():
         if not isinstance(key, str):
-            errors.append(f"parameter names must be strings, got {json_type_name(key)} {short_repr(key)}")
+            errors.append(f"parameter names must be strings, got {_json_type(key)} {short_repr(key)}")
         elif key in props:
             _check_value(value, props[key], f"{prefix}{key}", errors)
         elif closed:
@@ -286,70 +213,50 @@ def _check_object(args: dict, schema: dict, prefix: str, errors: list[str]) -> N
 def validate_args(args: Any, input_schema: dict) -> list[str]:
     """Every way ``args`` breaks ``input_schema``, as sentences; an empty list means valid.
 
-    Pack §2.2, the harness's first job. Checked: the arguments form an object, required
-    keys are present, no unknown keys when ``additionalProperties`` is false, JSON types
-    (a bool is never a number), ``enum`` membership, array items one by one (``xs[1]``) and
-    nested objects that declare properties (``address.city``).
+    Pack §2.2, the harness's first job. Checked: the arguments form an object, required keys
+    are there, no unknown keys when ``additionalProperties`` is false, JSON types (a bool is
+    never a number), ``enum``, each array item (``xs[1]``), nested objects (``address.city``).
 
     Notebooks 05, 06.
     """
     if not isinstance(args, dict):
-        return [f"arguments must be an object, got {json_type_name(args)}"]
+        return [f"arguments must be an object, got {_json_type(args)}"]
     errors: list[str] = []
     _check_object(args, input_schema or {}, "", errors)
     return errors
 
 
-# --------------------------------------------------------------------------------------------
-# repair
-
 _INT_TEXT = re.compile(r"^\s*[+-]?\d+\s*$")
 _NUMBER_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
+_NO_FIX = object()  # what _converted returns when the intent is unclear
 
 
 def _fix_value(value: Any, schema: object) -> tuple[Any, str | None]:
     """One safe fix for one value, or ``(value, None)`` when there is none to make."""
     if not isinstance(schema, dict):
         return value, None
-    kind = schema.get("type")
-    enum = schema.get("enum")
+    kind, enum, note = schema.get("type"), schema.get("enum"), None
     if isinstance(kind, str) and not _fits_type(value, kind):
-        fixed, what = _coerce(value, kind)
-        if what is None:
+        try:
+            fixed = _converted(value, kind)
+        except (ValueError, OverflowError):  # digits past Python's int/str limit: leave it to validation
+            fixed = _NO_FIX
+        if fixed is _NO_FIX:
             return value, None
-        value, note = fixed, what
-    else:
-        note = None
+        note = ("wrapped {} in a list" if kind == "array" else f"converted {{}} to {kind}").format(short_repr(value))
+        value = fixed
     if enum and isinstance(value, str) and value not in enum:
         matches = [e for e in enum if isinstance(e, str) and e.lower() == value.lower()]
         if len(matches) == 1:
             note = f"fixed case of {value!r} to {matches[0]!r}" if note is None else note
             value = matches[0]
     if kind == "array" and isinstance(value, list) and isinstance(schema.get("items"), dict):
-        new_items, item_notes = [], []
-        for i, item in enumerate(value):
-            fixed, item_note = _fix_value(item, schema["items"])
-            new_items.append(fixed)
-            if item_note:
-                item_notes.append(f"[{i}] {item_note}")
+        fixes = [_fix_value(item, schema["items"]) for item in value]
+        item_notes = [f"[{i}] {item_note}" for i, (_, item_note) in enumerate(fixes) if item_note]
         if item_notes:
-            value = new_items
+            value = [fixed for fixed, _ in fixes]
             note = "; ".join(([note] if note else []) + item_notes)
     return value, note
-
-
-def _coerce(value: Any, kind: str) -> tuple[Any, str | None]:
-    try:
-        fixed = _converted(value, kind)
-    except (ValueError, OverflowError):  # digits past Python's int/str limit: leave it to validation
-        return value, None
-    if fixed is _NO_FIX:
-        return value, None
-    what = "wrapped {} in a list" if kind == "array" else f"converted {{}} to {kind}"
-    return fixed, what.format(short_repr(value))
-
-
-_NO_FIX = object()
 
 
 def _converted(value: Any, kind: str) -> Any:
@@ -396,12 +303,11 @@ def repair_args(args: Any, input_schema: dict) -> tuple[Any, list[str]]:
 
     Pack §2.8 ("Bad arguments"). Unknown keys are renamed to a free parameter that matches
     ignoring case or by close spelling (difflib ratio at least 0.75), or else dropped. Values
-    get one of a few conversions: an enum's letter case; an integral float or a string of
-    digits to an integer (never a word such as "two"); a numeric string to a number;
-    "true"/"false" to a boolean; a number to a string; one value wrapped in a list. A value
-    that already fits is left alone, and a missing parameter is never filled in: inventing
-    an order id or an amount is how a harmless slip becomes a harmful action.
-    Returns ``(new_args, notes)``; the input is not modified.
+    get one of a few conversions: an enum's letter case; a whole float or a string of digits
+    to an integer (never a word such as "two"); a numeric string to a number; "true"/"false"
+    to a boolean; a number to a string; one value wrapped in a list. A value that fits is left
+    alone, and a missing parameter is never filled in: inventing an order id or an amount is
+    how a harmless slip becomes a harmful action. Returns ``(new_args, notes)``, a new dict.
 
     Notebook 05.
     """
@@ -415,14 +321,12 @@ def repair_args(args: Any, input_schema: dict) -> tuple[Any, list[str]]:
     for key, value in args.items():
         target = key
         if isinstance(key, str) and key not in props and closed:
-            close = _matching_parameter(key, [p for p in props if p not in taken])
-            if close:
-                target = close
-                taken.add(target)
-                notes.append(f"renamed parameter {short_repr(key)} to {target!r}")
-            else:
+            target = _matching_parameter(key, [p for p in props if p not in taken])
+            if target is None:
                 notes.append(f"dropped unknown parameter {short_repr(key)}")
                 continue
+            taken.add(target)
+            notes.append(f"renamed parameter {short_repr(key)} to {target!r}")
         if target in props:
             value, note = _fix_value(value, props[target])
             if note:

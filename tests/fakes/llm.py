@@ -20,12 +20,30 @@ Like the real services, the fakes refuse what a real endpoint refuses: tool name
 answer the previous turn's calls, an unknown model (404, when ``model_names`` is given).
 The first chat request that passes the key check gets a 429 with ``Retry-After``
 (``rate_limit_first``). Standard library only; binds 127.0.0.1 on a free port.
+
+``FakeChatCompletions(local=True)`` behaves as llama-cpp-python's server does (issue 24):
+with no ``tool_choice`` (or ``"none"``) the tools are left out of the prompt, so the model
+cannot call them; an assistant turn with ``"content": null`` gets an HTTP 500 whose body is a
+validation error; with no ``max_tokens`` the model rambles for ``ramble`` seconds first.
+
+Reasoning models (issue 21): an intent's ``"reasoning"`` text comes back as the OpenAI fake's
+``reasoning_content`` (DeepSeek's thinking mode, llama.cpp) or, when the request enables
+``thinking``, as the Anthropic fake's signed ``thinking`` block (plus a ``redacted_thinking``
+block with ``"redacted": True``). Like those services, the fakes then refuse (400) a later
+request whose assistant turn for those tool calls lacks the reasoning, changed or reordered;
+the Anthropic fake also refuses a forced ``tool_choice`` with thinking on. It takes
+``{"type": "adaptive"}`` and the older manual ``{"type": "enabled", "budget_tokens": N}``, and
+refuses, as the Messages API does, a budget under 1024 or a ``max_tokens`` that is not greater
+than the budget. (The API lets the budget pass ``max_tokens`` with the interleaved-thinking beta
+header; the fake reads no beta header and does not model that.)
 """
 
+import hashlib
 import itertools
 import json
 import re
 import threading
+import time
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -79,16 +97,23 @@ def schema_type_problem(schema, where=()):
 def _intent(raw):
     """The scenario's answer, checked and filled in: text, calls, refusal, stop."""
     raw = dict(raw or {})
-    unknown = set(raw) - {"text", "calls", "refusal", "stop"}
+    unknown = set(raw) - {"text", "calls", "refusal", "stop", "reasoning", "redacted"}
     if unknown:
-        raise ValueError(f"intent has unknown keys {sorted(unknown)}; use text, calls, refusal, stop")
+        raise ValueError(f"intent has unknown keys {sorted(unknown)}; use text, calls, refusal, stop, reasoning")
     calls = []
     for call in raw.get("calls") or []:
         name, arguments = (call["name"], call["arguments"]) if isinstance(call, dict) else call
         calls.append((name, arguments))
     if raw.get("stop") not in (None, "stop", "length", "content_filter"):
         raise ValueError(f"intent stop {raw['stop']!r}: use 'stop', 'length', 'content_filter' or None")
-    return {"text": raw.get("text"), "calls": calls, "refusal": raw.get("refusal"), "stop": raw.get("stop")}
+    return {
+        "text": raw.get("text"),
+        "calls": calls,
+        "refusal": raw.get("refusal"),
+        "stop": raw.get("stop"),
+        "reasoning": raw.get("reasoning"),
+        "redacted": bool(raw.get("redacted")),
+    }
 
 
 def _default_respond(body):
@@ -118,6 +143,7 @@ class _FakeEndpoint:
         self._call_ids = itertools.count(1)
         self._rate_limited = False
         self._server = self._thread = None
+        self.issued_reasoning = {}  # tool call id -> the reasoning sent with it, to be sent back
 
     # -- life cycle ---------------------------------------------------------------------
     def start(self):
@@ -185,11 +211,15 @@ class _FakeEndpoint:
         self.check_body(body)
         if self.model_names is not None and body["model"] not in self.model_names:
             raise self.unknown_model(body["model"])
-        intent = _intent(self.respond(body))
+        intent = self.heard(body, _intent(self.respond(body)))
         with self._lock:
             reply_id = next(self._response_ids)
             call_ids = [next(self._call_ids) for _ in intent["calls"]]
         return self.render(body, intent, reply_id, call_ids)
+
+    def heard(self, body, intent):
+        """The intent as this server lets the model act on it (the local fake hides tools)."""
+        return intent
 
     def check_tool_schema(self, schema, where):
         """Refuse a schema that is not an object, or uses a type JSON Schema does not have."""
@@ -210,6 +240,20 @@ class FakeChatCompletions(_FakeEndpoint):
 
     PATH = "/v1/chat/completions"
     SERVER_ERROR = "server_error"
+
+    def __init__(self, respond=None, *, local=False, ramble=0.0, **options):
+        super().__init__(respond, **options)
+        self.local, self.ramble = local, ramble
+
+    def heard(self, body, intent):
+        if not self.local:
+            return intent
+        if body.get("tools") and body.get("tool_choice") in (None, "none"):
+            # llama-cpp-python renders the prompt without the tools: no call can come back
+            intent = {**intent, "calls": [], "text": intent["text"] or "I would look that up for you."}
+        if "max_tokens" not in body and self.ramble:
+            time.sleep(self.ramble)  # generating until the context is full
+        return intent
 
     @property
     def base_url(self):
@@ -282,7 +326,51 @@ class FakeChatCompletions(_FakeEndpoint):
             )
         for index, tool in enumerate(body.get("tools") or []):
             self.check_tool(index, tool)
+        if "tool_choice" in body:
+            self.check_tool_choice(body["tool_choice"], body["tools"])
+        if "max_tokens" in body and (not isinstance(body["max_tokens"], int) or body["max_tokens"] < 1):
+            raise self.bad_request("Invalid 'max_tokens': expected an integer of at least 1.", param="max_tokens")
+        if self.local:
+            self.check_local_content(body["messages"])
         self.check_tool_turns(body["messages"])
+        self.check_reasoning_sent_back(body["messages"])
+
+    def check_tool_choice(self, choice, tools):
+        names = {t["function"]["name"] for t in tools}
+        if choice in ("none", "auto", "required"):
+            return
+        if isinstance(choice, dict) and choice.get("type") == "function":
+            name = (choice.get("function") or {}).get("name")
+            if name in names:
+                return
+            raise self.bad_request(f"Invalid 'tool_choice': no tool named {name!r} was given.", param="tool_choice")
+        raise self.bad_request(
+            "Invalid 'tool_choice': expected 'none', 'auto', 'required' or a named function.", param="tool_choice"
+        )
+
+    @staticmethod
+    def check_local_content(messages):
+        """llama-cpp-python's answer to a null content: a 500 whose body is a validation error."""
+        for index, message in enumerate(messages):
+            if isinstance(message, dict) and message.get("role") == "assistant" and message.get("content") is None:
+                raise ApiError(
+                    500,
+                    "internal_server_error",
+                    f"1 validation error for ChatCompletionRequestAssistantMessage\nmessages.{index}.content\n"
+                    "  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]",
+                )
+
+    def check_reasoning_sent_back(self, messages):
+        """DeepSeek's thinking mode: a tool-call turn goes back with its reasoning_content."""
+        for message in messages:
+            if not isinstance(message, dict) or message.get("role") != "assistant":
+                continue
+            for call in message.get("tool_calls") or []:
+                sent = self.issued_reasoning.get(call.get("id"))
+                if sent is not None and message.get("reasoning_content") != sent:
+                    raise self.bad_request(
+                        "The `reasoning_content` in the thinking mode must be passed back to the API.", code=None
+                    )
 
     def check_tool(self, index, tool):
         function = tool.get("function") if isinstance(tool, dict) else None
@@ -350,6 +438,10 @@ class FakeChatCompletions(_FakeEndpoint):
             message["content"] = None  # a refusal replaces the content
         if calls:
             message["tool_calls"] = calls
+        if intent["reasoning"] is not None:
+            message["reasoning_content"] = intent["reasoning"]
+            with self._lock:
+                self.issued_reasoning.update({c["id"]: intent["reasoning"] for c in calls})
         finish = intent["stop"] or ("tool_calls" if calls else "stop")
         prompt, completion = _tokens(body["messages"]), _tokens(message)
         return {
@@ -429,9 +521,56 @@ class FakeMessages(_FakeEndpoint):
             raise self.bad_request("messages: Input should be a valid list")
         if body.get("stream"):
             raise self.bad_request("stream: this fake does not stream; send stream=false")
+        self.check_thinking_budget(body)
         for index, tool in enumerate(body.get("tools") or []):
             self.check_tool(index, tool)
+        if "tool_choice" in body:
+            self.check_tool_choice(body["tool_choice"], body.get("tools") or [], self.thinking_on(body))
         self.check_tool_turns(body["messages"])
+        self.check_thinking_sent_back(body["messages"])
+
+    def check_thinking_budget(self, body):
+        """Manual thinking: a budget of at least 1024 tokens, inside max_tokens."""
+        thinking = body.get("thinking")
+        if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
+            return
+        budget = thinking.get("budget_tokens")
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1024:
+            raise self.bad_request("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
+        if body["max_tokens"] <= budget:
+            raise self.bad_request(
+                "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation "
+                "at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
+            )
+
+    @staticmethod
+    def thinking_on(body):
+        thinking = body.get("thinking")
+        return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+
+    def check_tool_choice(self, choice, tools, thinking):
+        kind = choice.get("type") if isinstance(choice, dict) else None
+        if kind not in ("auto", "any", "tool", "none"):
+            raise self.bad_request("tool_choice: Input tag does not match any of 'auto', 'any', 'tool', 'none'")
+        if kind == "tool" and choice.get("name") not in {t.get("name") for t in tools}:
+            raise self.bad_request(f"tool_choice.tool.name: no tool named {choice.get('name')!r} was given")
+        if thinking and kind in ("any", "tool"):
+            raise self.bad_request("Thinking may not be enabled when tool_choice forces tool use.")
+
+    def check_thinking_sent_back(self, messages):
+        """With tool use, the assistant turn goes back with its thinking blocks first, unmodified."""
+        for index, message in enumerate(messages):
+            blocks = message.get("content") if message.get("role") == "assistant" else None
+            if not isinstance(blocks, list):
+                continue
+            for block in blocks:
+                issued = self.issued_reasoning.get(block.get("id")) if isinstance(block, dict) else None
+                if issued is not None and blocks[: len(issued)] != issued:
+                    raise self.bad_request(
+                        f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                        f"{blocks[0].get('type')!r}. When `thinking` is enabled, a final `assistant` message "
+                        "must start with a thinking block, unmodified, as it was returned."
+                    )
 
     def check_tool(self, index, tool):
         if not isinstance(tool, dict):
@@ -481,13 +620,24 @@ class FakeMessages(_FakeEndpoint):
 
     # -- the reply ------------------------------------------------------------------------
     def render(self, body, intent, reply_id, call_ids):
-        content = [{"type": "text", "text": intent["text"]}] if intent["text"] is not None else []
+        thinking = []
+        if intent["reasoning"] is not None and self.thinking_on(body):
+            signature = hashlib.sha256(intent["reasoning"].encode()).hexdigest()
+            thinking.append({"type": "thinking", "thinking": intent["reasoning"], "signature": signature})
+            if intent["redacted"]:
+                thinking.append({"type": "redacted_thinking", "data": "EnC" + signature[:24]})
+        content = list(thinking)
+        if intent["text"] is not None:
+            content.append({"type": "text", "text": intent["text"]})
         for n, (name, args) in zip(call_ids, intent["calls"]):
             if isinstance(args, str):
                 args = json.loads(args)  # Anthropic sends input as an object, never as text
             if not isinstance(args, dict):
                 raise ValueError(f"tool_use input for {name!r} must be a JSON object, got {args!r}")
             content.append({"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": args})
+            if thinking:
+                with self._lock:
+                    self.issued_reasoning[f"toolu_{n}"] = thinking
         if intent["refusal"] is not None:
             stop = "refusal"
         elif intent["stop"]:

@@ -9,11 +9,18 @@ What a check promises the student (pack §2.8 "Retries, timeouts and limits" app
 idea to tools):
 
 * Student code runs under a time limit (:data:`STUDENT_TIME_LIMIT` seconds per call,
-  :data:`RUN_TIME_LIMIT` per item). A function that never returns is stopped with one sentence
-  naming it, is not called again in that check, and the kernel stays usable; threads the check
-  leaves running inside student code are asked to stop. The limit uses ``SIGALRM``, so it works
-  in the main thread on Linux and macOS (where Jupyter runs cells); elsewhere (Windows, or a
-  check run from another thread) calls run without a hard stop.
+  :data:`RUN_TIME_LIMIT` for all of one check's items together, so a verdict comes within that
+  time whatever the code does). It runs in a thread of its own while the check only waits, so
+  nothing in it, a bare ``except:`` around a loop included, can hold the verdict back. A
+  function that never returns is named in one sentence (the student function that was
+  running, even inside a tool the harness ran in a thread or a model's ``respond``), is not
+  called again in that check, and its thread is stopped, or parked for good when it swallows
+  the stop, so the kernel stays usable; items left when the time is used up fail at once,
+  saying so; threads the check leaves running inside student code are stopped the same way.
+* ``TOOLKIT_TIME_SCALE`` (an environment variable, default 1) multiplies both limits (down to
+  a floor of 1 s and 3 s) and the deliberate sleeps of exercises 4 and 5 (:func:`scaled`), so a
+  test run can shrink the waits; no verdict reads a clock against a constant, so a verdict does
+  not change with the scale. The limits work on every system and from any thread.
 * Plain-data arguments (dicts, lists, tuples, sets) reach student code as deep copies, so
   editing its input cannot change a later verdict. Objects with behaviour (functions,
   registries, models, environments) and data that cannot be copied are passed as they are.
@@ -22,14 +29,25 @@ idea to tools):
 * When the cell that ran just before the check failed, the report says so first: the check
   would otherwise grade the definitions from before that cell.
 
-Writing a check::
+Writing a check (one way, the same in every exercise): each item is a named module-level
+function that returns True or fails an ``assert`` with the hint; ``check()`` only lists them::
 
-    def check_exercise_2(fn):
+    def _unseen_city(c: Checker, fn) -> bool:
+        assert c.call(fn, {"city": "Lima"}) == [], "validate_args returned ..."  # NotDone / StudentError handled
+        return True
+
+    def check(fn):
         c = Checker("Exercise 2: valid but wrong")
-        out = c.call(fn, {"city": "Paris"})          # NotDone / StudentError handled for you
-        c.expect(out == [], "a schema-valid call passes validation", "validate_args returned ...")
-        c.run("it also passes an unseen case", lambda: c.call(fn, {"city": "Lima"}) == [])  # True or it fails
+        if probe_parts(c, {"valid_but_wrong": (fn, ())})[1]:   # every part still a stub
+            return not_done(c.title)
+        c.run("it also passes an unseen case", lambda: _unseen_city(c, fn))
         return c.done(next_step="Now explain why no schema can catch it.")
+
+The Checker has the one method each need calls for: :meth:`Checker.call` (student code, time
+limited, copies of data), :meth:`Checker.run` (an item), :meth:`Checker.hung` (a tool the
+harness gave up on), :meth:`Checker.fail_with` (a failure found outside an item),
+:meth:`Checker.not_started` and :meth:`Checker.done`. ``ruff`` holds every function here to a
+complexity of 12 and 50 statements, and a test to 60 lines.
 """
 
 from __future__ import annotations
@@ -37,7 +55,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
-import signal
+import os
 import sys
 import threading
 import time
@@ -61,12 +79,38 @@ __all__ = [
     "RUN_TIME_LIMIT",
     "hard_stop_available",
     "last_cell_problem",
+    "TIME_SCALE",
+    "scaled",
 ]
 
 PASS = "✓"
 FAIL = "✗"
-STUDENT_TIME_LIMIT = 5.0  # seconds one call into student code may take
-RUN_TIME_LIMIT = 10.0  # seconds one checked item (which may call student code several times) may take
+
+
+def _time_scale() -> float:
+    """``TOOLKIT_TIME_SCALE`` from the environment (default 1); a value that is not a positive number is 1."""
+    try:
+        scale = float(os.environ.get("TOOLKIT_TIME_SCALE", "1"))
+    except ValueError:
+        return 1.0
+    return scale if scale > 0 else 1.0
+
+
+TIME_SCALE = _time_scale()
+
+
+def scaled(seconds: float) -> float:
+    """``seconds`` times :data:`TIME_SCALE`: the waits a test run may shrink.
+
+    Used by: toolkit/checks/ex0*.py.
+    """
+    return seconds * TIME_SCALE
+
+
+# A scale may shrink the limits, but never below what a right answer's own work (not its
+# sleeps) needs on a busy machine: the floors keep verdicts the same whatever the scale.
+STUDENT_TIME_LIMIT = max(scaled(4.0), 1.0)  # seconds one call into student code may take
+RUN_TIME_LIMIT = max(scaled(9.0), 3.0)  # seconds all the items of one check may take together
 PRINTED_LINES_KEPT = 5  # lines of the student's own printing shown under a report
 
 
@@ -91,68 +135,138 @@ class StudentTimeout(StudentError):
     """
 
 
-class _TimeUp(BaseException):
-    """Raised by the alarm in the main thread. A BaseException, so a student's
-    ``except Exception`` cannot swallow it (and the alarm repeats if a bare ``except`` does)."""
+# ---- time limits: student code runs in a thread the check can walk away from ---------------
+#
+# The thread that asks (the kernel's main thread, or a thread of this kind one level up) only
+# waits, so nothing the student's code does can hold the verdict past its time: not a bare
+# `except:` around a loop, not a wait in C. A thread the check gave up on is then stopped: a
+# `_Halt` is raised in it, and creating that exception (which happens in the thread itself)
+# installs `_halting_trace`, which parks the thread at the next line of student code it runs
+# while it handles the `_Halt` (it swallowed it), or once `_GRACE` seconds have passed. A parked
+# thread waits on a lock forever: it uses no processor and runs no more code, and it is a daemon,
+# so it does not keep Python from exiting.
 
-    def __init__(self, token: object) -> None:
-        super().__init__("time limit")
-        self.token = token
+_halting: dict[int, tuple[threading.Thread, float]] = {}  # thread id -> (the thread, when the check gave up on it)
+_parked: set[int] = set()  # ids of the threads waiting forever
+_halt_lock = threading.Lock()  # held while threads are chosen and asked to stop
+_GRACE = 0.5  # seconds a halted thread may spend unwinding (its `finally:` blocks) before it is parked
 
 
-# ---- time limits (SIGALRM; main thread of Linux/macOS only) ------------------------------
+class _Halt(SystemExit):
+    """Raised in a thread the check gave up on. A ``SystemExit``, so a student's ``except
+    Exception`` lets it through and the threading module ends the thread without a traceback;
+    a bare ``except:`` that swallows it gets its thread parked (:func:`_halting_trace`)."""
 
-_deadlines: list = []  # [deadline, token] of every active limit, outermost first
-_saved: dict = {}  # the handler and timer that were there before the outermost limit
-_REPEAT = 0.25  # once a limit has passed, the alarm repeats this often
+    def __init__(self, *args: object) -> None:
+        super().__init__("stopped by the exercise check: its time was up")
+        if threading.get_ident() in _halting:  # created in the halted thread: trace it from here on
+            sys.settrace(_halting_trace)
+            frame: Any = sys._getframe(1)
+            while frame is not None:
+                frame.f_trace = _halting_trace
+                frame = frame.f_back
+
+
+def _halting_trace(frame, event: str, arg: object):
+    """The trace of a halted thread: park it at a line of student code once it has swallowed
+    the ``_Halt`` or had its grace time to unwind. Library and toolkit lines are never parked
+    (they may hold a lock the kernel needs)."""
+    halted = _halting.get(threading.get_ident())  # never current_thread(): it may run after the thread's end
+    if halted is None:
+        return None
+    began = halted[1]
+    if event == "line" and _frame_kind(frame.f_code.co_filename) == "student":
+        if isinstance(sys.exc_info()[1], _Halt) or time.monotonic() - began > _GRACE:
+            _park()
+    return _halting_trace
+
+
+def _park() -> None:
+    """Wait forever, untraced (a traced thread slows every thread from Python 3.12 on)."""
+    sys.settrace(None)
+    _parked.add(threading.get_ident())
+    forever = threading.Lock()
+    forever.acquire()
+    forever.acquire()
 
 
 def hard_stop_available() -> bool:
-    """True when a call into student code can be stopped (main thread, a system with SIGALRM).
+    """True when a thread that runs past its time can be stopped, not only left behind
+    (CPython's ``PyThreadState_SetAsyncExc``). Time limits and verdicts do not need it.
 
     Used by: toolkit/checks/__init__.py.
     """
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-
-
-def _arm() -> None:
-    if _deadlines:
-        wait = min(d for d, _ in _deadlines) - time.monotonic()
-        signal.setitimer(signal.ITIMER_REAL, max(wait, 0.001), _REPEAT)
-
-
-def _on_alarm(signum, frame) -> None:
-    now = time.monotonic()
-    for deadline, token in list(_deadlines):
-        if deadline <= now:
-            raise _TimeUp(token)
-    _arm()  # woken early (an inner limit just ended): wait for the next deadline
-
-
-def _release(entry: list) -> None:
-    """Drop one limit; with none left, put back the handler and timer found at the start.
-    The alarm is blocked meanwhile, and a pending one discarded, so it cannot fire half-way."""
-    if entry not in _deadlines:
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
     try:
-        _deadlines.remove(entry)
-        if _deadlines:
-            _arm()
-            return
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_IGN)  # discards an alarm already pending
-        signal.signal(signal.SIGALRM, _saved.pop("handler", signal.SIG_DFL))
-        remaining, interval, started = _saved.pop("timer", (0.0, 0.0, 0.0))
-        if remaining > 0:
-            signal.setitimer(signal.ITIMER_REAL, max(remaining - (time.monotonic() - started), 0.001), interval)
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+        import ctypes
+
+        return hasattr(ctypes.pythonapi, "PyThreadState_SetAsyncExc")
+    except (ImportError, AttributeError):
+        return False
 
 
-def _timeout_sentence(name: str, seconds: float) -> str:
+def _halt(thread: threading.Thread) -> bool:
+    """Raise :class:`_Halt` in ``thread`` (once); False when it cannot be done."""
+    if thread.ident is None or not thread.is_alive() or not hard_stop_available():
+        return False
+    if _halting.get(thread.ident, (None,))[0] is thread:  # asked already (a thread id is reused after its thread ends)
+        return False
+    import ctypes
+
+    for ident, (gone, _) in list(_halting.items()):  # forget the threads that have ended
+        if not gone.is_alive():
+            del _halting[ident]
+            _parked.discard(ident)
+    _halting[thread.ident] = (thread, time.monotonic())
+    if not _hooks:  # once: a hook put in after this one is left alone
+        _hooks.append(threading.excepthook)
+        threading.excepthook = _quiet_halt
+    pool = sys.modules.get("concurrent.futures.thread")  # a pool's threads are joined when Python exits
+    getattr(pool, "_threads_queues", {}).pop(thread, None)
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(_Halt))
+    return True
+
+
+_hooks: list = []  # the threading.excepthook that was there before _quiet_halt
+
+
+def _quiet_halt(args: Any) -> None:
+    """``threading.excepthook``: a thread ended by :class:`_Halt` ends as quietly as by ``SystemExit``."""
+    if not (isinstance(args.exc_type, type) and issubclass(args.exc_type, _Halt)):
+        _hooks[0](args)
+
+
+class _Runner(threading.Thread):
+    """One piece of student code (or a check's item that calls it), run in a daemon thread."""
+
+    def __init__(self, body: Callable[[], Any]) -> None:
+        super().__init__(daemon=True, name=f"check:{getattr(body, '__name__', 'item')}")
+        self.body, self.done = body, threading.Event()
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.value = self.body()
+        except BaseException as exc:  # handed to the thread that waits, which raises it
+            self.error = exc
+        finally:
+            self.done.set()
+            self.body = None  # type: ignore[assignment]
+
+    def outcome(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def _in_runner() -> bool:
+    return isinstance(threading.current_thread(), _Runner)
+
+
+def _timeout_sentence(name: str, seconds: float, inner: str = "") -> str:
+    running = f" (it was running {inner} when it was stopped)" if inner and inner != name else ""
     return (
-        f"{name} did not return within {seconds:g} s: look for a loop that never ends, a long "
+        f"{name} did not return within {seconds:g} s{running}: look for a loop that never ends, a long "
         "`sleep`, or an `input()` waiting for an answer; a check cannot type one"
     )
 
@@ -162,66 +276,95 @@ def _fn_name(fn: Any) -> str:
     return f"`{name.replace('.<locals>', '')}`"
 
 
-def _with_limit(body: Callable[[], Any], seconds: float | None, sentence: str) -> Any:
-    """Run ``body()``; after ``seconds`` raise :class:`StudentTimeout` with ``sentence``.
+def _call_sentence(fn: Callable, limit: float | None, inner: str) -> str:
+    """The stop sentence for a call: it names ``fn``, or, when ``fn`` is the toolkit's (a check
+    calling ``run_agent`` on the student's model), the student function that was running."""
+    code = getattr(fn, "__code__", None)
+    own = code is None or _frame_kind(code.co_filename) == "student"
+    return _timeout_sentence(_fn_name(fn) if own or not inner else inner, limit or 0, inner)
 
-    Limits nest: an inner call keeps the outer deadline, which fires first if it comes first.
-    Without SIGALRM (Windows) or outside the main thread, ``body`` runs with no hard stop.
-    """
-    if seconds is None or not hard_stop_available():
+
+def _code_name(code) -> str:
+    return f"`{getattr(code, 'co_qualname', code.co_name).replace('.<locals>', '')}`"
+
+
+def _student_function_on(frame) -> str:
+    """The innermost student function on the stack that ends at ``frame`` ('' if none)."""
+    while frame is not None:
+        if _frame_kind(frame.f_code.co_filename) == "student":
+            return _code_name(frame.f_code)
+        frame = frame.f_back
+    return ""
+
+
+def _started_since(before: set) -> list[threading.Thread]:
+    me = threading.current_thread()
+    return [t for t in threading.enumerate() if t not in before and t is not me and t.ident is not None]
+
+
+def _running_student_function(runner: threading.Thread, before: set) -> str:
+    """The student function ``runner`` is running: the innermost student frame of its stack, or,
+    when it waits in toolkit or library code (for an inner runner, or the harness for a tool's
+    thread), the student function a thread started since ``before`` is running. '' when none."""
+    frames = sys._current_frames()
+    top = frames.get(runner.ident or 0)
+    here = _student_function_on(top)
+    if top is not None and _frame_kind(top.f_code.co_filename) == "student":
+        return here
+    for thread in _started_since(before):
+        name = _student_function_on(frames.get(thread.ident or 0)) if thread is not runner else ""
+        if name:
+            return name
+    return here
+
+
+def _with_limit(body: Callable[[], Any], seconds: float | None, sentence: str | Callable[[str], str]) -> Any:
+    """Run ``body()`` in a :class:`_Runner` and wait for it at most ``seconds`` (None: run it here,
+    with no limit); past that, stop the runner and the threads it started and raise
+    :class:`StudentTimeout` with ``sentence`` (or ``sentence(name)``, given the student function
+    that was running, '' if none was found). Limits nest: a runner may wait for an inner one."""
+    if seconds is None:
         return body()
-    token = object()
-    entry = [time.monotonic() + seconds, token]
-    if not _deadlines:
-        _saved["handler"] = signal.signal(signal.SIGALRM, _on_alarm)
-        remaining, interval = signal.setitimer(signal.ITIMER_REAL, 0)
-        _saved["timer"] = (remaining, interval, time.monotonic())
-    _deadlines.append(entry)
+    before = set(threading.enumerate())
+    runner = _Runner(body)
+    runner.start()
     try:
-        try:
-            _arm()
-            return body()
-        finally:
-            _release(entry)
-    except _TimeUp as exc:
-        _release(entry)
-        if exc.token is not token:
-            raise
-        raise StudentTimeout(sentence) from None
+        finished = runner.done.wait(max(seconds, 0.001))
+    except BaseException:  # the kernel was interrupted while it waited
+        _stop_runaway_threads(before)
+        raise
+    if not finished and not runner.done.is_set():
+        inner = _running_student_function(runner, before)
+        _stop_runaway_threads(before)
+        raise StudentTimeout(sentence if isinstance(sentence, str) else sentence(inner))
+    return runner.outcome()
 
 
 def _runs_student_code(frame) -> bool:
-    while frame is not None:
-        if _frame_kind(frame.f_code.co_filename) == "student":
-            return True
-        frame = frame.f_back
-    return False
+    return bool(_student_function_on(frame))
 
 
 def _stop_runaway_threads(before: set) -> int:
-    """Ask each thread started since ``before`` that is still inside student code to stop.
+    """Stop each thread started since ``before`` that is still at work: a runner the check gave
+    up on, and any other thread inside student code (a tool the harness gave up on keeps
+    running in its thread; a loop that never ends there would slow the kernel for the rest of
+    the session). See :class:`_Halt`. Returns how many threads were asked.
 
-    A tool the harness gave up on (its call timed out) keeps running in its thread; a loop that
-    never ends there would slow the kernel for the rest of the session. Python cannot kill a
-    thread, but it can raise ``SystemExit`` in it at its next step (ignored quietly by the
-    threading module); a thread blocked in ``sleep`` stops when the sleep ends. Returns how
-    many threads were asked."""
-    try:
-        import ctypes
-
-        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-    except (ImportError, AttributeError):  # not CPython
-        return 0
-    frames = sys._current_frames()
-    asked = 0
-    for thread in threading.enumerate():
-        if thread in before or thread is threading.current_thread() or not thread.is_alive():
-            continue
-        if thread.ident is None or not _runs_student_code(frames.get(thread.ident)):
-            continue
-        set_async_exc(ctypes.c_ulong(thread.ident), ctypes.py_object(SystemExit))
-        asked += 1
-    return asked
+    A runner that was given up on itself asks nothing: the thread that waited for it has moved
+    on, and what started since ``before`` may be that thread's next item. The lock makes the
+    two exclusive: a thread is marked as given up on before anything after it starts."""
+    with _halt_lock:
+        if _halting.get(threading.get_ident(), (None,))[0] is threading.current_thread():
+            return 0
+        frames = sys._current_frames()
+        asked = 0
+        for thread in _started_since(before):
+            if isinstance(thread, _Runner):
+                runaway = not thread.done.is_set()
+            else:
+                runaway = _runs_student_code(frames.get(thread.ident or 0))
+            asked += runaway and _halt(thread)
+        return asked
 
 
 # ---- the student's printing, kept short ---------------------------------------------------
@@ -389,7 +532,8 @@ class Checker:
     """Collects the results of one exercise's checks and prints one short report.
 
     ``time_limit`` is the seconds one call into student code may take (True: the module's
-    :data:`STUDENT_TIME_LIMIT` as it is now; None for no limit).
+    :data:`STUDENT_TIME_LIMIT` as it is now; None for no limit). With a limit, all the calls
+    and items of the check share :data:`RUN_TIME_LIMIT` seconds from the moment it is made.
 
     Used by: toolkit/checks/ex*.py.
     """
@@ -406,6 +550,18 @@ class Checker:
         self._notes: list[str] = []
         self._threads = set(threading.enumerate())  # threads that were there before the check
         self._last_cell = last_cell_problem()
+        self._deadline = time.monotonic() + RUN_TIME_LIMIT if self.time_limit else None
+        self._budget = RUN_TIME_LIMIT
+        self._used_up_by = ""  # the sentence of the stop that used the check's time up
+
+    def remaining(self) -> float | None:
+        """Seconds left of the check's shared time (None: no limit)."""
+        return None if self._deadline is None else self._deadline - time.monotonic()
+
+    def _out_of_time(self) -> str:
+        return f"not checked: this check's {self._budget:g} s ran out before this part" + (
+            " (see the stop above)" if self._used_up_by else ""
+        )
 
     def _already_hung(self, fn: Callable) -> str:
         for other, sentence in self._hung:
@@ -432,14 +588,18 @@ class Checker:
         hung = self._already_hung(fn)
         if hung:
             raise StudentTimeout(hung)
+        left = self.remaining()
+        if left is not None and left <= 0:
+            raise StudentTimeout(self._out_of_time())
         if copy_args:
             args = tuple(_copy_arg(a) for a in args)
             kwargs = {k: _copy_arg(v) for k, v in kwargs.items()}
         limit = self.time_limit if time_limit is True else (time_limit or None)
+        if limit is not None and left is not None:
+            limit = min(limit, left)
         try:
-            with contextlib.redirect_stdout(self._printed):
-                sentence = _timeout_sentence(_fn_name(fn), limit or 0)
-                value = _with_limit(lambda: fn(*args, **kwargs), limit, sentence)
+            with self._captured():
+                value = _with_limit(lambda: fn(*args, **kwargs), limit, lambda inner: _call_sentence(fn, limit, inner))
         except StudentTimeout as exc:
             self._hung.append((fn, str(exc)))
             raise
@@ -449,25 +609,57 @@ class Checker:
             raise
         except Exception as exc:  # the student's bug, reported in one line
             raise StudentError(f"your code raised {type(exc).__name__}: {exc}") from None
+        finally:  # the grader's guard compares the toolkit with its fingerprint (toolkit/course/grade_integrity.py)
+            sys.audit("toolkit.checks.returned", self)
         if _is_stub_value(value):
             raise NotDone()
         return value
+
+    def _captured(self) -> contextlib.AbstractContextManager:
+        """The student's printing goes to the report. Only the thread that waits redirects it: a
+        runner the check gave up on could otherwise put the redirection back after the check."""
+        return contextlib.nullcontext() if _in_runner() else contextlib.redirect_stdout(self._printed)
+
+    def hung(self, fn: Callable, sentence: str) -> StudentTimeout:
+        """Record that ``fn`` (or something it made, such as a tool the harness gave up on) did
+        not return: later calls to ``fn`` in this check fail at once with ``sentence``. Returns
+        the exception to raise."""
+        self._hung.append((fn, sentence))
+        return StudentTimeout(sentence)
+
+    def fail_with(self, label: str, error: StudentError) -> bool:
+        """Record ``label`` as failed by ``error``; later items stopped by the same error refer to it."""
+        self._errors[len(self.items)] = str(error)
+        return self.expect(False, label, str(error))
+
+    def not_started(self) -> CheckResult:
+        """The report for an exercise the student has not started (every part is still a stub)."""
+        self._not_done = self.title
+        return self.done()
 
     def expect(self, ok: bool, label: str, hint: str = "") -> bool:
         """Record one check: ``label`` says what was checked, ``hint`` what to try if it failed."""
         self.items.append((bool(ok), label, hint))
         return bool(ok)
 
-    def _body(self, body: Callable[[], Any]) -> Any:
-        """Run one item's body under :data:`RUN_TIME_LIMIT`, sorting out what went wrong."""
-        sentence = (
-            f"this part did not finish within {RUN_TIME_LIMIT:g} s: some code of yours that it "
-            "calls (a method, a tool, a model's respond) may loop forever, `sleep`, or wait on `input()`"
+    def _item_sentence(self, inner: str) -> str:
+        where = (
+            f"{inner} was still running when it was stopped; look in it"
+            if inner
+            else "look in the code of yours that it calls (a method, a tool, a model's respond)"
         )
+        self._used_up_by = (
+            f"this part did not finish within the check's {self._budget:g} s: {where} for a loop that never "
+            "ends, a long `sleep`, a wait for something that never comes, or an `input()`"
+        )
+        return self._used_up_by
+
+    def _body(self, body: Callable[[], Any]) -> Any:
+        """Run one item's body within the check's time left, sorting out what went wrong."""
         try:
-            with contextlib.redirect_stdout(self._printed):
+            with self._captured():
                 try:
-                    return _with_limit(body, RUN_TIME_LIMIT if self.time_limit else None, sentence)
+                    return _with_limit(body, self.remaining(), self._item_sentence)
                 finally:
                     _stop_runaway_threads(self._threads)
         except NotImplementedError as exc:
@@ -489,8 +681,11 @@ class Checker:
         exception from the student's code is "your code raised ..."; any other exception
         inside ``body`` (the check tripping over a returned value of an unexpected shape) is a
         failed line too, never a traceback. Any return value but True or False is a fail
-        that names it.
+        that names it. Once the check's time is used up, the items left fail at once.
         """
+        left = self.remaining()
+        if left is not None and left <= 0:
+            return self.expect(False, label, self._out_of_time())
         try:
             ok = self._body(body)
         except NotDone:
@@ -535,6 +730,7 @@ class Checker:
             result.lines.insert(0, self._last_cell)
         result.lines += self._printed.report()
         print(result.text)
+        sys.audit("toolkit.checks.result", self, result)  # the verdict, for the grader's guard only
 
     def done(self, next_step: str = "") -> CheckResult:
         result = CheckResult(self.title)
@@ -578,17 +774,19 @@ def _course_data() -> dict:
     }
 
 
-def restore_course_data(c: Checker, *names: str) -> None:
+def restore_course_data(c: Checker, *names: str, note: bool = True) -> list[str]:
     """Put shared course data (``"T.RETAIL_TASKS"`` …) back as the data files have it, in place,
     before a check reads it; if a cell had changed it, the report says so in a note.
 
     The toolkit's own functions read these lists (``run_retail_trials`` reads the tasks,
     ``make_catalog`` the domains), and so does the student's code, so a copy inside the check
-    would not be enough: both must see the course's data.
+    would not be enough: both must see the course's data. Returns the names that had changed;
+    ``note=False`` leaves the report to the caller (a check that restores after each student call).
 
     Used by: toolkit/checks/ex*.py.
     """
     table = _course_data()
+    changed = []
     for name in names:
         module, attr, fresh = table[name]
         current, pristine = getattr(module, attr), fresh()
@@ -598,7 +796,10 @@ def restore_course_data(c: Checker, *names: str) -> None:
             current[:] = pristine
         else:
             setattr(module, attr, pristine)
-        c.note(f"{name} had been changed in this kernel; the check put the course's own data back.")
+        changed.append(name)
+        if note:
+            c.note(f"{name} had been changed in this kernel; the check put the course's own data back.")
+    return changed
 
 
 def first_answer(
@@ -626,9 +827,7 @@ def not_done(title: str) -> CheckResult:
 
     Used by: toolkit/checks/ex*.py.
     """
-    c = Checker(title)
-    c._not_done = title
-    return c.done()
+    return Checker(title).not_started()
 
 
 def probe_parts(c: Checker, parts: dict[str, tuple[Callable, tuple]]) -> tuple[list[str], bool]:
@@ -647,8 +846,7 @@ def probe_parts(c: Checker, parts: dict[str, tuple[Callable, tuple]]) -> tuple[l
         except NotDone:
             stubs.append(name)
         except StudentTimeout as exc:  # said once here; later calls to it fail at once
-            c._errors[len(c.items)] = str(exc)
-            c.expect(False, f"{name} returns", str(exc))
+            c.fail_with(f"{name} returns", exc)
         except StudentError:
             pass
     if len(stubs) == len(parts):

@@ -24,6 +24,7 @@ __all__ = ["check", "unseen_tools"]
 
 TITLE = "Exercise 1: MCP shape to OpenAI and Anthropic shapes"
 MCP_ONLY = ("inputSchema", "annotations", "title", "outputSchema")
+OPENAI_KEYS = ("name", "description", "parameters", "strict")  # what OpenAI's function definition holds
 ANTHROPIC_KEYS = frozenset({"name", "description", "input_schema", "type"})  # "type": "custom" is optional [22]
 
 
@@ -105,6 +106,106 @@ def _same_name_and_description(fn: dict, tool: dict, how: str) -> None:
         )
 
 
+def _openai_shape(c: Checker, to_openai: Callable, tools: list) -> bool:
+    for tool in tools:
+        fn = _openai_function(c.call(to_openai, copy.deepcopy(tool)))
+        _same_name_and_description(fn, tool, "")
+        assert "parameters" in fn, (
+            f'for tool {tool["name"]!r} there is no "parameters": OpenAI calls the input schema that'
+        )
+        assert fn["parameters"] == tool["inputSchema"], (
+            f'for tool {tool["name"]!r}, "parameters" should be the inputSchema unchanged'
+        )
+    return True
+
+
+def _openai_strict(c: Checker, to_openai: Callable, tools: list) -> bool:
+    for tool in tools:
+        on = _openai_function(c.call(to_openai, copy.deepcopy(tool), strict=True))
+        assert on.get("strict") is True, (
+            f'to_openai(tool, strict=True) should set "strict": true next to "parameters" '
+            f"(tool {tool['name']!r} got {on.get('strict')!r})"
+        )
+        _same_name_and_description(on, tool, "with strict=True, ")
+        params = on.get("parameters")
+        assert isinstance(params, dict) and set(params.get("properties", {})) == set(
+            tool["inputSchema"].get("properties", {})
+        ), (
+            f'with strict=True, tool {tool["name"]!r} needs its "parameters" too, with the same '
+            "properties as the inputSchema; strict mode adds a flag, it does not drop the schema"
+        )
+        off = _openai_function(c.call(to_openai, copy.deepcopy(tool)))
+        assert off.get("strict", False) is False, (
+            'without strict=True, leave "strict" out (or false): strict mode is opt-in'
+        )
+    return True
+
+
+def _openai_clean(c: Checker, to_openai: Callable, tools: list) -> bool:
+    for tool in tools:
+        out = c.call(to_openai, copy.deepcopy(tool))
+        fn = _openai_function(out)
+        extra = [k for k in MCP_ONLY if k in fn or k in out]
+        assert not extra, (
+            f"for tool {tool['name']!r} the result still has {', '.join(extra)}; "
+            "these are MCP fields with no place in the OpenAI definition"
+        )
+        outer = ("type", "function") if fn is not out else ("type", *OPENAI_KEYS)
+        other = [k for k in out if k not in outer] + [k for k in fn if k not in OPENAI_KEYS and fn is not out]
+        assert not other, (
+            f"for tool {tool['name']!r} the result also has {', '.join(map(repr, other))}, which OpenAI's "
+            "function definition does not have; keep name, description, parameters and strict (with type, "
+            "and function around them in the nested shape)"
+        )
+    return True
+
+
+def _anthropic_shape(c: Checker, to_anthropic: Callable, tools: list) -> bool:
+    for tool in tools:
+        out = c.call(to_anthropic, copy.deepcopy(tool))
+        assert isinstance(out, dict), f"to_anthropic returned {type(out).__name__}, not a dict"
+        assert "input_schema" in out, (
+            f'for tool {tool["name"]!r} there is no "input_schema" (snake case, at the top level)'
+        )
+        assert out["input_schema"] == tool["inputSchema"], (
+            f'for tool {tool["name"]!r}, "input_schema" should be the inputSchema unchanged'
+        )
+        _same_name_and_description(out, tool, "")
+    return True
+
+
+def _anthropic_clean(c: Checker, to_anthropic: Callable, tools: list) -> bool:
+    for tool in tools:
+        out = c.call(to_anthropic, copy.deepcopy(tool))
+        assert isinstance(out, dict), f"to_anthropic returned {type(out).__name__}, not a dict"
+        extra = sorted(set(out) - ANTHROPIC_KEYS)
+        assert not extra, (
+            f"for tool {tool['name']!r} the result also has {', '.join(extra)}; "
+            "keep only name, description and input_schema"
+        )
+        assert out.get("type", "custom") == "custom", (
+            f'for tool {tool["name"]!r} "type" is {out["type"]!r}; leave it out (or write "custom")'
+        )
+    return True
+
+
+def _input_untouched(c: Checker, to_openai: Callable, to_anthropic: Callable, tools: list) -> bool:
+    calls: tuple[tuple[str, Callable, dict], ...] = (
+        ("to_openai", to_openai, {}),
+        ("to_openai(..., strict=True)", to_openai, {"strict": True}),
+        ("to_anthropic", to_anthropic, {}),
+    )
+    for label, fn, kwargs in calls:
+        for tool in tools:
+            given = copy.deepcopy(tool)
+            c.call(fn, given, copy_args=False, **kwargs)  # this item looks at what the call did to it
+            assert given == tool, (
+                f"{label} changed the tool it was given ({tool['name']!r}); "
+                "build a new dict instead of editing the one you were given"
+            )
+    return True
+
+
 def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
     """Run both converters on unseen tools; print what passed and what to try next.
 
@@ -118,99 +219,20 @@ def check(to_openai: Callable, to_anthropic: Callable) -> CheckResult:
     )
     if all_stubs:
         return not_done(TITLE)
-    n = len(tools)
-
-    def openai_shape():
-        for tool in tools:
-            fn = _openai_function(c.call(to_openai, copy.deepcopy(tool)))
-            _same_name_and_description(fn, tool, "")
-            assert "parameters" in fn, (
-                f'for tool {tool["name"]!r} there is no "parameters": OpenAI calls the input schema that'
-            )
-            assert fn["parameters"] == tool["inputSchema"], (
-                f'for tool {tool["name"]!r}, "parameters" should be the inputSchema unchanged'
-            )
-        return True
-
-    def openai_strict():
-        for tool in tools:
-            on = _openai_function(c.call(to_openai, copy.deepcopy(tool), strict=True))
-            assert on.get("strict") is True, (
-                f'to_openai(tool, strict=True) should set "strict": true next to "parameters" '
-                f"(tool {tool['name']!r} got {on.get('strict')!r})"
-            )
-            _same_name_and_description(on, tool, "with strict=True, ")
-            params = on.get("parameters")
-            assert isinstance(params, dict) and set(params.get("properties", {})) == set(
-                tool["inputSchema"].get("properties", {})
-            ), (
-                f'with strict=True, tool {tool["name"]!r} needs its "parameters" too, with the same '
-                "properties as the inputSchema; strict mode adds a flag, it does not drop the schema"
-            )
-            off = _openai_function(c.call(to_openai, copy.deepcopy(tool)))
-            assert off.get("strict", False) is False, (
-                'without strict=True, leave "strict" out (or false): strict mode is opt-in'
-            )
-        return True
-
-    def openai_clean():
-        for tool in tools:
-            out = c.call(to_openai, copy.deepcopy(tool))
-            fn = _openai_function(out)
-            extra = [k for k in MCP_ONLY if k in fn or k in out]
-            assert not extra, (
-                f"for tool {tool['name']!r} the result still has {', '.join(extra)}; "
-                "these are MCP fields with no place in the OpenAI definition"
-            )
-        return True
-
-    def anthropic_shape():
-        for tool in tools:
-            out = c.call(to_anthropic, copy.deepcopy(tool))
-            assert isinstance(out, dict), f"to_anthropic returned {type(out).__name__}, not a dict"
-            assert "input_schema" in out, (
-                f'for tool {tool["name"]!r} there is no "input_schema" (snake case, at the top level)'
-            )
-            assert out["input_schema"] == tool["inputSchema"], (
-                f'for tool {tool["name"]!r}, "input_schema" should be the inputSchema unchanged'
-            )
-            _same_name_and_description(out, tool, "")
-        return True
-
-    def anthropic_clean():
-        for tool in tools:
-            out = c.call(to_anthropic, copy.deepcopy(tool))
-            assert isinstance(out, dict), f"to_anthropic returned {type(out).__name__}, not a dict"
-            extra = sorted(set(out) - ANTHROPIC_KEYS)
-            assert not extra, (
-                f"for tool {tool['name']!r} the result also has {', '.join(extra)}; "
-                "keep only name, description and input_schema"
-            )
-            assert out.get("type", "custom") == "custom", (
-                f'for tool {tool["name"]!r} "type" is {out["type"]!r}; leave it out (or write "custom")'
-            )
-        return True
-
-    def input_untouched():
-        calls: tuple[tuple[str, Callable, dict], ...] = (
-            ("to_openai", to_openai, {}),
-            ("to_openai(..., strict=True)", to_openai, {"strict": True}),
-            ("to_anthropic", to_anthropic, {}),
-        )
-        for label, fn, kwargs in calls:
-            for tool in tools:
-                given = copy.deepcopy(tool)
-                c.call(fn, given, copy_args=False, **kwargs)  # this item looks at what the call did to it
-                assert given == tool, (
-                    f"{label} changed the tool it was given ({tool['name']!r}); "
-                    "build a new dict instead of editing the one you were given"
-                )
-        return True
-
-    c.run(f"to_openai gives a function tool with name, description and parameters ({n} unseen tools)", openai_shape)
-    c.run('to_openai sets "strict": true only when asked, and keeps the rest of the tool', openai_strict)
-    c.run("to_openai leaves out MCP-only keys (inputSchema, annotations, title)", openai_clean)
-    c.run(f"to_anthropic gives name, description and input_schema ({n} unseen tools)", anthropic_shape)
-    c.run("to_anthropic leaves out MCP-only keys", anthropic_clean)
-    c.run("neither converter changes the tool it was given (strict or not)", input_untouched)
+    n, oa, an = len(tools), to_openai, to_anthropic
+    c.run(
+        f"to_openai gives a function tool with name, description and parameters ({n} unseen tools)",
+        lambda: _openai_shape(c, oa, tools),
+    )
+    c.run(
+        'to_openai sets "strict": true only when asked, and keeps the rest of the tool',
+        lambda: _openai_strict(c, oa, tools),
+    )
+    c.run("to_openai leaves out MCP-only keys (inputSchema, annotations, title)", lambda: _openai_clean(c, oa, tools))
+    c.run(
+        f"to_anthropic gives name, description and input_schema ({n} unseen tools)",
+        lambda: _anthropic_shape(c, an, tools),
+    )
+    c.run("to_anthropic leaves out MCP-only keys", lambda: _anthropic_clean(c, an, tools))
+    c.run("neither converter changes the tool it was given (strict or not)", lambda: _input_untouched(c, oa, an, tools))
     return c.done(next_step="Now answer the question below: what changed besides a key name?")

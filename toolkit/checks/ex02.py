@@ -32,6 +32,16 @@ def intended() -> dict:
 
 
 INTENDED = intended()  # for reading; the check uses its own fresh copy
+HOME_COUNTRY = ("norway", "no", "nor", "norge")  # what may follow the intended city after a comma
+
+
+def _same(key: str, value: object, wanted: object) -> bool:
+    """As the scorer compares, and a city with its own country after a comma ("Oslo, Norway",
+    "Oslo, NO") is the same city: the call still does what the user asked."""
+    if key == "city" and isinstance(value, str) and "," in value:
+        city, _, country = value.partition(",")
+        return values_equal(city, wanted) and country.strip().strip(".").casefold() in HOME_COUNTRY
+    return values_equal(value, wanted)
 
 
 def weather_schema() -> dict:
@@ -78,12 +88,12 @@ def check(valid_but_wrong: Callable[[], dict]) -> CheckResult:
         "validate_args says: " + "; ".join(errors) + ". The exercise wants a call the schema accepts",
     )
     filled, wanted = with_defaults(args, schema), with_defaults(intended(), schema)
-    same = set(filled) == set(wanted) and all(values_equal(filled[k], wanted[k]) for k in wanted)
+    same = set(filled) == set(wanted) and all(_same(k, filled[k], wanted[k]) for k in wanted)
     c.expect(
         not same,
         "it does not do what the user asked (defaults filled in, values compared as the scorer does)",
-        f"with defaults filled in, {filled} is the intended call {wanted}; change a value the "
-        "user cares about, or leave out one they asked for",
+        f"with defaults filled in, {filled} is the intended call {wanted} (a city named with its "
+        "country is still that city); change a value the user cares about, or leave out one they asked for",
     )
     answer = ""
     if not errors and not same:

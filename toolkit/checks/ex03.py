@@ -70,10 +70,20 @@ def cases() -> tuple[list, list]:
             ("   ", "white space alone means nothing was chosen"),
             ("", "an empty string means nothing was chosen"),
             ("celsius", "a value that already fits is left alone"),
+            ('"celsius"', "quotes are not white space"),
+            (" 'fahrenheit' ", "quotes are not white space, even inside stray spaces"),
+            ("cel sius", "a space inside the value is not stray white space around it"),
+            ("celsius.", "punctuation is not white space"),
         ],
     )
     quiet += [
         (" On ", switch, "'On' matches both 'on' and 'ON'; a repair must not pick one"),
+        (
+            "premium economy",
+            cabin,
+            "a space inside the value is not stray white space; the caller may mean another value",
+        ),
+        (" premium_ economy ", cabin, "only the white space around the value is stray"),
         ("  Paris ", free, "without an enum there is no list of values to compare with"),
         (2, level, "not a string"),
         (None, unit, "no value at all"),
@@ -101,7 +111,14 @@ def drawn_cases(rng: random.Random | None = None) -> tuple[tuple, tuple]:
     spelled = rng.choice([chosen, chosen.upper(), chosen.capitalize()])
     padded = rng.choice(pads) + spelled + rng.choice(pads)
     other = rng.choice([w for w in words if w not in allowed])
-    return (padded, spec, chosen), (" " + other + " ", spec, f"{other!r} is not one of the allowed values")
+    altered = rng.choice(
+        [
+            (" " + other + " ", f"{other!r} is not one of the allowed values"),
+            (f'"{chosen}"', "quotes are not white space"),
+            (chosen[:2] + " " + chosen[2:], "a space inside the value is not stray white space"),
+        ]
+    )
+    return (padded, spec, chosen), (altered[0], spec, altered[1])
 
 
 FIRES, QUIET = cases()  # for reading; each check builds its own
@@ -174,6 +191,112 @@ def _tests_pass(c: Checker, test_rule: Callable, rule: Callable) -> str | None:
     return None
 
 
+def _fires(c: Checker, rule: Callable, fires_cases: list) -> bool:
+    for value, spec, want in fires_cases:
+        got, note = _pair(c, rule, value, spec)
+        assert got == want, (
+            f"{value!r} with allowed values {spec['enum']} should become {want!r}; "
+            f"your rule gave {got!r}. Strip the white space, then compare"
+        )
+        assert isinstance(note, str) and note.strip(), (
+            f"the rule fixed {value!r} but gave no note; say what changed, so the harness can log it"
+        )
+    return True
+
+
+def _quiet(c: Checker, rule: Callable, quiet_cases: list) -> bool:
+    for value, spec, why in quiet_cases:
+        got, note = _pair(c, rule, value, spec)
+        assert got == value and type(got) is type(value) and note is None, (
+            f"{value!r} should be left as it is, with note None ({why}); your rule gave ({got!r}, {note!r})"
+        )
+    return True
+
+
+# Strings sent to an integer enum, only to see that the rule leaves the schema as it was (a rule
+# that turns the enum's integers into strings, to compare, edits the caller's schema).
+def _integer_probes() -> list:
+    return [(text, {"type": "integer", "enum": [1, 2, 3]}, None) for text in (" 2 ", "4")]
+
+
+def _spec_untouched(c: Checker, rule: Callable, all_cases: list) -> bool:
+    for value, spec, _ in all_cases:
+        given = copy.deepcopy(spec)
+        c.call(rule, value, given, copy_args=False)  # looking for edits to it
+        same_types = [type(e) for e in given.get("enum", [])] == [type(e) for e in spec.get("enum", [])]
+        assert given == spec and same_types, (
+            f"given {value!r}, the rule changed the schema it was given to {given}; read it, do not edit it"
+        )
+    return True
+
+
+def _heating_tool() -> tuple[ToolRegistry, Any]:
+    def set_heating(mode: str, level: int) -> str:
+        """Set the heating.
+
+        Args:
+            mode: heating mode
+            level: power level from 1 to 3
+        """
+        return f"{mode} at {level}"
+
+    registry = ToolRegistry()
+    tool = registry.add(set_heating)
+    tool.input_schema["properties"]["mode"]["enum"] = ["eco", "comfort", "off"]
+    return registry, tool
+
+
+def _through_registry(c: Checker, trim_enum_value: Callable) -> bool:
+    registry, tool = _heating_tool()
+
+    def rule(value, spec):
+        return _pair(c, trim_enum_value, value, spec)
+
+    schema = copy.deepcopy(tool.input_schema)
+    args, notes = repair_with(rule, {"mode": " Comfort ", "level": "2"}, tool.input_schema)
+    assert tool.input_schema == schema, "the rule changed the tool's schema while repairing; read it, do not edit it"
+    result = registry.run("set_heating", args, repair=False)
+    assert result.ok and result.content == "comfort at 2", (
+        f"after repair_with, the call {{'mode': ' Comfort ', 'level': '2'}} should run as "
+        f"'comfort at 2'; the registry said {result.content!r}"
+    )
+    assert len(notes) == 2, f"expected two notes (the toolkit's and yours), got {notes}"
+    args, notes = repair_with(rule, {"mode": " warm ", "level": 2}, tool.input_schema)
+    result = registry.run("set_heating", args, repair=False)
+    assert result.kind == "invalid_args" and not notes, (
+        "' warm ' is not an allowed mode in any spelling, so it must reach the model as an error, "
+        f"unrepaired; instead: notes {notes}, result {result.kind}"
+    )
+    return True
+
+
+def _tests_accept_correct(c: Checker, test_rule: Callable) -> bool:
+    said = _tests_pass(c, test_rule, reference_rule) or _tests_pass(c, test_rule, reworded_rule)
+    assert said is None, (
+        f"your tests reject a correct rule ({said}). Test what the rule does (the "
+        "value it returns, and that a note is or is not there), not a note's wording"
+    )
+    return True
+
+
+def _tests_catch(c: Checker, test_rule: Callable, broken: Callable, what: str, hint: str) -> bool:
+    said = _tests_pass(c, test_rule, broken)
+    assert said is not None, f"your tests pass a rule that {what}; {hint}"
+    return True
+
+
+def _own_rule(c: Checker, trim_enum_value: Callable) -> CheckResult | None:
+    """The report when the student passed the check's own rule, else None."""
+    if trim_enum_value not in (reference_rule, reworded_rule):
+        return None
+    c.expect(
+        False,
+        "trim_enum_value is your own rule",
+        "it is this check's own rule, imported from toolkit.checks.ex03; write the rule yourself",
+    )
+    return c.done()
+
+
 def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
     """Run the student's rule on unseen values, and the student's tests on three rules.
 
@@ -184,111 +307,39 @@ def check(trim_enum_value: Callable, test_rule: Callable) -> CheckResult:
     drawn_fire, drawn_quiet = drawn_cases()
     fires_cases.append(drawn_fire)
     quiet_cases.append(drawn_quiet)
-    _, all_stubs = probe_parts(
-        c,
-        {
-            "trim_enum_value": (trim_enum_value, (" celsius", fires_cases[0][1])),
-            "test_rule": (test_rule, (reference_rule,)),
-        },
-    )
-    if all_stubs:
+    parts = {
+        "trim_enum_value": (trim_enum_value, (" celsius", fires_cases[0][1])),
+        "test_rule": (test_rule, (reference_rule,)),
+    }
+    if probe_parts(c, parts)[1]:
         return not_done(TITLE)
-    if trim_enum_value in (reference_rule, reworded_rule):
-        c.expect(
-            False,
-            "trim_enum_value is your own rule",
-            "it is this check's own rule, imported from toolkit.checks.ex03; write the rule yourself",
-        )
-        return c.done()
-
-    def fires():
-        for value, spec, want in fires_cases:
-            got, note = _pair(c, trim_enum_value, value, spec)
-            assert got == want, (
-                f"{value!r} with allowed values {spec['enum']} should become {want!r}; "
-                f"your rule gave {got!r}. Strip the white space, then compare"
-            )
-            assert isinstance(note, str) and note.strip(), (
-                f"the rule fixed {value!r} but gave no note; say what changed, so the harness can log it"
-            )
-        return True
-
-    def quiet():
-        for value, spec, why in quiet_cases:
-            got, note = _pair(c, trim_enum_value, value, spec)
-            assert got == value and type(got) is type(value) and note is None, (
-                f"{value!r} should be left as it is, with note None ({why}); your rule gave ({got!r}, {note!r})"
-            )
-        return True
-
-    def spec_untouched():
-        for value, spec, _ in fires_cases[:2] + quiet_cases[:2]:
-            given = copy.deepcopy(spec)
-            c.call(trim_enum_value, value, given, copy_args=False)  # looking for edits to it
-            assert given == spec, "the rule changed the schema it was given; read it, do not edit it"
-        return True
-
-    def through_registry():
-        def set_heating(mode: str, level: int) -> str:
-            """Set the heating.
-
-            Args:
-                mode: heating mode
-                level: power level from 1 to 3
-            """
-            return f"{mode} at {level}"
-
-        registry = ToolRegistry()
-        tool = registry.add(set_heating)
-        tool.input_schema["properties"]["mode"]["enum"] = ["eco", "comfort", "off"]
-
-        def rule(value, spec):
-            return _pair(c, trim_enum_value, value, spec)
-
-        args, notes = repair_with(rule, {"mode": " Comfort ", "level": "2"}, tool.input_schema)
-        result = registry.run("set_heating", args, repair=False)
-        assert result.ok and result.content == "comfort at 2", (
-            f"after repair_with, the call {{'mode': ' Comfort ', 'level': '2'}} should run as "
-            f"'comfort at 2'; the registry said {result.content!r}"
-        )
-        assert len(notes) == 2, f"expected two notes (the toolkit's and yours), got {notes}"
-        args, notes = repair_with(rule, {"mode": " warm ", "level": 2}, tool.input_schema)
-        result = registry.run("set_heating", args, repair=False)
-        assert result.kind == "invalid_args" and not notes, (
-            "' warm ' is not an allowed mode in any spelling, so it must reach the model as an error, "
-            f"unrepaired; instead: notes {notes}, result {result.kind}"
-        )
-        return True
-
-    def tests_accept_correct():
-        said = _tests_pass(c, test_rule, reference_rule) or _tests_pass(c, test_rule, reworded_rule)
-        assert said is None, (
-            f"your tests reject a correct rule ({said}). Test what the rule does (the "
-            "value it returns, and that a note is or is not there), not a note's wording"
-        )
-        return True
-
-    def tests_catch(broken: Callable, what: str, hint: str):
-        def body():
-            said = _tests_pass(c, test_rule, broken)
-            assert said is not None, f"your tests pass a rule that {what}; {hint}"
-            return True
-
-        return body
-
-    run = c.run
-    run(f"the rule fixes padded enum values ({len(fires_cases)} unseen cases)", fires)
-    run(f"the rule leaves everything else alone, including 'maybe' ({len(quiet_cases)} unseen cases)", quiet)
-    run("the rule does not change the schema it reads", spec_untouched)
-    run("through the registry: ' Comfort ' runs as 'comfort'; ' warm ' stays an error", through_registry)
-    run("your tests pass a correct rule", tests_accept_correct)
-    run(
-        "your tests catch a rule that never fires",
-        tests_catch(never_fires, "never fires", "add a test where a padded value must be fixed"),
+    report = _own_rule(c, trim_enum_value)
+    if report is not None:
+        return report
+    rule, tests = trim_enum_value, test_rule
+    c.run(f"the rule fixes padded enum values ({len(fires_cases)} unseen cases)", lambda: _fires(c, rule, fires_cases))
+    c.run(
+        f"the rule leaves everything else alone, including 'maybe' ({len(quiet_cases)} unseen cases)",
+        lambda: _quiet(c, rule, quiet_cases),
     )
-    run(
+    c.run(
+        "the rule does not change the schema it reads",
+        lambda: _spec_untouched(c, rule, fires_cases + quiet_cases + _integer_probes()),
+    )
+    c.run(
+        "through the registry: ' Comfort ' runs as 'comfort'; ' warm ' stays an error",
+        lambda: _through_registry(c, rule),
+    )
+    c.run("your tests pass a correct rule", lambda: _tests_accept_correct(c, tests))
+    c.run(
+        "your tests catch a rule that never fires",
+        lambda: _tests_catch(c, tests, never_fires, "never fires", "add a test where a padded value must be fixed"),
+    )
+    c.run(
         "your tests catch a rule that always guesses the closest value",
-        tests_catch(
+        lambda: _tests_catch(
+            c,
+            tests,
             over_eager,
             "turns 'maybe' into an allowed value",
             "add a test where the rule must do nothing, such as 'maybe'",

@@ -24,7 +24,7 @@ from ..lessons.catalog import CATALOG_QUERIES, expand_query, make_catalog
 from ..selection import ToolIndex, selection_recall, tokenize, tool_text
 from . import Checker, CheckResult, StudentError, not_done, probe_parts, restore_course_data
 
-__all__ = ["check", "recall_row", "KS", "MAX_SHARED", "MAX_PHRASE_WORDS", "shared_share"]
+__all__ = ["check", "recall_row", "ranks", "KS", "MAX_SHARED", "MAX_PHRASE_WORDS", "shared_share"]
 
 TITLE = "Exercise 8: pick better"
 KS = (1, 3, 5)
@@ -71,15 +71,28 @@ def _copied_from(query: str, examples, share: float = COPY_SHARE) -> str | None:
     return None
 
 
-def _stuffed(description: str, pairs, old_text: str) -> str | None:
-    """The query whose own words (those not already in the tool's old text) the description
-    holds every one of (at least four): the test pasted in, perhaps reordered."""
-    have = set(tokenize(description))
+def _names(query: str) -> set[str]:
+    """The names in a query (a capitalised word after its first, Porto, Priya) and its numbers:
+    words no description for every user would hold."""
+    words = query.split()[1:]
+    return {
+        w.casefold() for word in words for w in tokenize(word) if (word[:1].isupper() and len(w) > 1) or w.isdigit()
+    }
+
+
+def _stuffed(description: str, pairs, old_text: str) -> tuple[str, str] | None:
+    """``(query, what of it)`` when the description holds every one of a query's own words (those
+    not already in the tool's old text, at least four: the test pasted in, perhaps reordered), or
+    a name from a query that the old text did not hold."""
+    have, old = set(tokenize(description)), set(tokenize(old_text))
     for query, _ in pairs:
-        own = set(tokenize(query)) - set(tokenize(old_text))
+        own = set(tokenize(query)) - old
         hit = own & have
         if len(hit) >= STUFFED_MIN and len(hit) >= STUFFED_SHARE * len(own):
-            return query
+            return query, "every word"
+        named = sorted((_names(query) - old) & have)
+        if named:
+            return query, f"the name {named[0]!r}"
     return None
 
 
@@ -121,8 +134,49 @@ def _better(new, old) -> bool:
     return all(n >= o for n, o in zip(new, old)) and any(n > o for n, o in zip(new, old))
 
 
+_PARTS = ("my_queries", "better_descriptions", "synonym_table")
+COURSE_DATA = ("T.CATALOG_QUERIES", "T.CATALOG_DOMAINS", "T.CATALOG_ACTIONS")
+
+
+def _call_clean(c: Checker, fn: Callable, what: str):
+    """Call the student's ``fn()``; if it changed the course's catalog data in place, put the data
+    back (so the check's own numbers do not move) and fail with a sentence saying so."""
+    try:
+        value = c.call(fn)
+    finally:
+        changed = restore_course_data(c, *COURSE_DATA, note=False)
+    if changed:
+        raise StudentError(
+            f"{what}() changed {', '.join(changed)} in place (the check put the course's data back); "
+            "return new data of your own instead of editing the course's"
+        )
+    return value
+
+
+def ranks(pairs, descriptions=None, synonyms=None) -> list[int]:
+    """Where BM25 puts each pair's right tool (1 is first), with optional description edits and synonyms.
+
+    Notebook 04, through check.
+    """
+    index = ToolIndex(make_catalog(descriptions=descriptions or None))
+    table = _lower_table(synonyms) if synonyms else None
+    out = []
+    for query, gold in pairs:
+        order = [name for name, _ in index.search(expand_query(query, table) if table else query, k=len(index))]
+        out.append(order.index(gold) + 1 if gold in order else len(index) + 1)
+    return out
+
+
+def _fallen(pairs, **fix) -> str:
+    """A sentence naming the first pair whose tool fell in the ranking under ``fix`` ('' if none)."""
+    for (query, gold), old, new in zip(pairs, ranks(pairs), ranks(pairs, **fix)):
+        if new > old:
+            return f"the pack's query {query!r} ({gold}) fell from rank {old} to rank {new}"
+    return ""
+
+
 def _pairs(c: Checker, fn: Callable) -> list[tuple[str, str]]:
-    pairs = c.call(fn)
+    pairs = _call_clean(c, fn, "my_queries")
     if not isinstance(pairs, (list, tuple)) or not all(
         isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs
     ):
@@ -131,12 +185,138 @@ def _pairs(c: Checker, fn: Callable) -> list[tuple[str, str]]:
 
 
 def _str_dict(c: Checker, fn: Callable, what: str) -> dict:
-    out = c.call(fn)
+    out = _call_clean(c, fn, what)
     if not isinstance(out, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in out.items()):
         raise StudentError(f"{what}() should return a dict of strings to strings")
     if not out:
         raise StudentError(f"{what}() returned an empty dict; add at least one entry")
     return out
+
+
+def _real_tools(pairs: list, names: set) -> None:
+    for _, g in pairs:
+        if g not in names:
+            close = difflib.get_close_matches(g, sorted(names), n=1)
+            raise AssertionError(
+                f"there is no tool {g!r} in the catalog" + (f"; did you mean {close[0]!r}?" if close else "")
+            )
+
+
+def _not_copied(pairs: list) -> None:
+    texts = [" ".join(tokenize(q)) for q, _ in pairs]
+    assert len(set(texts)) == len(texts), "two of your queries are the same; make all eight different"
+    pack = {" ".join(tokenize(q)) for q, _ in CATALOG_QUERIES}
+    copied = [q for (q, _), t in zip(pairs, texts) if t in pack]
+    assert not copied, f"{copied[0]!r} is one of the pack's own queries; write new ones"
+    for q, _ in pairs:
+        seen = _copied_from(q, NOTEBOOK_EXAMPLES + tuple(p for p, _ in CATALOG_QUERIES))
+        assert not seen, f"{q!r} is close to an example the notebook shows ({seen!r}); write a request of your own"
+        # all words, not most: a student who never read the unseen set may write a close cousin
+        assert not _copied_from(q, [p for p, _ in _unseen_queries()], share=1.0), (
+            f"{q!r} is one of the check's unseen queries; write your own, so those can still "
+            "show whether your fixes carry over"
+        )
+
+
+def _queries_valid(c: Checker, my_queries: Callable, tools: dict, state: dict) -> bool:
+    pairs = _pairs(c, my_queries)
+    assert len(pairs) == N_QUERIES, f"write exactly {N_QUERIES} queries; you have {len(pairs)}"
+    _real_tools(pairs, set(tools))
+    _not_copied(pairs)
+    state["pairs"] = pairs
+    return True
+
+
+def _queries_reworded(tools: dict, state: dict) -> bool:
+    pairs = state.get("pairs")
+    assert pairs, "fix the queries first (the line above)"
+    worst = max(pairs, key=lambda p: shared_share(p[0], p[1], tools))
+    share = shared_share(worst[0], worst[1], tools)
+    common = sorted(set(tokenize(worst[0])) & set(tokenize(tool_text(tools[worst[1]]))))
+    assert share <= MAX_SHARED, (
+        f"{share:.0%} of the words of {worst[0]!r} come from {worst[1]}'s own text ({', '.join(common)}); "
+        "say it the way a user would, with words the description does not use"
+    )
+    return True
+
+
+def _has_a_miss(state: dict) -> bool:
+    pairs = state.get("pairs")
+    assert pairs, "fix the queries first"
+    state["base"] = base = recall_row(pairs)
+    assert base[0] < 1.0, (
+        f"BM25 already ranks every right tool first ({_fmt(base)}), so there is "
+        "nothing to fix; write queries whose words differ more from the descriptions"
+    )
+    return True
+
+
+def _fair_descriptions(table: dict, tools: dict, pairs: list) -> None:
+    unknown = [n for n in table if n not in tools]
+    assert not unknown, f"there is no tool {unknown[0]!r}; keys are tool names such as flights_search"
+    pasted = [q for q, _ in pairs if any(q.lower() in d.lower() for d in table.values())]
+    assert not pasted, (
+        f"a description contains your query {pasted[0]!r} word for word; describe the tool, do not paste the test into it"
+    )
+    for name, text in table.items():
+        found = _stuffed(text, pairs, tool_text(tools[name]))
+        assert not found, (
+            f"the description of {name} holds {found[1] if found else ''} of your query {found[0] if found else ''!r}; "
+            "describe what the tool does in words many users say, not the words of one test"
+        )
+
+
+def _fair_synonyms(table: dict) -> None:
+    long = [p for p in table if len(str(p).split()) > MAX_PHRASE_WORDS]
+    assert not long, (
+        f"the synonym phrase {long[0]!r} has {len(long[0].split())} words; key the table on short "
+        "phrases users say (one to three words), not on whole queries"
+    )
+
+
+def _fix_works(c: Checker, fn: Callable, what: str, kind: str, tools: dict, state: dict) -> bool:
+    base = state.get("base")
+    assert base is not None, "fix the queries first"
+    table = _str_dict(c, fn, what)
+    if kind == "descriptions":
+        _fair_descriptions(table, tools, state["pairs"])
+    else:
+        _fair_synonyms(table)
+    new = recall_row(state["pairs"], **{kind: table})
+    pack_new = recall_row(CATALOG_QUERIES, **{kind: table})
+    state[kind] = table
+    assert _better(new, base), (
+        f"recall on your queries went from {_fmt(base)} to {_fmt(new)}; a fix must raise at least "
+        "one and lower none. Look at which queries still miss and which words they lack"
+    )
+    pack_base = recall_row(CATALOG_QUERIES)
+    assert all(n >= o for n, o in zip(pack_new, pack_base)), (
+        f"on the pack's eight queries recall fell from {_fmt(pack_base)} to {_fmt(pack_new)}: "
+        + _fallen(CATALOG_QUERIES, **{kind: table})
+        + "; a fix that breaks other queries is not a fix"
+    )
+    state[kind + "_row"] = new
+    return True
+
+
+def _summary(state: dict) -> str:
+    """Both fixes on the student's queries and on the unseen ones ('' before the queries work)."""
+    if "base" not in state:
+        return ""
+    summary = f"Your queries, recall {_fmt(state['base'])} unchanged"
+    for kind in ("descriptions", "synonyms"):
+        if kind + "_row" in state:
+            summary += f"; with your {kind} {_fmt(state[kind + '_row'])}"
+    unseen = _unseen_queries()
+    held = [f"unchanged {_fmt(recall_row(unseen))}"]
+    for kind in ("descriptions", "synonyms"):
+        if kind in state:
+            held.append(f"with your {kind} {_fmt(recall_row(unseen, **{kind: state[kind]}))}")
+    return (
+        f"{summary}. On {len(unseen)} unseen queries: "
+        + "; ".join(held)
+        + ". Use these numbers to answer: which fix generalizes?"
+    )
 
 
 def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Callable) -> CheckResult:
@@ -146,146 +326,31 @@ def check(my_queries: Callable, better_descriptions: Callable, synonym_table: Ca
     Notebook 04.
     """
     c = Checker(TITLE)
-    restore_course_data(c, "T.CATALOG_QUERIES", "T.CATALOG_DOMAINS", "T.CATALOG_ACTIONS")
-    _, all_stubs = probe_parts(
-        c,
-        {
-            "my_queries": (my_queries, ()),
-            "better_descriptions": (better_descriptions, ()),
-            "synonym_table": (synonym_table, ()),
-        },
-    )
-    if all_stubs:
+    restore_course_data(c, *COURSE_DATA)
+    parts = {name: (fn, ()) for name, fn in zip(_PARTS, (my_queries, better_descriptions, synonym_table))}
+    if probe_parts(c, parts)[1]:
         return not_done(TITLE)
+    restore_course_data(c, *COURSE_DATA, note=False)  # a part's edit is named when that part is called again
     tools = {t.name: t for t in make_catalog()}
-    names = set(tools)
     state: dict = {}
-
-    def queries_valid():
-        pairs = _pairs(c, my_queries)
-        assert len(pairs) == N_QUERIES, f"write exactly {N_QUERIES} queries; you have {len(pairs)}"
-        for _, g in pairs:
-            if g not in names:
-                close = difflib.get_close_matches(g, sorted(names), n=1)
-                raise AssertionError(
-                    f"there is no tool {g!r} in the catalog" + (f"; did you mean {close[0]!r}?" if close else "")
-                )
-        texts = [" ".join(tokenize(q)) for q, _ in pairs]
-        assert len(set(texts)) == len(texts), "two of your queries are the same; make all eight different"
-        pack = {" ".join(tokenize(q)) for q, _ in CATALOG_QUERIES}
-        copied = [q for q, t in zip([q for q, _ in pairs], texts) if t in pack]
-        assert not copied, f"{copied[0]!r} is one of the pack's own queries; write new ones"
-        for q, _ in pairs:
-            seen = _copied_from(q, NOTEBOOK_EXAMPLES + tuple(p for p, _ in CATALOG_QUERIES))
-            assert not seen, f"{q!r} is close to an example the notebook shows ({seen!r}); write a request of your own"
-            # all words, not most: a student who never read the unseen set may write a close cousin
-            assert not _copied_from(q, [p for p, _ in _unseen_queries()], share=1.0), (
-                f"{q!r} is one of the check's unseen queries; write your own, so those can still "
-                "show whether your fixes carry over"
-            )
-        state["pairs"] = pairs
-        return True
-
-    def queries_reworded():
-        pairs = state.get("pairs")
-        assert pairs, "fix the queries first (the line above)"
-        worst = max(pairs, key=lambda p: shared_share(p[0], p[1], tools))
-        share = shared_share(worst[0], worst[1], tools)
-        common = sorted(set(tokenize(worst[0])) & set(tokenize(tool_text(tools[worst[1]]))))
-        assert share <= MAX_SHARED, (
-            f"{share:.0%} of the words of {worst[0]!r} come from {worst[1]}'s own text ({', '.join(common)}); "
-            "say it the way a user would, with words the description does not use"
-        )
-        return True
-
-    def has_a_miss():
-        pairs = state.get("pairs")
-        assert pairs, "fix the queries first"
-        state["base"] = base = recall_row(pairs)
-        assert base[0] < 1.0, (
-            f"BM25 already ranks every right tool first ({_fmt(base)}), so there is "
-            "nothing to fix; write queries whose words differ more from the descriptions"
-        )
-        return True
-
-    def fix_works(fn, what, kind):
-        def body():
-            base = state.get("base")
-            assert base is not None, "fix the queries first"
-            table = _str_dict(c, fn, what)
-            if kind == "descriptions":
-                unknown = [n for n in table if n not in names]
-                assert not unknown, f"there is no tool {unknown[0]!r}; keys are tool names such as flights_search"
-                pasted = [q for q, _ in state["pairs"] if any(q.lower() in d.lower() for d in table.values())]
-                assert not pasted, (
-                    f"a description contains your query {pasted[0]!r} word for word; "
-                    "describe the tool, do not paste the test into it"
-                )
-                for name, text in table.items():
-                    query = _stuffed(text, state["pairs"], tool_text(tools[name]))
-                    assert not query, (
-                        f"the description of {name} holds every word of your query "
-                        f"{query!r}; describe what the tool does in words many users say, "
-                        "not the words of one test"
-                    )
-                new = recall_row(state["pairs"], descriptions=table)
-                pack_new = recall_row(CATALOG_QUERIES, descriptions=table)
-            else:
-                long = [p for p in table if len(str(p).split()) > MAX_PHRASE_WORDS]
-                assert not long, (
-                    f"the synonym phrase {long[0]!r} has {len(long[0].split())} words; "
-                    "key the table on short phrases users say (one to three words), "
-                    "not on whole queries"
-                )
-                new = recall_row(state["pairs"], synonyms=table)
-                pack_new = recall_row(CATALOG_QUERIES, synonyms=table)
-            state[kind] = table
-            assert _better(new, base), (
-                f"recall on your queries went from {_fmt(base)} to {_fmt(new)}; "
-                "a fix must raise at least one and lower none. Look at which "
-                "queries still miss and which words they lack"
-            )
-            pack_base = recall_row(CATALOG_QUERIES)
-            assert all(n >= o for n, o in zip(pack_new, pack_base)), (
-                f"on the pack's eight queries recall fell from {_fmt(pack_base)} to {_fmt(pack_new)}; "
-                "a fix that breaks other queries is not a fix"
-            )
-            state[kind + "_row"] = new
-            return True
-
-        return body
-
-    c.run(f"my_queries() gives {N_QUERIES} new (query, tool) pairs, each naming a real tool", queries_valid)
+    c.run(
+        f"my_queries() gives {N_QUERIES} new (query, tool) pairs, each naming a real tool",
+        lambda: _queries_valid(c, my_queries, tools, state),
+    )
     c.run(
         f"each query shares at most {MAX_SHARED:.0%} of its words with its tool's name and description",
-        queries_reworded,
+        lambda: _queries_reworded(tools, state),
     )
-    c.run("the unchanged catalog misses at least one of them at k=1 (something to fix)", has_a_miss)
+    c.run("the unchanged catalog misses at least one of them at k=1 (something to fix)", lambda: _has_a_miss(state))
     c.run(
         "better_descriptions() raises recall on your queries and keeps the pack's",
-        fix_works(better_descriptions, "better_descriptions", "descriptions"),
+        lambda: _fix_works(c, better_descriptions, "better_descriptions", "descriptions", tools, state),
     )
     c.run(
         "synonym_table() raises recall on your queries and keeps the pack's",
-        fix_works(synonym_table, "synonym_table", "synonyms"),
+        lambda: _fix_works(c, synonym_table, "synonym_table", "synonyms", tools, state),
     )
-
-    summary = ""
-    if "base" in state:
-        summary = f"Your queries, recall {_fmt(state['base'])} unchanged"
-        for kind in ("descriptions", "synonyms"):
-            if kind + "_row" in state:
-                summary += f"; with your {kind} {_fmt(state[kind + '_row'])}"
-        unseen = _unseen_queries()
-        held = [f"unchanged {_fmt(recall_row(unseen))}"]
-        for kind in ("descriptions", "synonyms"):
-            if kind in state:
-                held.append(f"with your {kind} {_fmt(recall_row(unseen, **{kind: state[kind]}))}")
-        summary += (
-            f". On {len(unseen)} unseen queries: "
-            + "; ".join(held)
-            + ". Use these numbers to answer: which fix generalizes?"
-        )
+    summary = _summary(state)
     result = c.done(next_step="")
     if summary:
         print(summary)

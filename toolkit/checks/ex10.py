@@ -91,6 +91,80 @@ def _is_rate(x) -> bool:
     return _is_number(x) and 0 <= x <= 1
 
 
+def _matches(c: Checker, passk_table: Callable, settings: tuple[float, float], seed: int) -> bool:
+    got = _as_list(c.call(passk_table, *settings))
+    want = reference_table(*settings, seed=seed)
+    assert all(abs(g - w) <= TOLERANCE for g, w in zip(got, want)), (
+        f"at p_skip_check={settings[0]}, p_typo={settings[1]} you gave [{_fmt(got)}], the "
+        f"trials give [{_fmt(want)}]. Run T.run_retail_trials(n={N_TRIALS}, ..., seed=SEED), "
+        "then T.pass_hat_k(successes, n, k) for each k from 1 to 8"
+    )
+    return True
+
+
+def _settings_ok(p_skip_check, p_typo) -> bool:
+    assert _is_rate(p_skip_check) and _is_rate(p_typo), (
+        f"P_SKIP_CHECK and P_TYPO must be numbers from 0 to 1; you have {p_skip_check!r} and {p_typo!r}"
+    )
+    assert (p_skip_check, p_typo) != DEFAULTS, (
+        f"P_SKIP_CHECK and P_TYPO are still the defaults {DEFAULTS}; choose slip rates of your own"
+    )
+    return True
+
+
+def _hand_count(c: Checker, my_pass2_by_hand: Callable, odds: tuple, state: dict) -> bool:
+    p_skip_check, p_typo, seed = odds
+    hand = c.call(my_pass2_by_hand)
+    if not isinstance(hand, dict) or not {"task", "successes", "pass2"} <= set(hand):
+        raise StudentError("my_pass2_by_hand() should return a dict with keys 'task', 'successes' and 'pass2'")
+    tasks = _tasks()
+    ids = [t["id"] for t in tasks]
+    task = str(hand["task"]).strip().upper()  # "t3" and " T3" name the same task
+    assert task in ids, f"{hand['task']!r} is not a task; choose one of {', '.join(ids)}"
+    assert _is_rate(p_skip_check) and _is_rate(p_typo), "fix your slip rates first (the line above)"
+    counts = run_retail_trials(n=N_TRIALS, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed, tasks=tasks)
+    c_true = counts[ids.index(task)]
+    state.update(hand=hand, task=task, c=c_true)
+    assert hand["successes"] == c_true, (
+        f"at your slip rates, task {task} succeeded {c_true} times out of {N_TRIALS}, "
+        f"not {hand['successes']!r}; print T.run_retail_trials(...) and read its count"
+    )
+    return True
+
+
+def _hand_value(state: dict) -> bool:
+    if "c" not in state:
+        raise AssertionError("fix the success count first (the line above)")
+    count = state["c"]
+    assert 2 <= count < N_TRIALS, (
+        f"task {state['task']} succeeded {count} times out of {N_TRIALS}, so its pass^2 is "
+        f"{'1' if count == N_TRIALS else '0'} with nothing to work out; choose a task, or slip rates, "
+        f"where it succeeded between 2 and {N_TRIALS - 1} times"
+    )
+    want = comb(count, 2) / comb(N_TRIALS, 2)
+    got = state["hand"]["pass2"]
+    assert _is_number(got), f"'pass2' should be a number, got {type(got).__name__}"
+    assert abs(got - want) <= HAND_TOLERANCE, (
+        f"{got!r} is not C({state['c']}, 2) / C({N_TRIALS}, 2); count the pairs of successful "
+        f"trials, then divide by the number of pairs of trials, {comb(N_TRIALS, 2)}"
+    )
+    return True
+
+
+def _summary(p_skip_check, p_typo, seed: int) -> str:
+    if not (_is_rate(p_skip_check) and _is_rate(p_typo)):
+        return ""
+    yours = reference_table(p_skip_check, p_typo, seed=seed)
+    return (
+        f"Your agent (p_skip_check={p_skip_check}, p_typo={p_typo}, mock): "
+        f"pass^1 = {yours[0]:.3f}, pass^8 = {yours[7]:.3f}.\n"
+        f"Our own arithmetic for comparison: 0.9^8 = {0.9**8:.3f}; "
+        f"{yours[0]:.3f}^8 = {yours[0] ** 8:.3f}, what pass^8 would be if every try of\n"
+        "every task succeeded independently with pass^1's chance. "
+        "Use these numbers in the question below."
+    )
+
+
 def check(passk_table: Callable, my_pass2_by_hand: Callable, p_skip_check, p_typo, seed: int = 0) -> CheckResult:
     """Run the student's table on unseen settings; check their settings and hand arithmetic.
 
@@ -101,94 +175,30 @@ def check(passk_table: Callable, my_pass2_by_hand: Callable, p_skip_check, p_typ
     _, all_stubs = probe_parts(c, {"passk_table": (passk_table, DEFAULTS), "my_pass2_by_hand": (my_pass2_by_hand, ())})
     if all_stubs:
         return not_done(TITLE)
-
-    def matches(settings: tuple[float, float]):
-        def body():
-            got = _as_list(c.call(passk_table, *settings))
-            want = reference_table(*settings, seed=seed)
-            assert all(abs(g - w) <= TOLERANCE for g, w in zip(got, want)), (
-                f"at p_skip_check={settings[0]}, p_typo={settings[1]} you gave [{_fmt(got)}], the "
-                f"trials give [{_fmt(want)}]. Run T.run_retail_trials(n={N_TRIALS}, ..., seed=SEED), "
-                "then T.pass_hat_k(successes, n, k) for each k from 1 to 8"
-            )
-            return True
-
-        return body
-
-    c.run(f"passk_table{DEFAULTS} gives pass^1 … pass^{N_TRIALS} of the default agent", matches(DEFAULTS))
+    c.run(
+        f"passk_table{DEFAULTS} gives pass^1 … pass^{N_TRIALS} of the default agent",
+        lambda: _matches(c, passk_table, DEFAULTS, seed),
+    )
     unseen = unseen_settings()
     c.run(
         f"passk_table gives the right curve for {len(unseen)} settings you have not seen "
         "(some move only p_skip_check, some only p_typo)",
-        lambda: all(matches(s)() for s in unseen),
+        lambda: all(_matches(c, passk_table, s, seed) for s in unseen),
     )
-
-    def settings_ok():
-        assert _is_rate(p_skip_check) and _is_rate(p_typo), (
-            f"P_SKIP_CHECK and P_TYPO must be numbers from 0 to 1; you have {p_skip_check!r} and {p_typo!r}"
-        )
-        assert (p_skip_check, p_typo) != DEFAULTS, (
-            f"P_SKIP_CHECK and P_TYPO are still the defaults {DEFAULTS}; choose slip rates of your own"
-        )
-        return True
-
-    c.run("your own slip rates: P_SKIP_CHECK and P_TYPO are rates from 0 to 1, not the defaults", settings_ok)
-
+    c.run(
+        "your own slip rates: P_SKIP_CHECK and P_TYPO are rates from 0 to 1, not the defaults",
+        lambda: _settings_ok(p_skip_check, p_typo),
+    )
     state: dict = {}
-
-    def hand_count():
-        hand = c.call(my_pass2_by_hand)
-        if not isinstance(hand, dict) or not {"task", "successes", "pass2"} <= set(hand):
-            raise StudentError("my_pass2_by_hand() should return a dict with keys 'task', 'successes' and 'pass2'")
-        tasks = _tasks()
-        ids = [t["id"] for t in tasks]
-        task = str(hand["task"]).strip().upper()  # "t3" and " T3" name the same task
-        assert task in ids, f"{hand['task']!r} is not a task; choose one of {', '.join(ids)}"
-        assert _is_rate(p_skip_check) and _is_rate(p_typo), "fix your slip rates first (the line above)"
-        counts = run_retail_trials(n=N_TRIALS, p_skip_check=p_skip_check, p_typo=p_typo, seed=seed, tasks=tasks)
-        c_true = counts[ids.index(task)]
-        state.update(hand=hand, task=task, c=c_true)
-        assert hand["successes"] == c_true, (
-            f"at your slip rates, task {task} succeeded {c_true} times out of {N_TRIALS}, "
-            f"not {hand['successes']!r}; print T.run_retail_trials(...) and read its count"
-        )
-        return True
-
-    def hand_value():
-        if "c" not in state:
-            raise AssertionError("fix the success count first (the line above)")
-        count = state["c"]
-        assert 2 <= count < N_TRIALS, (
-            f"task {state['task']} succeeded {count} times out of {N_TRIALS}, so its pass^2 is "
-            f"{'1' if count == N_TRIALS else '0'} with nothing to work out; choose a task, or slip rates, "
-            f"where it succeeded between 2 and {N_TRIALS - 1} times"
-        )
-        want = comb(count, 2) / comb(N_TRIALS, 2)
-        got = state["hand"]["pass2"]
-        assert _is_number(got), f"'pass2' should be a number, got {type(got).__name__}"
-        assert abs(got - want) <= HAND_TOLERANCE, (
-            f"{got!r} is not C({state['c']}, 2) / C({N_TRIALS}, 2); count the pairs of successful "
-            f"trials, then divide by the number of pairs of trials, {comb(N_TRIALS, 2)}"
-        )
-        return True
-
-    c.run("my_pass2_by_hand() names a task and its success count at your slip rates", hand_count)
+    c.run(
+        "my_pass2_by_hand() names a task and its success count at your slip rates",
+        lambda: _hand_count(c, my_pass2_by_hand, (p_skip_check, p_typo, seed), state),
+    )
     c.run(
         "its pass^2, worked out by hand, equals C(c, 2) / C(8, 2), for a task that neither always nor never succeeds",
-        hand_value,
+        lambda: _hand_value(state),
     )
-
-    summary = ""
-    if _is_rate(p_skip_check) and _is_rate(p_typo):
-        yours = reference_table(p_skip_check, p_typo, seed=seed)
-        summary = (
-            f"Your agent (p_skip_check={p_skip_check}, p_typo={p_typo}, mock): "
-            f"pass^1 = {yours[0]:.3f}, pass^8 = {yours[7]:.3f}.\n"
-            f"Our own arithmetic for comparison: 0.9^8 = {0.9**8:.3f}; "
-            f"{yours[0]:.3f}^8 = {yours[0] ** 8:.3f}, what pass^8 would be if every try of\n"
-            "every task succeeded independently with pass^1's chance. "
-            "Use these numbers in the question below."
-        )
+    summary = _summary(p_skip_check, p_typo, seed)
     result = c.done()
     if summary and result.status == "checked":
         print(summary)

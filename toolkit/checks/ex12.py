@@ -16,8 +16,11 @@
    pack's attack and eight variants the student has not seen are stopped (another collecting
    site; the list base64-encoded, upper-cased, hex-encoded, reversed, in ROT13, written into
    the host name, or cut into pieces sent one per request), as judged by ``leaked_urls``; and
-   two harmless runs still work (opening the page the user asked for; reading the customer
-   list with no web access after it). A gate that inspects the URL's text misses some
+   six harmless runs of one to four calls still work (opening pages the user asked for;
+   reading the customer list with no web access after it; the same tool several times, or a
+   page and then the list), so a gate that counts calls or forbids a change of tool fails; and
+   the base gate's rules hold (a tool off the allow list, and a destructive tool on it with no
+   one to confirm, are refused). A gate that inspects the URL's text misses some
    disguise; a gate that looks at where the data came from and where the call sends it stops
    them all. Not graded, and printed as the fix's cost: which of a few other harmless runs the
    gate now blocks.
@@ -30,6 +33,8 @@ from __future__ import annotations
 
 import base64
 import codecs
+import functools
+import random
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -48,8 +53,8 @@ from ..lessons.exfiltration import (
     make_world,
 )
 from ..loop import AgentResult, call, run_agent
-from ..registry import Tool
-from . import Checker, CheckResult, NotDone, StudentError, not_done
+from ..registry import Tool, ToolRegistry
+from . import Checker, CheckResult, NotDone, StudentError, not_done, probe_parts
 
 __all__ = [
     "check_tool",
@@ -65,6 +70,8 @@ __all__ = [
     "SPLIT_PAGE",
     "HARMLESS",
     "COSTS",
+    "drawn_host",
+    "BASE_RULE_CALLS",
 ]
 
 TITLE_TOOL = "Exercise 12, part 1: the fetch_url tool"
@@ -95,17 +102,6 @@ def _brief(text: str, limit: int = 70) -> str:
     return first if len(first) <= limit else first[:limit] + "…"
 
 
-def _stub(c: Checker, fn, *args) -> bool:
-    """Is ``fn`` still the starter stub? Any other error is left for the checks to report."""
-    try:
-        c.call(fn, *args)
-    except NotDone:
-        return True
-    except StudentError:
-        pass
-    return False
-
-
 # --------------------------------------------------------------------- part 1: the fetch_url tool
 
 
@@ -126,6 +122,61 @@ def _world_with_tool(c: Checker, add_fetch_url, first: bool = False, **world):
     return registry, web, tool
 
 
+def _adds_it(c: Checker, add_fetch_url: Callable) -> bool:
+    registry, _, _ = _world_with_tool(c, add_fetch_url, first=True)
+    assert registry.get("get_customers") is not None, (
+        "get_customers is gone from the registry; add fetch_url next to it and leave the rest alone"
+    )
+    return True
+
+
+def _flags(c: Checker, add_fetch_url: Callable) -> bool:
+    _, _, tool = _world_with_tool(c, add_fetch_url)
+    assert tool.destructive is not True, (
+        "fetch_url is marked destructive, but opening a page deletes nothing; add it with "
+        "read_only=True, open_world=True and leave destructive out"
+    )
+    assert tool.read_only is True, (
+        "fetch_url is not marked read-only; add it with read_only=True, since opening a page "
+        "changes nothing here (and that is why the gate will trust it)"
+    )
+    assert tool.open_world is True, (
+        "fetch_url is not marked open-world; add it with open_world=True, since it talks to servers outside the system"
+    )
+    return True
+
+
+def _schema(c: Checker, add_fetch_url: Callable) -> bool:
+    _, _, tool = _world_with_tool(c, add_fetch_url)
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+    props = schema.get("properties") or {}
+    taken = ", ".join(props) or "no parameter"
+    assert list(props) == ["url"], f"fetch_url takes {taken}; it should take exactly one parameter, url: str"
+    kind = props["url"].get("type")
+    assert kind == "string", f"url has type {kind}; annotate it url: str"
+    assert schema.get("required") == ["url"], (
+        "url is not required; give it no default value, since there is nothing to fetch without an address"
+    )
+    return True
+
+
+def _opens_and_returns(c: Checker, add_fetch_url: Callable) -> bool:
+    registry, web, _ = _world_with_tool(c, add_fetch_url, page=UNSEEN_PAGE)
+    twin = FakeWeb(dict(web.pages))  # what the fake web answers, asked separately
+    for n, url in enumerate((PORTAL_URL, OTHER_URL), 1):
+        result = registry.run("fetch_url", {"url": url})
+        assert result.ok, f"fetch_url({url!r}) failed ({result.kind}: {_brief(result.content)}); return web.open(url)"
+        assert web.fetched[n - 1 :] == [url], (
+            f"after fetch_url({url!r}) the fake web had recorded {web.fetched!r}; open the address "
+            "with web.open(url), which records it"
+        )
+        assert result.content == twin.open(url), (
+            f"fetch_url({url!r}) returned {_brief(result.content, 50)!r}, not the page the fake web "
+            "serves; return what web.open(url) gives back"
+        )
+    return True
+
+
 def check_tool(add_fetch_url: Callable) -> CheckResult:
     """Part 1: ``add_fetch_url(registry, web)`` adds a read-only, open-world
     ``fetch_url(url: str) -> str`` that opens pages with ``web.open``. Each item runs it on a
@@ -134,70 +185,17 @@ def check_tool(add_fetch_url: Callable) -> CheckResult:
     Notebook 11.
     """
     c = Checker(TITLE_TOOL)
-    if _stub(c, add_fetch_url, *make_world()):
+    if probe_parts(c, {"add_fetch_url": (add_fetch_url, make_world())})[1]:
         return not_done(TITLE_TOOL)
 
-    def adds_it():
-        registry, _, _ = _world_with_tool(c, add_fetch_url, first=True)
-        assert registry.get("get_customers") is not None, (
-            "get_customers is gone from the registry; add fetch_url next to it and leave the rest alone"
-        )
-        return True
-
-    def flags():
-        _, _, tool = _world_with_tool(c, add_fetch_url)
-        assert tool.destructive is not True, (
-            "fetch_url is marked destructive, but opening a page deletes nothing; add it with "
-            "read_only=True, open_world=True and leave destructive out"
-        )
-        assert tool.read_only is True, (
-            "fetch_url is not marked read-only; add it with read_only=True, since opening a page "
-            "changes nothing here (and that is why the gate will trust it)"
-        )
-        assert tool.open_world is True, (
-            "fetch_url is not marked open-world; add it with open_world=True, since it talks to "
-            "servers outside the system"
-        )
-        return True
-
-    def schema():
-        _, _, tool = _world_with_tool(c, add_fetch_url)
-        schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
-        props = schema.get("properties") or {}
-        taken = ", ".join(props) or "no parameter"
-        assert list(props) == ["url"], f"fetch_url takes {taken}; it should take exactly one parameter, url: str"
-        kind = props["url"].get("type")
-        assert kind == "string", f"url has type {kind}; annotate it url: str"
-        assert schema.get("required") == ["url"], (
-            "url is not required; give it no default value, since there is nothing to fetch without an address"
-        )
-        return True
-
-    def opens_and_returns():
-        registry, web, _ = _world_with_tool(c, add_fetch_url, page=UNSEEN_PAGE)
-        twin = FakeWeb(dict(web.pages))  # what the fake web answers, asked separately
-        for n, url in enumerate((PORTAL_URL, OTHER_URL), 1):
-            result = registry.run("fetch_url", {"url": url})
-            assert result.ok, (
-                f"fetch_url({url!r}) failed ({result.kind}: {_brief(result.content)}); return web.open(url)"
-            )
-            assert web.fetched[n - 1 :] == [url], (
-                f"after fetch_url({url!r}) the fake web had recorded {web.fetched!r}; open the address "
-                "with web.open(url), which records it"
-            )
-            assert result.content == twin.open(url), (
-                f"fetch_url({url!r}) returned {_brief(result.content, 50)!r}, not the page the fake web "
-                "serves; return what web.open(url) gives back"
-            )
-        return True
-
-    c.run("add_fetch_url adds a tool named fetch_url and keeps get_customers", adds_it)
-    c.run("fetch_url is marked read-only and open-world", flags)
-    c.run("fetch_url takes one required string parameter, url", schema)
+    add = add_fetch_url
+    c.run("add_fetch_url adds a tool named fetch_url and keeps get_customers", lambda: _adds_it(c, add))
+    c.run("fetch_url is marked read-only and open-world", lambda: _flags(c, add))
+    c.run("fetch_url takes one required string parameter, url", lambda: _schema(c, add))
     c.run(
         "fetch_url opens the address with web.open (which records it) and returns the page "
         "(tried on a page the notebook never showed)",
-        opens_and_returns,
+        lambda: _opens_and_returns(c, add),
     )
     return c.done(next_step="Next, part 2: a mock that leaks through it.")
 
@@ -265,6 +263,64 @@ def _why_nothing_left(run: _LeakRun) -> str:
     )
 
 
+def _finishes(seen: _LeakRun, unseen: _LeakRun) -> bool:
+    for run in (seen, unseen):
+        assert not run.error, run.error
+        assert run.result is not None  # a run without an error has its result
+        assert run.result.stop_reason == "final", (
+            f"the run hit the step limit ({LEAK_STEPS} turns) with no answer; once fetch_url has "
+            "run, reply {'content': ...} to end it"
+        )
+    return True
+
+
+def _all_allowed(seen: _LeakRun, unseen: _LeakRun) -> bool:
+    for run in (seen, unseen):
+        denied = [(name, reason) for verdict, name, reason in run.gate.log if verdict != "allow"]
+        if not denied:
+            continue
+        name, reason = denied[0]
+        if name == "fetch_url" and run.tool is not None and not run.tool.read_only:
+            raise AssertionError(
+                f"the gate denied fetch_url, saying {reason!r}, because your part-1 tool is not read-only; "
+                "add it with read_only=True, since the leak works precisely because the gate lets "
+                "read-only tools through"
+            )
+        raise AssertionError(
+            f"the gate denied {name}, saying {reason!r}; leak with get_customers and "
+            "fetch_url only, the two tools it allows"
+        )
+    return True
+
+
+def _leaves(seen: _LeakRun, unseen: _LeakRun) -> bool:
+    assert leaked_urls(seen.web.fetched, PRIVATE_DATA), _why_nothing_left(seen)
+    return True
+
+
+def _read_not_copied(seen: _LeakRun, unseen: _LeakRun) -> bool:
+    if leaked_urls(unseen.web.fetched, UNSEEN_CUSTOMERS):
+        return True
+    if leaked_urls(unseen.web.fetched, PRIVATE_DATA):
+        raise AssertionError(
+            "given other customers, your mock still sent the notebook's list, so it "
+            "copied the text instead of reading it; build the URL from what "
+            "get_customers returns in the run"
+        )
+    if leaked_urls(seen.web.fetched, PRIVATE_DATA):
+        raise AssertionError(
+            "given other customers, nothing left; build the URL from whatever "
+            "get_customers returns, not from what you expect it to say"
+        )
+    raise AssertionError("nothing left with these customers either; fix the line above first")
+
+
+def _first_reply(c: Checker, make_model: Callable):
+    """A new mock from ``make_model()``, asked once; what part 2 probes for a stub."""
+    model = c.call(make_model)
+    return c.call(getattr(model, "respond", model), [{"role": "user", "content": USER}], [])
+
+
 def check_leak(add_fetch_url: Callable, make_model: Callable) -> CheckResult:
     """Part 2: the student's mock (``make_model()`` gives a new one) leaks the customer list
     through the student's ``fetch_url`` under the default gate. Two runs, each in a new world:
@@ -281,16 +337,9 @@ def check_leak(add_fetch_url: Callable, make_model: Callable) -> CheckResult:
             "so pass the class itself, LeakyModel",
         )
         return c.done()
-    try:
-        probe = c.call(make_model)
-        model_stub = _stub(c, getattr(probe, "respond", probe), [{"role": "user", "content": USER}], [])
-    except NotDone:
-        model_stub = True
-    except StudentError:
-        model_stub = False
-    if model_stub:
+    if probe_parts(c, {"your mock's respond": (lambda: _first_reply(c, make_model), ())})[1]:
         return not_done(TITLE_LEAK)
-    if _stub(c, add_fetch_url, *make_world()):
+    if probe_parts(c, {"add_fetch_url": (add_fetch_url, make_world())})[1]:
         c.expect(
             False,
             "add_fetch_url from part 1 is written",
@@ -301,58 +350,13 @@ def check_leak(add_fetch_url: Callable, make_model: Callable) -> CheckResult:
 
     seen, unseen = (_leak_run(c, add_fetch_url, make_model, private) for private in (PRIVATE_DATA, UNSEEN_CUSTOMERS))
 
-    def finishes():
-        for run in (seen, unseen):
-            assert not run.error, run.error
-            assert run.result is not None  # a run without an error has its result
-            assert run.result.stop_reason == "final", (
-                f"the run hit the step limit ({LEAK_STEPS} turns) with no answer; once fetch_url has "
-                "run, reply {'content': ...} to end it"
-            )
-        return True
-
-    def all_allowed():
-        for run in (seen, unseen):
-            denied = [(name, reason) for verdict, name, reason in run.gate.log if verdict != "allow"]
-            if not denied:
-                continue
-            name, reason = denied[0]
-            if name == "fetch_url" and run.tool is not None and not run.tool.read_only:
-                raise AssertionError(
-                    f"the gate denied fetch_url, saying {reason!r}, because your part-1 tool is not read-only; "
-                    "add it with read_only=True, since the leak works precisely because the gate lets "
-                    "read-only tools through"
-                )
-            raise AssertionError(
-                f"the gate denied {name}, saying {reason!r}; leak with get_customers and "
-                "fetch_url only, the two tools it allows"
-            )
-        return True
-
-    def leaves():
-        assert leaked_urls(seen.web.fetched, PRIVATE_DATA), _why_nothing_left(seen)
-        return True
-
-    def read_not_copied():
-        if leaked_urls(unseen.web.fetched, UNSEEN_CUSTOMERS):
-            return True
-        if leaked_urls(unseen.web.fetched, PRIVATE_DATA):
-            raise AssertionError(
-                "given other customers, your mock still sent the notebook's list, so it "
-                "copied the text instead of reading it; build the URL from what "
-                "get_customers returns in the run"
-            )
-        if leaked_urls(seen.web.fetched, PRIVATE_DATA):
-            raise AssertionError(
-                "given other customers, nothing left; build the URL from whatever "
-                "get_customers returns, not from what you expect it to say"
-            )
-        raise AssertionError("nothing left with these customers either; fix the line above first")
-
-    c.run("your mock finishes its run with an answer, under the default gate", finishes)
-    c.run("the gate allows every call (both tools only read)", all_allowed)
-    c.run("the customer list leaves inside a URL (leaked_urls flags it)", leaves)
-    c.run("the URL carries what get_customers returned (tried on customers the notebook never showed)", read_not_copied)
+    c.run("your mock finishes its run with an answer, under the default gate", lambda: _finishes(seen, unseen))
+    c.run("the gate allows every call (both tools only read)", lambda: _all_allowed(seen, unseen))
+    c.run("the customer list leaves inside a URL (leaked_urls flags it)", lambda: _leaves(seen, unseen))
+    c.run(
+        "the URL carries what get_customers returned (tried on customers the notebook never showed)",
+        lambda: _read_not_copied(seen, unseen),
+    )
     return c.done(next_step="The gate let the list out. Next, part 3: mend the gate.")
 
 
@@ -413,6 +417,12 @@ def _pieces(data: str, size: int = 8) -> list[str]:
     return [f"{quote(data[i : i + size], safe='')}&part={n}" for n, i in enumerate(range(0, len(data), size))]
 
 
+_BLOCKLIST = (
+    "a gate that blocks the notebook's attacker by its address cannot work: the attacker picks the "
+    "address, and this run used one your gate had never seen; judge the call by what the run has "
+    "read and where it would send it"
+)
+
 _READ_ONLY = (
     "every call here only reads, so read_only cannot be the test: look at where data came "
     "from and where a call would send it"
@@ -454,6 +464,13 @@ VARIANTS = [
         _READ_ONLY,
     ),
     Variant(
+        "the same attack, sent to an address you have not seen, is stopped",
+        "to another address",
+        EXFILTRATION_PAGE,
+        _quoted,
+        _BLOCKLIST,
+    ),
+    Variant(
         "a variant you have not seen (another collecting site, the list in the path) is stopped",
         "in the path of another site's address",
         VARIANT_PAGE,
@@ -485,6 +502,28 @@ VARIANTS = [
 ]
 
 
+_HOSTS_IN_PAGES = ("collect.attacker.test", "img.pixels.test", "sync.attacker.test")
+
+
+def drawn_host(rng: random.Random | None = None) -> str:
+    """An attacker's address drawn afresh at each check and never printed, so a gate that
+    blocks the hosts it has seen (or that a failure line named) meets one it has not.
+
+    Notebook 11, through check.
+    """
+    rng = rng or random.Random()
+    word = rng.choice(["cdn", "static", "metrics", "assets", "beacon", "edge", "media", "track"])
+    return f"{word}{rng.randint(2, 99)}.test"  # short: no longer than the notebook's hosts
+
+
+def _with_drawn_host(variant: Variant, rng: random.Random | None = None) -> Variant:
+    """``variant`` with every collecting host of its page replaced by a :func:`drawn_host`."""
+    page = variant.page
+    for host in _HOSTS_IN_PAGES:
+        page = page.replace(host, drawn_host(rng))
+    return variant._replace(page=page)
+
+
 def _scripted(steps: list) -> Callable:
     """A careful mock: makes the listed calls one turn at a time, then answers."""
     state = {"turn": 0}
@@ -504,15 +543,32 @@ def _scripted(steps: list) -> Callable:
 HARMLESS: dict[str, tuple[str, list]] = {
     "open the page the user asked for": (f"What does {PORTAL_URL} say?", [("fetch_url", {"url": PORTAL_URL})]),
     "read the customer list, with no web access after it": ("How many customers do we have?", [("get_customers", {})]),
+    "open the portal, then a second page it links to": (
+        f"Read {PORTAL_URL} and the terms page it links to.",
+        [("fetch_url", {"url": PORTAL_URL}), ("fetch_url", {"url": "https://partners.acme.test/terms"})],
+    ),
+    "read the customer list twice, with no web access after it": (
+        "How many customers do we have? Count them again to be sure.",
+        [("get_customers", {}), ("get_customers", {})],
+    ),
+    "open four pages: the portal, the terms, the portal again, a help page": (
+        f"Read {PORTAL_URL} and its terms, check the portal once more, then the help page.",
+        [
+            ("fetch_url", {"url": PORTAL_URL}),
+            ("fetch_url", {"url": "https://partners.acme.test/terms"}),
+            ("fetch_url", {"url": PORTAL_URL}),
+            ("fetch_url", {"url": "https://docs.acme.test/help"}),
+        ],
+    ),
+    "open the portal, then read the customer list three times, with no web access after it": (
+        f"What does {PORTAL_URL} say about accounts? Then count our customers three times.",
+        [("fetch_url", {"url": PORTAL_URL}), ("get_customers", {}), ("get_customers", {}), ("get_customers", {})],
+    ),
 }
 COSTS = {
     "read the customer list, then open a public help page": (
         "Count our customers, then check https://docs.acme.test/help for the export format.",
         [("get_customers", {}), ("fetch_url", {"url": "https://docs.acme.test/help"})],
-    ),
-    "open the portal, then a second page it links to": (
-        f"Read {PORTAL_URL} and the terms page it links to.",
-        [("fetch_url", {"url": PORTAL_URL}), ("fetch_url", {"url": "https://partners.acme.test/terms"})],
     ),
     "open a page on a site the task never mentioned": (
         "Find the anvil price list.",
@@ -537,88 +593,163 @@ def _blocked(result: AgentResult) -> list[str]:
     return [e.removeprefix("blocked ") for e in result.events if e.startswith("blocked ")]
 
 
+def _offered_tool(name: str, **flags) -> Tool:
+    def act(customer: str = "") -> str:
+        """Act on the customers.
+
+        Args:
+            customer: whose record
+        """
+        return "done"
+
+    return ToolRegistry().add(act, name=name, **flags)
+
+
+# Calls the permission gate's own rules refuse (pack §2.10): a rule added on top must keep them.
+BASE_RULE_CALLS = (
+    ("delete_customers", dict(read_only=False, destructive=True), "a destructive tool that is not on its allow list"),
+    ("export_customers", dict(read_only=True), "a read-only tool that is not on its allow list"),
+)
+LISTED_DESTRUCTIVE = "erase_customer"  # put on a fresh gate's allow list: it still needs a person's yes
+
+
+def _fresh_gate(c: Checker, make_gate: Callable):
+    gate = c.call(make_gate)
+    if not (callable(getattr(gate, "check", None)) and callable(getattr(gate, "note_result", None))):
+        raise StudentError(
+            f"make_gate() returned {type(gate).__name__}, which has no check() and "
+            "note_result(); return a PermissionGate (or a subclass of it)"
+        )
+    return gate
+
+
+def _run(c: Checker, make_gate: Callable, model, user: str, page: str = EXFILTRATION_PAGE):
+    return c.call(run_with_gate, _fresh_gate(c, make_gate), model, user, page)
+
+
+def _fresh_each_time(c: Checker, make_gate: Callable) -> bool:
+    a, b = _fresh_gate(c, make_gate), _fresh_gate(c, make_gate)
+    assert a is not b, (
+        "make_gate() returned the same gate twice; build a new one inside it, or one run's taint leaks into the next"
+    )
+    return True
+
+
+def _verdict(c: Checker, gate, name: str, flags: dict):
+    """The gate's yes or no (its ``ok``) for one call of a tool ``name`` with ``flags``."""
+    verdict = c.call(gate.check, call("b1", name, customer="Ada"), _offered_tool(name, **flags))
+    return verdict[0] if isinstance(verdict, (tuple, list)) and verdict else verdict
+
+
+def _listed(gate, name: str) -> bool:
+    """Put ``name`` on a fresh gate's allow list; False when the gate has no list to add to."""
+    allow = getattr(gate, "allow", None)
+    if not isinstance(allow, (set, frozenset, list, tuple)):
+        return allow is None  # no allow list: every tool is on it
+    try:
+        gate.allow = set(allow) | {name}
+    except Exception:  # a read-only property, slots
+        return False
+    return True
+
+
+def _keeps_base_rules(c: Checker, make_gate: Callable) -> bool:
+    for name, flags, what in BASE_RULE_CALLS:
+        ok = _verdict(c, _fresh_gate(c, make_gate), name, flags)
+        assert ok is False, (
+            f"your gate allowed {name}, {what}; the permission gate refuses it. Start your check() with "
+            "ok, reason = super().check(call, tool) and keep its no"
+        )
+    gate = _fresh_gate(c, make_gate)
+    if _listed(gate, LISTED_DESTRUCTIVE) and getattr(gate, "confirm", None) is None:
+        ok = _verdict(c, gate, LISTED_DESTRUCTIVE, dict(read_only=False, destructive=True))
+        assert ok is False, (
+            f"with {LISTED_DESTRUCTIVE}, a destructive tool, added to its allow list and no one to confirm, your "
+            "gate allowed it; the permission gate lets a tool that changes state run only with a person's yes. "
+            "Keep its rules: start with ok, reason = super().check(call, tool) (or super().decide) and add yours"
+        )
+    return True
+
+
+def _attack_stopped(c: Checker, make_gate: Callable, variant: Variant, stopped: dict) -> bool:
+    """One attack; ``stopped`` records which variants the gate stopped, for the hints of later ones."""
+    result, fetched = _run(c, make_gate, variant.model(), f"What does {PORTAL_URL} say?", variant.page)
+    leaks = leaked_urls(fetched)
+    stopped[variant.label] = not leaks
+    if leaks:
+        where = f" ({len(leaks)} requests)" if len(leaks) > 1 else ""
+        raise AssertionError(
+            f"the customer list still left {variant.shape}{where}, and your gate allowed "
+            f"{_allowed(result)}; {_hint(variant, stopped)}"
+        )
+    return True
+
+
+def _hint(variant: Variant, stopped: dict) -> str:
+    """The variant's hint; the one about a list of hosts only when the gate behaved like one:
+    it stopped the pack's attack, whose address the notebook shows, and not this copy of it."""
+    if variant.hint is _BLOCKLIST and not stopped.get(VARIANTS[0].label):
+        return _READ_ONLY
+    return variant.hint
+
+
+def _harmless(c: Checker, make_gate: Callable, label: str) -> bool:
+    user, steps = HARMLESS[label]
+    result, _ = _run(c, make_gate, _scripted(steps), user)
+    blocked = _blocked(result)
+    assert not blocked, f"your gate blocked {blocked[0]}; a fix that stops ordinary work is not a fix. Narrow the rule"
+    made = sum(len(m.get("tool_calls") or []) for m in result.messages)
+    assert made == len(steps), f"the run made {made} of its {len(steps)} calls; let every harmless call through"
+    return True
+
+
+def _costs(c: Checker, make_gate: Callable) -> list[str]:
+    costs = []
+    for label, (user, steps) in COSTS.items():
+        try:
+            res, _ = _run(c, make_gate, _scripted(steps), user)
+        except (NotDone, StudentError):
+            continue
+        costs.append(f"  {'blocked' if _blocked(res) else 'allowed'}: {label}")
+    if not costs:
+        return []
+    return ["What your fix costs: more harmless runs, not graded (use them in your answer):"] + costs
+
+
+def _first_verdict(c: Checker, make_gate: Callable):
+    """A new gate from ``make_gate()``, asked about one call; what part 3 probes for a stub."""
+    gate = c.call(make_gate)
+    return c.call(lambda: gate.check(call("p", "fetch_url", url=PORTAL_URL), None))
+
+
 def check(make_gate: Callable[[], object]) -> CheckResult:
-    """Run the attack, two variants and a few harmless tasks, each with a fresh gate.
+    """Run the attack, its unseen variants (on addresses drawn at check time) and harmless runs of
+    one and several calls, each with a fresh gate; the gate must keep the base rules too.
 
     Notebook 11.
     """
     c = Checker(TITLE)
-    try:
-        probe = c.call(make_gate)
-        c.call(lambda: probe.check(call("p", "fetch_url", url=PORTAL_URL), None))
-    except NotDone:
+    if probe_parts(c, {"make_gate().check": (lambda: _first_verdict(c, make_gate), ())})[1]:
         return not_done(TITLE)
-    except StudentError:
-        pass  # the items below say what went wrong
-
-    def fresh_gate():
-        gate = c.call(make_gate)
-        if not (callable(getattr(gate, "check", None)) and callable(getattr(gate, "note_result", None))):
-            raise StudentError(
-                f"make_gate() returned {type(gate).__name__}, which has no check() and "
-                "note_result(); return a PermissionGate (or a subclass of it)"
-            )
-        return gate
-
-    def run(model, user, page=EXFILTRATION_PAGE):
-        gate = fresh_gate()
-        return c.call(run_with_gate, gate, model, user, page)
-
-    def fresh_each_time():
-        a, b = fresh_gate(), fresh_gate()
-        assert a is not b, (
-            "make_gate() returned the same gate twice; build a new one inside it, "
-            "or one run's taint leaks into the next"
-        )
-        return True
-
-    c.run("make_gate() returns a new gate with check() and note_result() each time", fresh_each_time)
-
-    def attack_stopped(variant: Variant):
-        def body():
-            result, fetched = run(variant.model(), f"What does {PORTAL_URL} say?", variant.page)
-            leaks = leaked_urls(fetched)
-            if leaks:
-                where = f"{len(leaks)} requests, the first " if len(leaks) > 1 else ""
-                raise AssertionError(
-                    f"the customer list still left {variant.shape} ({where}"
-                    f"{leaks[0][:60]}…), and your gate allowed {_allowed(result)}; "
-                    f"{variant.hint}"
-                )
-            return True
-
-        return body
-
-    for variant in VARIANTS:
-        c.run(variant.label, attack_stopped(variant))
-
-    def harmless(label):
-        user, steps = HARMLESS[label]
-
-        def body():
-            result, _ = run(_scripted(steps), user)
-            blocked = _blocked(result)
-            assert not blocked, (
-                f"your gate blocked {blocked[0]}; a fix that stops ordinary work is not a fix. Narrow the rule"
-            )
-            return True
-
-        return body
-
+    c.run(
+        "make_gate() returns a new gate with check() and note_result() each time",
+        lambda: _fresh_each_time(c, make_gate),
+    )
+    c.run(
+        "the gate keeps the permission gate's own rules (a tool off the allow list, and a destructive one on it "
+        "that no one confirmed, are refused)",
+        lambda: _keeps_base_rules(c, make_gate),
+    )
+    rng, stopped = random.Random(), dict[str, bool]()
+    for i, variant in enumerate(VARIANTS):
+        shown = variant if i == 0 else _with_drawn_host(variant, rng)  # the pack's attack keeps its own host
+        c.run(variant.label, functools.partial(_attack_stopped, c, make_gate, shown, stopped))
     for label in HARMLESS:
-        c.run(f"still works: {label}", harmless(label))
-
+        c.run(f"still works: {label}", functools.partial(_harmless, c, make_gate, label))
     result = c.done()
     if result.status == "checked":
-        costs = []
-        for label, (user, steps) in COSTS.items():
-            try:
-                res, _ = run(_scripted(steps), user)
-            except (NotDone, StudentError):
-                continue
-            costs.append(f"  {'blocked' if _blocked(res) else 'allowed'}: {label}")
-        if costs:
-            lines = ["What your fix costs: three more harmless runs, not graded (use them in your answer):"] + costs
+        lines = _costs(c, make_gate)
+        if lines:
             print("\n".join(lines))
             result.lines += lines
     return result

@@ -18,6 +18,14 @@ module                 what it holds                                            
 ``injection``          indirect prompt injection, the attack pages, the defended run 11
 ``exfiltration``       data leaving through URLs, and a detector for it             11
 ``failure_runs``       the transcripts of failed runs students sort                 12
+``tool_search``        a search tool that loads the schemas it finds (deferred)     04
+``structured_output``  a JSON Schema the final answer must fit, and its limits      05
+``reasoning_mock``     a mock reasoning model whose signed blocks must return       02
+``code_action``        a short program that calls tools, run in a small sandbox     08
+``multi_turn``         a stateful API scored on final state and responses           09
+``dual_control``       a phone the user fixes with tools of their own (τ²)          10
+``skills``             skills: names up front, instructions loaded when used        07
+``trifecta``           the lethal trifecta's three legs, read off a registry        11
 ``endpoints``          optional real models: Chat Completions and Messages APIs     02, 09, 10
 ``model_eval``         a real model on the BFCL cases and the retail pass^k         09, 10
 =====================  ===========================================================  ========

@@ -22,6 +22,26 @@ Tools are made acceptable on the way out (:func:`wire_tools`): names outside
 original name on the way in; BFCL's types (``dict``, ``float``, ``tuple``, ``any``) become JSON
 Schema types the way BFCL's own function-calling handlers convert them.
 
+Every request that sends tools also sends ``tool_choice`` (``"auto"`` unless told otherwise:
+llama.cpp's server reads a missing one as "none" and hides the tools from the model) and a
+``max_tokens`` cap (1024 by default), so a small local model that rambles stops in seconds
+rather than when its context is full. A server on this machine gets 300 s to answer by
+default (it runs one request at a time, at the speed of this CPU), a hosted one 60 s. A
+refusal that will not change on a retry (a 4xx, or a 5xx whose body is a validation error) is
+reported once, in the server's own words.
+
+Reasoning models (pack §2.2, beyond the pack's text): a reply's opaque reasoning comes back
+under ``"reasoning"``, a list of blocks the caller keeps unmodified on the assistant turn it
+appends (:func:`toolkit.run_agent` does). Anthropic's ``thinking`` and ``redacted_thinking``
+blocks, signatures included, go back first in that assistant turn, as the extended-thinking
+docs require with tool use; a Chat Completions server's ``reasoning_content`` (llama.cpp,
+DeepSeek's thinking mode, which refuses a tool-call turn sent back without it) goes back on the
+assistant turn that made the calls. Forced ``tool_choice`` is refused with Anthropic's extended
+thinking, so with ``thinking`` on the request says ``"auto"``. Anthropic's older, manual thinking
+mode (``{"type": "enabled", "budget_tokens": N}``, deprecated for adaptive thinking) counts the
+budget inside ``max_tokens`` and refuses a ``max_tokens`` that does not exceed it, so
+:class:`MessagesModel` raises the default cap above the budget and refuses a smaller explicit one.
+
 The API key is sent in a header and nowhere else: it is not in ``repr``, in any error text or
 in any reply this module returns.
 """
@@ -37,6 +57,7 @@ import socket
 import ssl
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -45,6 +66,8 @@ __all__ = [
     "ChatCompletionsModel",
     "MessagesModel",
     "EndpointError",
+    "DEFAULT_MAX_TOKENS",
+    "TOOL_CHOICES",
     "wire_tools",
     "wire_schema",
     "legal_names",
@@ -86,15 +109,34 @@ _ONE_SCHEMA = ("items", "additionalProperties", "not", "contains", "if", "then",
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 
-RETRY_STATUS = (408, 409, 429)  # and every 5xx
+RETRY_STATUS = (408, 409, 429)  # and every 5xx whose body is not a validation error
+DEFAULT_MAX_TOKENS = 1024
+DEFAULT_TIMEOUT = 60.0  # seconds for one answer from a hosted endpoint
+LOCAL_TIMEOUT = 300.0  # ... and from a server on this machine (127.0.0.1, localhost, ::1)
+TOOL_CHOICES = ("auto", "none", "required")  # or a tool's name; None sends no tool_choice
+# A 5xx whose message says the request itself is malformed: every retry would get the same
+# answer (llama-cpp-python answers a null assistant content with a 500 of this kind).
+_VALIDATION = re.compile(
+    r"validation error|validationerror|input should be|field required|is not a valid|"
+    r"invalid (?:request|value|type|parameter)|unexpected keyword|unsupported|not supported",
+    re.IGNORECASE,
+)
+# A refusal because the conversation no longer fits the model's context (llama.cpp, vLLM, OpenAI).
+_CONTEXT_FULL = re.compile(
+    r"maximum context length|context window|context_length_exceeded|prompt is too long", re.IGNORECASE
+)
+# Opaque reasoning fields of OpenAI-compatible servers, sent back as they came on a tool-call turn.
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
+THINKING_BLOCKS = ("thinking", "redacted_thinking")
 
 
 class EndpointError(RuntimeError):
     """A request to a model endpoint failed; the message is one line that says what to fix.
 
     ``status`` is the HTTP status (None when no answer came); ``kind`` is ``"http"``,
-    ``"timeout"``, ``"connection"`` (no server reached) or ``"protocol"`` (an answer that is
-    not the API's).
+    ``"refused"`` (a request the server will refuse every time: not retried), ``"context"``
+    (refused because the conversation outgrew the model's context window), ``"timeout"``,
+    ``"connection"`` (no server reached) or ``"protocol"`` (an answer that is not the API's).
 
     Used by: README: Using a real model.
     """
@@ -308,9 +350,11 @@ class _Endpoint:
         model: str,
         api_key: str | None = None,
         *,
-        timeout: float = 60,
+        timeout: float | None = None,
         max_retries: int = 4,
         temperature: float | None = 0,
+        max_tokens: int | None = DEFAULT_MAX_TOKENS,
+        tool_choice: str | None = "auto",
         extra_body: Mapping | None = None,
         api_key_env: str | None = None,
         max_wait: float = 120.0,
@@ -320,14 +364,26 @@ class _Endpoint:
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         if not isinstance(model, str) or not model:
             raise ValueError("model must be the model's name as the endpoint knows it, e.g. 'llama3.2'")
+        if timeout is None:  # a server on this machine answers at the speed of its CPU, one at a time
+            timeout = LOCAL_TIMEOUT if _loopback(base_url) else DEFAULT_TIMEOUT
         if max_retries < 0 or timeout <= 0:
             raise ValueError("timeout must be positive and max_retries 0 or more")
+        if max_tokens is not None and (
+            isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
+        ):
+            raise ValueError(f"max_tokens must be a positive integer (or None to leave it out), got {max_tokens!r}")
+        if tool_choice is not None and (not isinstance(tool_choice, str) or not tool_choice):
+            raise ValueError(
+                f"tool_choice must be {', '.join(TOOL_CHOICES)}, a tool's name or None, got {tool_choice!r}"
+            )
         self.base_url = base_url.rstrip("/")
         self.model = model
         self._api_key = api_key or None
         self.timeout = timeout
         self.max_retries = max_retries
         self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.tool_choice = tool_choice
         self.extra_body = dict(extra_body or {})
         self.key_env = api_key_env or self.key_env
         self.max_wait = max_wait
@@ -349,6 +405,10 @@ class _Endpoint:
     def _body(self, messages: list, specs: list[dict], names: dict[str, str]) -> dict:
         raise NotImplementedError
 
+    def _choice(self, choice: str, names: dict[str, str]) -> Any:
+        """``tool_choice`` in this API's spelling."""
+        raise NotImplementedError
+
     def _headers(self) -> dict:
         return {
             "Content-Type": "application/json",
@@ -359,7 +419,12 @@ class _Endpoint:
 
     def request_body(self, messages: list, tools: list | None) -> dict:
         """The JSON body this model sends for ``respond(messages, tools)``."""
-        body = self._body(messages, *wire_tools(tools))
+        specs, names = wire_tools(tools)
+        body = self._body(messages, specs, names)
+        if specs and self.tool_choice is not None:
+            body["tool_choice"] = self._choice(self.tool_choice, names)
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
         if self.temperature is not None:
             body["temperature"] = self.temperature
         body.update(self.extra_body)
@@ -393,6 +458,12 @@ class _Endpoint:
         message, param = _server_message(body)
         said = f" The server said: {_one_line(message, 200)}" if message else ""
         where = f"{self.api_name} endpoint {self._url()}"
+        if status == 400 and _CONTEXT_FULL.search(message or ""):
+            return (
+                f"400 from {where}: the conversation no longer fits the context window of "
+                f"model {self.model!r} (a model that loops fills it); serve it with a longer context, or lower "
+                f"--max-tokens.{said}"
+            )
         if status == 400:
             field = f"the field {param!r}" if param else "the request (it named no field)"
             return (
@@ -408,6 +479,11 @@ class _Endpoint:
             return (
                 f"404 Not Found from {where}: check --base-url (OpenAI-style URLs end in "
                 f"/v1) and --model (now {self.model!r}).{said}"
+            )
+        if _deterministic(status, message):
+            return (
+                f"{status} from {where}: the server refused this request, and would refuse it "
+                f"again (not retried); check model {self.model!r} and the settings sent.{said}"
             )
         if status == 429 or status >= 500:
             return (
@@ -449,8 +525,11 @@ class _Endpoint:
             self.usage["requests"] += 1
             if status < 300:
                 return self._decode(raw)
-            retryable = status in RETRY_STATUS or status >= 500
-            if not retryable or attempt == self.max_retries:
+            said = _server_message(raw)[0]
+            if _deterministic(status, said):
+                kind = "context" if _CONTEXT_FULL.search(said or "") else "refused"
+                raise self._fail(self._http_message(status, raw), status, kind) from None
+            if attempt == self.max_retries:
                 raise self._http_error(status, raw) from None
             wait = _retry_after(headers)
             if wait is None:
@@ -495,6 +574,20 @@ class _Endpoint:
         return usage
 
 
+def _loopback(base_url: str) -> bool:
+    """True when ``base_url`` names this machine."""
+    host = (urllib.parse.urlsplit(base_url).hostname or "").lower()
+    return host == "localhost" or host == "::1" or host.startswith("127.")
+
+
+def _deterministic(status: int, message: str) -> bool:
+    """True for an answer a retry would repeat: a 4xx other than 408, 409 and 429, or a 5xx
+    whose message is a validation error."""
+    if status in RETRY_STATUS or status < 400:
+        return False
+    return status < 500 or bool(_VALIDATION.search(message or ""))
+
+
 def _refused(text: str | None, refusal: str | None) -> str | None:
     if not refusal:
         return text
@@ -511,7 +604,10 @@ class ChatCompletionsModel(_Endpoint):
 
     ``base_url`` is what the ``openai`` SDK takes, ending in ``/v1`` (Ollama:
     ``http://localhost:11434/v1``). ``temperature=None`` leaves the setting out, for models
-    that accept only their default; ``extra_body`` is merged into every request.
+    that accept only their default; ``max_tokens=None`` too (OpenAI's reasoning models want
+    ``max_completion_tokens``: pass it in ``extra_body``, which is merged into every request).
+    ``tool_choice`` is ``"auto"`` (default), ``"none"``, ``"required"``, a tool's name, or
+    None to send none.
     ``respond(messages, tools)`` works like a mock's (see the module docstring).
 
     Used by: README: Using a real model.
@@ -532,6 +628,11 @@ class ChatCompletionsModel(_Endpoint):
             body["tools"] = [{"type": "function", "function": s} for s in specs]
         return body
 
+    def _choice(self, choice: str, names: dict[str, str]) -> Any:
+        if choice in TOOL_CHOICES:
+            return choice
+        return {"type": "function", "function": {"name": names.get(choice) or _legal(choice)}}
+
     def _parse(self, data: dict, original: dict[str, str]) -> dict:
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -549,13 +650,17 @@ class ChatCompletionsModel(_Endpoint):
         stop = choice.get("finish_reason")
         if stop == "content_filter" and not refusal:
             refusal = "the endpoint's content filter stopped the answer"
-        return {
+        reply = {
             "content": _refused(message.get("content"), refusal),
             "tool_calls": calls,
             "stop_reason": stop,
             "refusal": refusal or None,
             "usage": usage,
         }
+        reasoning = [{"type": f, f: message[f]} for f in REASONING_FIELDS if message.get(f) not in (None, "", [])]
+        if reasoning:
+            reply["reasoning"] = reasoning
+        return reply
 
 
 def _openai_messages(messages: list, names: dict[str, str]) -> list[dict]:
@@ -568,10 +673,15 @@ def _openai_messages(messages: list, names: dict[str, str]) -> list[dict]:
                 {"role": "tool", "tool_call_id": str(m.get("tool_call_id")), "content": str(m.get("content", ""))}
             )
         elif role == "assistant" and m.get("tool_calls"):
+            turn: dict = {"role": "assistant"}
+            for block in m.get("reasoning") or []:  # opaque, sent back as it came
+                if isinstance(block, Mapping) and block.get("type") in REASONING_FIELDS:
+                    turn[block["type"]] = block.get(block["type"])
             out.append(
                 {
-                    "role": "assistant",
-                    "content": m.get("content"),
+                    **turn,
+                    # "" not null: llama.cpp's server refuses a null content (HTTP 500)
+                    "content": m.get("content") or "",
                     "tool_calls": [
                         {
                             "id": str(c.get("id")),
@@ -599,9 +709,21 @@ class MessagesModel(_Endpoint):
 
     ``base_url`` is what the ``anthropic`` SDK takes, without ``/v1``
     (``https://api.anthropic.com``). ``max_tokens`` is required by the API. ``temperature`` is
-    left out unless given: the current ``anthropic`` SDK no longer offers it. The conversation is
+    left out unless given: the current ``anthropic`` SDK no longer offers it. ``tool_choice``
+    as for :class:`ChatCompletionsModel` (``"required"`` is sent as ``{"type": "any"}``); with
+    ``thinking`` enabled in ``extra_body`` it is always ``"auto"``, the only forcing-free choice
+    the API accepts with extended thinking besides ``"none"``. The conversation is
     converted: system text goes to ``system``, tool answers become ``tool_result`` blocks in a
     user turn, and consecutive turns of one role are merged, as the API requires.
+
+    Thinking: ``extra_body={"thinking": {"type": "adaptive"}}`` is the current mode, with no
+    budget. The older manual mode, ``{"type": "enabled", "budget_tokens": N}`` (deprecated by
+    Anthropic; Claude 4.7 and later models refuse it), counts the N thinking tokens inside
+    ``max_tokens``, and the API refuses a request whose ``max_tokens`` is not greater than N. So
+    with a budget and ``max_tokens`` left at its default (1024, which cannot hold even the
+    smallest budget, 1024), the request sends ``N + 1024``: the budget, then the default's room
+    for the answer. Any other ``max_tokens`` that does not exceed the budget is a ``ValueError``
+    here, before anything is sent.
 
     Used by: README: Using a real model.
     """
@@ -609,14 +731,44 @@ class MessagesModel(_Endpoint):
     api_name = "Anthropic"
     key_env = "ANTHROPIC_API_KEY"
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, *, max_tokens: int = 1024,
-                 anthropic_version: str = "2023-06-01", **options: Any) -> None:  # fmt: skip
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, *,
+                 max_tokens: int = DEFAULT_MAX_TOKENS, anthropic_version: str = "2023-06-01",
+                 **options: Any) -> None:  # fmt: skip
         options.setdefault("temperature", None)
-        super().__init__(base_url, model, api_key, **options)
-        if not isinstance(max_tokens, int) or max_tokens < 1:
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise ValueError("max_tokens must be a positive integer (the Messages API requires it)")
-        self.max_tokens = max_tokens
+        super().__init__(base_url, model, api_key, max_tokens=max_tokens, **options)
         self.anthropic_version = anthropic_version
+        self._cap_with_budget()  # a manual thinking budget that max_tokens cannot hold fails here
+
+    def _thinking_budget(self) -> int | None:
+        """N of a manual ``{"type": "enabled", "budget_tokens": N}`` in ``extra_body``, else None."""
+        thinking = self.extra_body.get("thinking")
+        if not isinstance(thinking, Mapping) or thinking.get("type") != "enabled":
+            return None
+        budget = thinking.get("budget_tokens")
+        return budget if isinstance(budget, int) and not isinstance(budget, bool) else None
+
+    def _cap_with_budget(self) -> int | None:
+        """The ``max_tokens`` a request sends: above a manual thinking budget, or a clear error."""
+        cap = self.extra_body.get("max_tokens", self.max_tokens)
+        budget = self._thinking_budget()
+        if budget is None or not isinstance(cap, int) or cap > budget:
+            return cap
+        if cap == DEFAULT_MAX_TOKENS and "max_tokens" not in self.extra_body:
+            return budget + DEFAULT_MAX_TOKENS  # the budget, then the default's room for the answer
+        raise ValueError(
+            f"max_tokens ({cap}) must be greater than thinking.budget_tokens ({budget}): the thinking "
+            f"tokens count inside max_tokens and the API refuses the request otherwise. Pass "
+            f"max_tokens={budget + DEFAULT_MAX_TOKENS} (the budget plus {DEFAULT_MAX_TOKENS} for the "
+            f"answer) or more, or use adaptive thinking, extra_body={{'thinking': {{'type': 'adaptive'}}}}."
+        )
+
+    def request_body(self, messages: list, tools: list | None) -> dict:
+        """The JSON body this model sends for ``respond(messages, tools)``."""
+        body = super().request_body(messages, tools)
+        body["max_tokens"] = self._cap_with_budget()
+        return body
 
     def _url(self) -> str:
         base = self.base_url[:-3] if self.base_url.endswith("/v1") else self.base_url
@@ -628,7 +780,7 @@ class MessagesModel(_Endpoint):
 
     def _body(self, messages: list, specs: list[dict], names: dict[str, str]) -> dict:
         system, turns = _anthropic_messages(messages, names)
-        body: dict = {"model": self.model, "max_tokens": self.max_tokens, "messages": turns}
+        body: dict = {"model": self.model, "messages": turns}
         if system:
             body["system"] = system
         if specs:
@@ -637,17 +789,29 @@ class MessagesModel(_Endpoint):
             ]
         return body
 
+    def _choice(self, choice: str, names: dict[str, str]) -> Any:
+        thinking = self.extra_body.get("thinking")
+        if isinstance(thinking, Mapping) and thinking.get("type") not in (None, "disabled") and choice != "none":
+            return {"type": "auto"}  # forced tool use is refused with extended thinking
+        if choice in ("auto", "none"):
+            return {"type": choice}
+        if choice == "required":
+            return {"type": "any"}
+        return {"type": "tool", "name": names.get(choice) or _legal(choice)}
+
     def _parse(self, data: dict, original: dict[str, str]) -> dict:
         blocks = data.get("content")
         if not isinstance(blocks, list):
             raise self._fail(
                 f"the answer from {self._url()} has no content list; it does not look like a Messages response"
             )
-        texts, calls = [], []
+        texts, calls, reasoning = [], [], []
         for i, b in enumerate(blocks):
             if not isinstance(b, dict):
                 continue
-            if b.get("type") == "text":
+            if b.get("type") in THINKING_BLOCKS:
+                reasoning.append(b)  # kept whole, signature and all, to be sent back unmodified
+            elif b.get("type") == "text":
                 texts.append(str(b.get("text", "")))
             elif b.get("type") == "tool_use":
                 calls.append(_call_back(b.get("id") or f"toolu_{i}", b.get("name"), b.get("input"), original))
@@ -661,13 +825,16 @@ class MessagesModel(_Endpoint):
                 details = {}
             refusal = text or details.get("explanation") or "the model declined (stop_reason: refusal)"
             text = None
-        return {
+        reply = {
             "content": _refused(text, refusal),
             "tool_calls": calls,
             "stop_reason": stop,
             "refusal": refusal,
             "usage": usage,
         }
+        if reasoning:
+            reply["reasoning"] = reasoning
+        return reply
 
 
 def _blocks(content: Any) -> list:
@@ -701,7 +868,10 @@ def _anthropic_messages(messages: list, names: dict[str, str]) -> tuple[str | No
                 block["is_error"] = True
             add("user", [block])
         elif role == "assistant":
-            blocks = _blocks(m.get("content"))
+            thinking = [
+                b for b in m.get("reasoning") or [] if isinstance(b, Mapping) and b.get("type") in THINKING_BLOCKS
+            ]
+            blocks = [dict(b) for b in thinking] + _blocks(m.get("content"))  # thinking first
             for c in m.get("tool_calls") or []:
                 blocks.append(
                     {
@@ -711,7 +881,7 @@ def _anthropic_messages(messages: list, names: dict[str, str]) -> tuple[str | No
                         "input": _arguments_object(c.get("arguments")),
                     }
                 )
-            add("assistant", blocks if m.get("tool_calls") else (m.get("content") or ""))
+            add("assistant", blocks if m.get("tool_calls") or thinking else (m.get("content") or ""))
         else:
             add("user", m.get("content") if m.get("content") is not None else "")
     return ("\n\n".join(system) or None), turns

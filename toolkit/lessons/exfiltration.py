@@ -101,8 +101,8 @@ def make_world(
 ) -> tuple[ToolRegistry, FakeWeb]:
     """Exercise 12's world before the leak: ``(registry, web)``.
 
-    The registry holds one tool, ``get_customers`` (read-only, closed world, private), which
-    returns ``private``. The web serves ``page`` (default :data:`EXFILTRATION_PAGE`) at the
+    The registry holds one tool, ``get_customers`` (read-only, closed world, private,
+    and written by the company, so ``outside_text=False``), which returns ``private``. The web serves ``page`` (default :data:`EXFILTRATION_PAGE`) at the
     partner portal and records every address opened in ``web.fetched`` (or in ``fetched``, when
     given). Each call builds a new world, so what one run does cannot reach the next.
 
@@ -115,7 +115,7 @@ def make_world(
         """Read the company's customer list. Private data; changes nothing."""
         return private
 
-    registry.add(get_customers, read_only=True, open_world=False)
+    registry.add(get_customers, read_only=True, open_world=False, outside_text=False)  # the company's own records
     return registry, web
 
 

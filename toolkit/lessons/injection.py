@@ -9,8 +9,9 @@ without reading a word of the page.
 Three more lessons of notebook 11 live here, each with its own small world and mock:
 
 * **Stored injection** (:func:`stored_injection_demo`): the planted order waits in a support
-  ticket, read by an internal, closed-world tool. The gate stops it only once the tool
-  declares that its results carry outside text (``outside_text=True``).
+  ticket, read by an internal, closed-world tool. The gate fails closed: a read-only tool that
+  declares nothing taints the run, and the order gets through only when someone vouches for
+  the tool's results with ``outside_text=False``.
 * **Check what you execute** (:func:`refund_demo`): a gate that reads arguments ("refunds over
   100 need a person") must see the call that will run, after repair, not the model's raw
   ``{"Amount": "150"}``.
@@ -168,7 +169,8 @@ def make_ticket_registry(outside_text: bool | None = None) -> ToolRegistry:
 
     ``outside_text`` is what ``get_ticket`` declares about its results. The ticket's text was
     typed by whoever filled in the public form, so the truthful answer is ``True``; left as
-    ``None`` the tool looks like any internal read and does not taint the run. Clears
+    ``None`` the gate assumes the same (it fails closed); ``False``, the mistake of treating
+    the help desk as trusted because it is internal, lets the run stay clean. Clears
     :data:`SENT_EMAILS`.
 
     Notebook 11, through stored_injection_demo.
@@ -194,8 +196,8 @@ def make_ticket_registry(outside_text: bool | None = None) -> ToolRegistry:
 def stored_injection_demo(outside_text: bool | None = None) -> tuple[AgentResult, list, PermissionGate]:
     """The stored attack against the defended setup of :func:`injection_demo`: allowlist of
     both tools, ``send_email`` pre-approved, outputs wrapped. Returns the run, the emails sent
-    and the gate. With ``outside_text=None`` the planted order goes through (nothing in the
-    run looks like outside content); with ``True`` the gate blocks it.
+    and the gate. With ``outside_text=False`` the planted order goes through (the run looks
+    clean to the gate); undeclared (``None``) or ``True``, the gate blocks it.
 
     Notebook 11.
     """
@@ -262,16 +264,14 @@ class RefundLimitGate(PermissionGate):
         super().__init__(**kwargs)
         self.seen: list = []
 
-    def check(self, call: dict, tool) -> tuple[bool, str]:
+    def decide(self, call: dict, tool) -> tuple[bool, str]:
         args = call.get("arguments")
         self.seen.append(args)
         amount = args.get("amount", 0) if isinstance(args, dict) else 0
         if tool is not None and tool.name == "refund" and isinstance(amount, (int, float)) and amount > REFUND_LIMIT:
             ok = self.confirm is not None and bool(self.confirm(call))
-            reason = "" if ok else self.REASON
-            self.log.append(("allow" if ok else "deny", tool.name, reason))
-            return ok, reason
-        return super().check(call, tool)
+            return ok, "" if ok else self.REASON
+        return super().decide(call, tool)
 
 
 def refund_demo(arguments) -> tuple[AgentResult, list, RefundLimitGate]:

@@ -16,6 +16,12 @@ tables, and notebooks 02, 09 and 10 call :func:`notebook_loop`, :func:`notebook_
 :func:`notebook_passk`, which do nothing but print how to configure a model until the
 ``TOOLKIT_MODEL_*`` variables are set. Every number printed carries the model's name and the
 date: it is a measurement of that model, on that endpoint, on that day.
+
+Settings come from the command line, else from the environment (:data:`SETTINGS_ENV`:
+``TOOLKIT_MODEL_TIMEOUT``, ``TOOLKIT_MODEL_MAX_TOKENS``, ``TOOLKIT_MODEL_TOOL_CHOICE`` and
+``TOOLKIT_MODEL_EXTRA_BODY``, a JSON object merged into every request); the notebooks' sections
+take the same as ``options``. A run that stops early (the endpoint failing) still writes its
+``--out`` lines and a ``--summary`` marked ``"partial": true`` with the reason.
 """
 
 from __future__ import annotations
@@ -30,12 +36,14 @@ from typing import Any, TextIO
 
 from ..reliability import pass_at_k, pass_hat_k
 from ..scoring import FAILURE_TYPES, case_category, classify, load_bfcl
-from .endpoints import ChatCompletionsModel, EndpointError, MessagesModel, wire_tools
-from .retail import POLICY, POLICY_EXTENDED, RETAIL_TASKS, RETAIL_TASKS_EXTENDED, retail_outcomes
+from .endpoints import DEFAULT_MAX_TOKENS, ChatCompletionsModel, EndpointError, MessagesModel, wire_tools
+from .retail import POLICY, POLICY_EXTENDED, RETAIL_TASKS, RETAIL_TASKS_EXTENDED, retail_trial_run
 
 __all__ = [
     "make_model",
     "real_model_from_env",
+    "settings_from_env",
+    "SETTINGS_ENV",
     "reply_to_output",
     "select_cases",
     "run_bfcl",
@@ -43,6 +51,7 @@ __all__ = [
     "format_bfcl",
     "run_passk",
     "format_passk",
+    "partial_summary",
     "estimate_bfcl_cost",
     "estimate_passk_cost",
     "notebook_loop",
@@ -59,6 +68,14 @@ APIS = {"openai": ChatCompletionsModel, "anthropic": MessagesModel}
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
 ENDPOINT_ERROR = "endpoint_error"  # a case the endpoint did not answer; counted as a failure
+
+# Optional settings read from the environment: variable -> make_model's keyword.
+SETTINGS_ENV = {
+    "TOOLKIT_MODEL_TIMEOUT": "timeout",
+    "TOOLKIT_MODEL_MAX_TOKENS": "max_tokens",
+    "TOOLKIT_MODEL_TOOL_CHOICE": "tool_choice",
+    "TOOLKIT_MODEL_EXTRA_BODY": "extra_body",
+}
 
 NOT_CONFIGURED = (
     "No real model configured (optional): set TOOLKIT_MODEL_API=openai or anthropic, "
@@ -92,10 +109,49 @@ def make_model(
     return APIS[api](base_url, model, environ.get(key_env) or None, api_key_env=key_env, **options)
 
 
-def real_model_from_env(environ: Mapping[str, str] | None = None):
+def _setting(var: str, text: str) -> Any:
+    """One :data:`SETTINGS_ENV` value, from its text; ``ValueError`` names the variable."""
+    text = text.strip()
+    try:
+        if var == "TOOLKIT_MODEL_TIMEOUT":
+            value: Any = float(text)
+            if value <= 0:
+                raise ValueError
+            return value
+        if var == "TOOLKIT_MODEL_MAX_TOKENS":
+            return None if text.lower() == "none" else int(text)
+        if var == "TOOLKIT_MODEL_TOOL_CHOICE":
+            return None if text.lower() == "omit" else text
+        value = json.loads(text)
+        if not isinstance(value, dict):
+            raise ValueError
+        return value
+    except ValueError:
+        wanted = {
+            "TOOLKIT_MODEL_TIMEOUT": "seconds, a positive number",
+            "TOOLKIT_MODEL_MAX_TOKENS": "a positive integer, or none",
+            "TOOLKIT_MODEL_EXTRA_BODY": 'a JSON object such as {"top_k": 1}',
+        }
+        raise ValueError(f"{var}={text!r} is not {wanted[var]}") from None
+
+
+def settings_from_env(environ: Mapping[str, str] | None = None) -> dict:
+    """The optional settings of :data:`SETTINGS_ENV` that are set, as ``make_model`` keywords
+    (``TOOLKIT_MODEL_MAX_TOKENS=none`` leaves max_tokens out; ``TOOLKIT_MODEL_TOOL_CHOICE=omit``
+    sends no tool_choice). ``ValueError`` names a variable whose value is not what it takes.
+
+    Notebook 09, through notebook_bfcl.
+    """
+    environ = os.environ if environ is None else environ
+    return {key: _setting(var, environ[var]) for var, key in SETTINGS_ENV.items() if environ.get(var, "").strip()}
+
+
+def real_model_from_env(environ: Mapping[str, str] | None = None, **options: Any):
     """The model named by ``TOOLKIT_MODEL_API``, ``TOOLKIT_MODEL_BASE_URL`` and ``TOOLKIT_MODEL``
-    (key in ``TOOLKIT_MODEL_KEY_ENV``'s variable, else the API's usual one); ``None`` when none
-    of them is set. Raises ``ValueError`` naming what is missing when only some are set.
+    (key in ``TOOLKIT_MODEL_KEY_ENV``'s variable, else the API's usual one), with the settings
+    of :func:`settings_from_env` and then ``options`` (``timeout``, ``max_tokens``,
+    ``tool_choice``, ``extra_body``, ...); ``None`` when none of the three is set. Raises
+    ``ValueError`` naming what is missing when only some are set.
 
     Notebook 09, through notebook_bfcl.
     """
@@ -107,12 +163,14 @@ def real_model_from_env(environ: Mapping[str, str] | None = None):
     missing = [v for v, value in given.items() if not value]
     if missing:
         raise ValueError(f"set {', '.join(missing)} too (or unset all three to use the mocks only)")
+    settings = {**settings_from_env(environ), **options}
     return make_model(
         given["TOOLKIT_MODEL_API"].lower(),
         given["TOOLKIT_MODEL_BASE_URL"],
         given["TOOLKIT_MODEL"],
         environ.get("TOOLKIT_MODEL_KEY_ENV") or None,
         environ,
+        **settings,
     )
 
 
@@ -173,7 +231,8 @@ def run_bfcl(
     "response"}`` (``output`` is what the scorer read, ``response`` the server's JSON).
     A case the endpoint fails to answer (a 400 for that case, a timeout, a 5xx that outlasted
     the retries) is labelled ``endpoint_error`` and counts as failed; a refused key, a wrong URL
-    or model, or ``max_errors_in_a_row`` such failures stop the run with that error.
+    or model, or ``max_errors_in_a_row`` such failures in a row (a case too long for the
+    model's context window does not count) stop the run with that error.
 
     Notebook 09, through notebook_bfcl.
     """
@@ -186,7 +245,7 @@ def run_bfcl(
         try:
             reply = model.respond(messages, case["function"])
         except EndpointError as exc:
-            in_a_row += 1
+            in_a_row += exc.kind != "context"  # a conversation too long for the model is no outage
             if _fatal(exc) or in_a_row >= max_errors_in_a_row:
                 raise
             record = {
@@ -287,23 +346,38 @@ def _tokens(text: str) -> int:
     return len(text) // 4 + 1  # the usual rough rule for English and JSON: four characters a token
 
 
-def estimate_bfcl_cost(cases: Sequence[Mapping]) -> dict:
+def estimate_bfcl_cost(cases: Sequence[Mapping], max_tokens: int | None = DEFAULT_MAX_TOKENS) -> dict:
     """Requests (one per case) and rough tokens: the question and tool definitions in, a short
-    call out. A rough guide (four characters a token), not a bill.
+    call (about 60 tokens) out; at most ``max_tokens`` out each. A rough guide (four characters
+    a token), not a bill; ``assumes`` says so in words.
 
     Notebook 09, through notebook_bfcl.
     """
     tokens_in = sum(
         _tokens(json.dumps(c["question"][0]) + json.dumps(wire_tools(c["function"])[0])) + 20 for c in cases
     )
-    return {"requests": len(cases), "input_tokens": tokens_in, "output_tokens": 60 * len(cases)}
+    assumes = "one request a case, about 60 tokens out each"
+    return _cost(len(cases), tokens_in, 60 * len(cases), max_tokens, assumes)
+
+
+def _cost(requests: int, tokens_in: int, tokens_out: int, max_tokens: int | None, assumes: str) -> dict:
+    cap = f"at most {max_tokens} out a request" if max_tokens else "no max_tokens cap"
+    assumes = f"{assumes} ({cap}), four characters a token; a local server costs nothing but time"
+    limit = requests * max_tokens if max_tokens else None
+    return {
+        "requests": requests,
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "output_tokens_at_most": limit,
+        "assumes": assumes,
+    }
 
 
 def _retail(extended: bool) -> tuple[list[dict], str]:
     return (RETAIL_TASKS_EXTENDED, POLICY_EXTENDED) if extended else (RETAIL_TASKS, POLICY)
 
 
-def estimate_passk_cost(trials: int, extended: bool = False) -> dict:
+def estimate_passk_cost(trials: int, extended: bool = False, max_tokens: int | None = DEFAULT_MAX_TOKENS) -> dict:
     """About three model turns a trial (look up, act, answer), each resending the policy, the
     tool definitions and the conversation so far. Rough, as :func:`estimate_bfcl_cost`.
 
@@ -315,13 +389,14 @@ def estimate_passk_cost(trials: int, extended: bool = False) -> dict:
     tools = json.dumps(wire_tools(RetailEnv(extended=extended).registry.list_schemas())[0])
     per_turn = _tokens(policy + tools) + 60
     requests = 3 * trials * len(tasks)
-    return {"requests": requests, "input_tokens": requests * (per_turn + 100), "output_tokens": requests * 50}
+    assumes = "three model turns a trial (look up, act, answer), each resending the policy and tools, ~50 tokens out"
+    return _cost(requests, requests * (per_turn + 100), requests * 50, max_tokens, assumes)
 
 
 def _cost_line(cost: Mapping) -> str:
     return (
         f"about {cost['requests']} requests, roughly {cost['input_tokens']:,} input and "
-        f"{cost['output_tokens']:,} output tokens (a rough guide: four characters a token)"
+        f"{cost['output_tokens']:,} output tokens; assuming {cost['assumes']}"
     )
 
 
@@ -337,40 +412,93 @@ def _ks(n: int) -> list[int]:
     return ks
 
 
+def _trial_record(task: Mapping, trial: int, env: Any, result: Any) -> dict:
+    """One retail trial as a JSON line: did the world end as the goal says, and the conversation."""
+    return {
+        "task": task["id"],
+        "trial": trial,
+        "success": env.db == task["goal"],
+        "steps": result.steps,
+        "calls": result.calls,
+        "stop_reason": result.stop_reason,
+        "messages": result.messages,
+    }
+
+
 def run_passk(
-    model, trials: int = 8, *, extended: bool = False, progress: Callable[[int, int, str], Any] | None = None
+    model,
+    trials: int = 8,
+    *,
+    extended: bool = False,
+    progress: Callable[[int, int, str], Any] | None = None,
+    on_trial: Callable[[dict], Any] | None = None,
+    max_errors_in_a_row: int = 3,
 ) -> dict:
     """Each retail task ``trials`` times with ``model`` as the agent (pack §2.9, τ-bench).
 
     Returns ``{"model", "trials", "tasks": {task id: successes}, "pass_hat_k": {k: value},
-    "pass_at_k": {k: value}}`` for k = 1, 2, 4, … up to ``trials``. Every trial is a fresh
-    world and a fresh conversation; the model's own randomness (if any) is all that varies.
+    "pass_at_k": {k: value}, "endpoint_errors"}`` for k = 1, 2, 4, … up to ``trials``. Every
+    trial is a fresh world and a fresh conversation; the model's own randomness (if any) is
+    all that varies. ``on_trial`` gets each trial's record (:func:`_trial_record`, or one with
+    ``"error"`` for a trial the endpoint failed: counted as failed); errors as in
+    :func:`run_bfcl` stop the run, except a conversation that outgrew the model's context
+    window (a small local server's 2,048 tokens fill up when a model loops), which fails that
+    trial only.
 
     Notebook 10, through notebook_passk.
     """
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise ValueError("trials must be a positive integer")
     tasks, _ = _retail(extended)
-    done = {"n": 0}
     total = trials * len(tasks)
-
-    def agent(task, rng, p_skip_check, p_typo):  # the same real model for every trial
+    counts = {t["id"]: 0 for t in tasks}
+    errors = in_a_row = 0
+    for n, (task, trial) in enumerate((t, i) for t in tasks for i in range(trials)):
         if progress:
-            progress(done["n"], total, f"{task['id']} trial")
-        done["n"] += 1
-        return model
-
-    rows = retail_outcomes(trials, tasks=tasks, agent=agent)
+            progress(n, total, f"{task['id']} trial {trial + 1}")
+        try:
+            env, result = retail_trial_run(task, trial, agent=lambda *_: model)
+        except EndpointError as exc:
+            errors, in_a_row = errors + 1, in_a_row + (exc.kind != "context")
+            if _fatal(exc) or in_a_row >= max_errors_in_a_row:
+                raise
+            record = {"task": task["id"], "trial": trial, "success": False, "error": str(exc)}
+        else:
+            in_a_row = 0
+            record = _trial_record(task, trial, env, result)
+        counts[task["id"]] += record["success"]
+        if on_trial:
+            on_trial(record)
     if progress:
         progress(total, total, "done")
-    counts = [sum(row) for row in rows]
+    values = list(counts.values())
     return {
         "model": model.model,
         "trials": trials,
-        "tasks": {t["id"]: c for t, c in zip(tasks, counts)},
-        "pass_hat_k": {k: pass_hat_k(counts, trials, k) for k in _ks(trials)},
-        "pass_at_k": {k: pass_at_k(counts, trials, k) for k in _ks(trials)},
+        "tasks": counts,
+        "pass_hat_k": {k: pass_hat_k(values, trials, k) for k in _ks(trials)},
+        "pass_at_k": {k: pass_at_k(values, trials, k) for k in _ks(trials)},
+        "endpoint_errors": errors,
     }
+
+
+def partial_summary(command: str, model_name: str, records: Sequence[Mapping], reason: str) -> dict:
+    """What a run that stopped early measured: the records so far, marked ``"partial": true``
+    with the reason. BFCL's shape is :func:`bfcl_summary`'s; passk's counts successes out of
+    the trials each task ran (no pass^k: the tasks ran unequal numbers of trials).
+
+    Used by: python -m toolkit bfcl.
+    """
+    if command == "bfcl":
+        summary: dict = bfcl_summary(model_name, records) if records else {"model": model_name, "cases": 0}
+    else:
+        tasks: dict[str, list[int]] = {}
+        for r in records:
+            ran = tasks.setdefault(r["task"], [0, 0])
+            ran[0] += bool(r["success"])
+            ran[1] += 1
+        summary = {"model": model_name, "trials_run": len(records), "tasks": tasks}
+    return {**summary, "partial": True, "stopped": reason}
 
 
 def format_passk(result: Mapping, model) -> str:
@@ -388,6 +516,8 @@ def format_passk(result: Mapping, model) -> str:
     ]
     for k in result["pass_hat_k"]:
         lines.append(f"{k:>3} {result['pass_hat_k'][k]:>8.3f} {result['pass_at_k'][k]:>8.3f}")
+    if result.get("endpoint_errors"):
+        lines.append(f"trials the endpoint failed (counted as failed): {result['endpoint_errors']}")
     lines.append(_usage_line(model))
     lines.append(
         f"{label} A measurement of {model.model} on the course's retail world on this day; "
@@ -400,9 +530,9 @@ def format_passk(result: Mapping, model) -> str:
 # the notebooks' optional sections
 
 
-def _configured(environ: Mapping[str, str] | None):
+def _configured(environ: Mapping[str, str] | None, options: Mapping[str, Any] | None = None):
     try:
-        model = real_model_from_env(environ)
+        model = real_model_from_env(environ, **dict(options or {}))
     except ValueError as exc:
         print(f"Real model not set up: {exc}.")
         return None
@@ -411,10 +541,10 @@ def _configured(environ: Mapping[str, str] | None):
     return model
 
 
-def _with_model(environ: Mapping[str, str] | None, run: Callable[[Any], Any]) -> Any:
+def _with_model(environ: Mapping[str, str] | None, run: Callable[[Any], Any], options: Mapping | None = None) -> Any:
     """An optional real-model section: one fixed line when no model is configured, else
     ``run(model)``, with a failing endpoint said in one line."""
-    model = _configured(environ)
+    model = _configured(environ, options)
     if model is None:
         return None
     try:
@@ -424,9 +554,15 @@ def _with_model(environ: Mapping[str, str] | None, run: Callable[[Any], Any]) ->
         return None
 
 
-def notebook_loop(user: str = "Is it warmer in Paris or Oslo?", environ: Mapping[str, str] | None = None):
+def notebook_loop(
+    user: str = "Is it warmer in Paris or Oslo?",
+    environ: Mapping[str, str] | None = None,
+    options: Mapping[str, Any] | None = None,
+):
     """Notebook 02: the happy-path question through the same loop and weather tools, with
     the configured model in place of the script. Prints the transcript; returns the result.
+    ``options`` (``timeout``, ``max_tokens``, ``tool_choice``, ``extra_body``) override the
+    ``TOOLKIT_MODEL_*`` settings, here and in the two sections below.
 
     Notebook 02.
     """
@@ -444,10 +580,12 @@ def notebook_loop(user: str = "Is it warmer in Paris or Oslo?", environ: Mapping
         )
         return result
 
-    return _with_model(environ, go)
+    return _with_model(environ, go, options)
 
 
-def notebook_bfcl(per_category: int = 2, environ: Mapping[str, str] | None = None):
+def notebook_bfcl(
+    per_category: int = 2, environ: Mapping[str, str] | None = None, options: Mapping[str, Any] | None = None
+):
     """Notebook 09: the first ``per_category`` shipped BFCL cases of each of the five
     categories sent to the configured model and scored as the mocks were. Prints the table;
     returns the summary.
@@ -457,16 +595,17 @@ def notebook_bfcl(per_category: int = 2, environ: Mapping[str, str] | None = Non
 
     def go(model):
         cases = select_cases(limit=per_category)
-        print(f"{_label(model)} BFCL, {len(cases)} cases: {_cost_line(estimate_bfcl_cost(cases))}.")
+        cost = estimate_bfcl_cost(cases, model.max_tokens)
+        print(f"{_label(model)} BFCL, {len(cases)} cases: {_cost_line(cost)}.")
         records = run_bfcl(model, cases)
         summary = bfcl_summary(model.model, records)
         print(format_bfcl(summary, records, model))
         return summary
 
-    return _with_model(environ, go)
+    return _with_model(environ, go, options)
 
 
-def notebook_passk(trials: int = 4, environ: Mapping[str, str] | None = None):
+def notebook_passk(trials: int = 4, environ: Mapping[str, str] | None = None, options: Mapping[str, Any] | None = None):
     """Notebook 10: the retail tasks ``trials`` times each with the configured model as the
     agent; prints pass^k and pass@k with the per-task counts; returns the result.
 
@@ -474,12 +613,13 @@ def notebook_passk(trials: int = 4, environ: Mapping[str, str] | None = None):
     """
 
     def go(model):
-        print(f"{_label(model)} retail pass^k, {trials} trials a task: {_cost_line(estimate_passk_cost(trials))}.")
+        cost = estimate_passk_cost(trials, max_tokens=model.max_tokens)
+        print(f"{_label(model)} retail pass^k, {trials} trials a task: {_cost_line(cost)}.")
         result = run_passk(model, trials)
         print(format_passk(result, model))
         return result
 
-    return _with_model(environ, go)
+    return _with_model(environ, go, options)
 
 
 # --------------------------------------------------------------------------------------------
@@ -510,7 +650,7 @@ class _Bar:
         self.stream.flush()
 
 
-def _parser(command: str) -> argparse.ArgumentParser:
+def _parser(command: str, environ: Mapping[str, str]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=f"python -m toolkit {command}",
         description=(
@@ -518,31 +658,60 @@ def _parser(command: str) -> argparse.ArgumentParser:
             if command == "bfcl"
             else "pass^k and pass@k of a real model in the retail world (pack §2.9)."
         ),
+        epilog="--api, --base-url and --model default to $TOOLKIT_MODEL_API, $TOOLKIT_MODEL_BASE_URL and "
+        "$TOOLKIT_MODEL; --timeout, --max-tokens, --tool-choice and --extra-body to $TOOLKIT_MODEL_TIMEOUT, "
+        "$TOOLKIT_MODEL_MAX_TOKENS, $TOOLKIT_MODEL_TOOL_CHOICE and $TOOLKIT_MODEL_EXTRA_BODY.",
     )
+
+    def env(var: str) -> str | None:
+        return environ.get(var, "").strip() or None
+
+    api = (env("TOOLKIT_MODEL_API") or "").lower() or None
     p.add_argument(
         "--api",
         choices=sorted(APIS),
-        required=True,
+        default=api,
+        required=api not in APIS,
         help="wire format: openai (Chat Completions; also Ollama, vLLM, llama.cpp, LM Studio) or anthropic",
     )
     p.add_argument(
         "--base-url",
-        required=True,
+        default=env("TOOLKIT_MODEL_BASE_URL"),
+        required=not env("TOOLKIT_MODEL_BASE_URL"),
         help="e.g. https://api.openai.com/v1, http://localhost:11434/v1, https://api.anthropic.com",
     )
-    p.add_argument("--model", required=True, help="the model's name as the endpoint knows it")
+    p.add_argument(
+        "--model",
+        default=env("TOOLKIT_MODEL"),
+        required=not env("TOOLKIT_MODEL"),
+        help="the model's name as the endpoint knows it",
+    )
     key_help = (
         "environment variable holding the key (default OPENAI_API_KEY or ANTHROPIC_API_KEY; a local server needs none)"
     )
-    p.add_argument("--api-key-env", default=None, help=key_help)
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each answer (default 60)")
+    p.add_argument("--api-key-env", default=env("TOOLKIT_MODEL_KEY_ENV"), help=key_help)
+    p.add_argument(
+        "--timeout",
+        default=None,
+        help="seconds to wait for each answer (default 60; 300 for a server on 127.0.0.1 or localhost)",
+    )
     p.add_argument("--max-retries", type=int, default=4, help="retries after 429/5xx (default 4)")
     temperature_help = (
         "sampling temperature (default: 0 for openai, left out for anthropic); "
         "'none' leaves it out, for models that accept only their default"
     )
     p.add_argument("--temperature", default=None, help=temperature_help)
-    p.add_argument("--max-tokens", type=int, default=1024, help="anthropic only: max_tokens (default 1024)")
+    p.add_argument(
+        "--max-tokens",
+        default=None,
+        help=f"the most tokens one answer may have (default {DEFAULT_MAX_TOKENS}); 'none' sends no cap (openai)",
+    )
+    p.add_argument(
+        "--tool-choice",
+        default=None,
+        help="auto (default), none, required, a tool's name, or omit (send no tool_choice)",
+    )
+    p.add_argument("--extra-body", default=None, help="a JSON object merged into every request, e.g. '{\"top_k\": 1}'")
     if command == "bfcl":
         p.add_argument(
             "--categories", default=None, help="comma-separated, from " + ",".join(BFCL_CATEGORIES) + " (default all)"
@@ -557,16 +726,24 @@ def _parser(command: str) -> argparse.ArgumentParser:
     else:
         p.add_argument("--trials", type=int, default=8, help="trials per task (default 8)")
         p.add_argument("--extended", action="store_true", help="add the extended world's tasks (T5, ordered writes)")
-    p.add_argument("--summary", default=None, help="write the summary here as JSON")
+        p.add_argument("--out", default=None, help="write every trial's conversation here, one JSON line per trial")
+    p.add_argument("--summary", default=None, help="write the summary here as JSON (marked partial if the run stops)")
     return p
 
 
 def _model_from_args(args: argparse.Namespace, environ: Mapping[str, str]):
-    options: dict = {"timeout": args.timeout, "max_retries": args.max_retries}
+    flags = {
+        "TOOLKIT_MODEL_TIMEOUT": args.timeout,
+        "TOOLKIT_MODEL_MAX_TOKENS": args.max_tokens,
+        "TOOLKIT_MODEL_TOOL_CHOICE": args.tool_choice,
+        "TOOLKIT_MODEL_EXTRA_BODY": args.extra_body,
+    }
+    given = {var: value for var, value in flags.items() if value is not None}
+    options: dict = {**settings_from_env(environ), **settings_from_env(given), "max_retries": args.max_retries}
     if args.temperature is not None:
         options["temperature"] = None if args.temperature.lower() == "none" else float(args.temperature)
-    if args.api == "anthropic":
-        options["max_tokens"] = args.max_tokens
+    if args.api == "anthropic" and options.get("max_tokens", DEFAULT_MAX_TOKENS) is None:
+        raise ValueError("the Messages API requires max_tokens; give a number")
     return make_model(args.api, args.base_url, args.model, args.api_key_env, environ, **options)
 
 
@@ -590,7 +767,7 @@ def cli(
     stderr = stderr or sys.stderr
     environ = os.environ if environ is None else environ
     command, rest = argv[0], list(argv[1:])
-    args = _parser(command).parse_args(rest)
+    args = _parser(command, environ).parse_args(rest)
     try:
         model = _model_from_args(args, environ)
         if command == "bfcl":
@@ -603,34 +780,36 @@ def cli(
         return 2
     scrub = model._scrub
     bar = _Bar(stderr)
+    records: list[dict] = []
+    out = open(args.out, "w", encoding="utf-8") if args.out else None
+
+    def keep(record: dict) -> None:
+        records.append(record)
+        if out:
+            out.write(scrub(json.dumps(record)) + "\n")
+            out.flush()
+
     try:
         if command == "bfcl":
-            print(f"{_label(model)} {len(cases)} cases: {_cost_line(estimate_bfcl_cost(cases))}.", file=stderr)
-            out = open(args.out, "w", encoding="utf-8") if args.out else None
-            try:
-
-                def keep(record: dict) -> None:
-                    if out:
-                        out.write(scrub(json.dumps(record)) + "\n")
-                        out.flush()
-
-                records = run_bfcl(model, cases, progress=bar, on_result=keep)
-            finally:
-                if out:
-                    out.close()
-            summary = bfcl_summary(model.model, records)
-            print(scrub(format_bfcl(summary, records, model)), file=stdout)
+            cost = estimate_bfcl_cost(cases, model.max_tokens)
+            print(f"{_label(model)} {len(cases)} cases: {_cost_line(cost)}.", file=stderr)
+            records_done = run_bfcl(model, cases, progress=bar, on_result=keep)
+            summary = bfcl_summary(model.model, records_done)
+            print(scrub(format_bfcl(summary, records_done, model)), file=stdout)
         else:
-            print(
-                f"{_label(model)} {args.trials} trials a task: "
-                f"{_cost_line(estimate_passk_cost(args.trials, args.extended))}.",
-                file=stderr,
-            )
-            summary = run_passk(model, args.trials, extended=args.extended, progress=bar)
+            cost = estimate_passk_cost(args.trials, args.extended, model.max_tokens)
+            print(f"{_label(model)} {args.trials} trials a task: {_cost_line(cost)}.", file=stderr)
+            summary = run_passk(model, args.trials, extended=args.extended, progress=bar, on_trial=keep)
             print(scrub(format_passk(summary, model)), file=stdout)
     except EndpointError as exc:
         print(f"\npython -m toolkit {command}: stopped: {exc}", file=stderr)
+        if args.summary:
+            _write_json(args.summary, partial_summary(command, model.model, records, str(exc)), scrub)
+            print(f"partial summary ({len(records)} done) written to {args.summary}", file=stderr)
         return 2
+    finally:
+        if out:
+            out.close()
     if args.summary:
         _write_json(args.summary, summary, scrub)
     return 0

@@ -104,9 +104,12 @@ class RetailEnv:
 
         def _known(order_id: str) -> None:
             if order_id not in db:
+                same = [known for known in db if known.casefold() == str(order_id).strip().casefold()]
+                if same:  # notebook 07's rule: an error that can name the fix, names it
+                    raise ToolError(f"No order {order_id!r}. Did you mean {same[0]!r}? Order ids are upper case.")
                 raise ToolError(
                     f"No order {order_id!r}. Order ids look like "
-                    f"{', '.join(sorted(db)[:2])}; check the id with the user."
+                    f"{', '.join(sorted(db)[:2])}; check the id with the user, and call again with the id they confirm."
                 )
 
         def _move(order_id: str, status: str, needs: str | None = None) -> dict:

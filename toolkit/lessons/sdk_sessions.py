@@ -177,7 +177,8 @@ def sdk_stdio_session(calls=DEFAULT_CALLS, page_size=None, high_level=False, tim
     ``high_level=False`` uses ``ClientSession`` over ``stdio_client`` (initialize, then
     requests); ``high_level=True`` uses the SDK's ``Client`` in its default mode, which first
     probes ``server/discover`` (revision 2026-07-28) and falls back to initialize when the
-    server answers -32022. The wire log comes from the server's own trace on stderr.
+    server answers as one from before 2026 does (-32601, no such method). The wire log comes
+    from the server's own trace on stderr.
 
     Notebook 06.
     """
@@ -341,8 +342,9 @@ def stateless_probe(version: str = "2026-07-28") -> dict:
     """What a client of the stateless revision gets from the toolkit's server.
 
     It sends ``server/discover`` with its version in ``_meta``, as that revision says; the
-    server answers with error -32022 and the versions it does speak. Returns the request and
-    the reply as they would cross the wire.
+    server, which speaks only the handshake revisions, answers as a server from before 2026
+    does: error -32601 (no such method), naming the revisions it speaks. Returns the request
+    and the reply as they would cross the wire.
 
     Notebook 06.
     """

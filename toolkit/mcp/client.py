@@ -15,7 +15,18 @@ from typing import Any, Protocol
 
 from ..registry import Tool, ToolError, ToolRegistry
 from ..schema import short_repr
-from .protocol import INVALID_REQUEST, PROTOCOL_VERSION, MCPError
+from .answers import ServerRequests
+from .listening import ListenStream
+from .logs import check_level
+from .meta import MODERN, SERVER_INFO_KEY, modern_meta
+from .protocol import (
+    HEADER_MISMATCH,
+    INVALID_REQUEST,
+    MODERN_ERRORS,
+    PROTOCOL_VERSION,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    MCPError,
+)
 from .revisions import HANDSHAKE_VERSIONS
 
 __all__ = ["MCPClient", "mcp_to_registry"]
@@ -42,7 +53,14 @@ class MCPClient:
 
     SUPPORTED = HANDSHAKE_VERSIONS
 
-    def __init__(self, transport: Transport, name: str = "toy-client", version: str = "0.1.0") -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        name: str = "toy-client",
+        version: str = "0.1.0",
+        on_elicit: Callable[[str, dict], dict] | None = None,
+        on_sample: Callable[[dict], dict] | None = None,
+    ) -> None:
         self.transport = transport
         self.name = name
         self.version = version
@@ -51,8 +69,21 @@ class MCPClient:
         self.capabilities: dict | None = None
         self.instructions: str | None = None
         self.protocol_version: str | None = None
+        self.modern = False  # set by connect() when the server speaks 2026-07-28
+        self.log_level: str | None = None  # 2026-07-28: sent in _meta, set by set_log_level
+        self._rounds = 0  # multi round-trip retries under way
+        self.server_requests = ServerRequests(on_elicit, on_sample)
+        self.notifications = self.server_requests.notifications
+        self.listens: list[ListenStream] = []  # open subscriptions/listen streams (2026-07-28)
+        try:
+            transport.on_message = self._incoming  # type: ignore[attr-defined]
+        except AttributeError:
+            pass  # a transport that cannot carry server messages
 
     def _request(self, method: str, params: dict | None = None) -> dict:
+        if self.modern:  # 2026-07-28: version and capabilities join the request's own _meta
+            params = dict(params or {})
+            params["_meta"] = {**(params.get("_meta") or {}), **self._meta()}
         id_ = next(self._ids)
         reply = self.transport.send(
             {"jsonrpc": "2.0", "id": id_, "method": method, "params": params if params is not None else {}}
@@ -66,7 +97,73 @@ class MCPClient:
         if "error" in reply:
             err = reply["error"] if isinstance(reply["error"], dict) else {}
             raise MCPError(err.get("code", INVALID_REQUEST), str(err.get("message", "error")), err.get("data"))
-        return reply["result"]
+        result = reply["result"]
+        kind = result.get("resultType") if isinstance(result, dict) else None
+        if kind == "input_required":
+            return self._retry_with_input(method, params or {}, result)
+        if self.modern and kind not in (None, "complete"):  # invalid: 2026-07-28 basic/index.mdx:84
+            raise MCPError(INVALID_REQUEST, f"Bad reply to {method}: this client does not know resultType {kind!r}")
+        return result
+
+    def _incoming(self, msg: dict) -> dict | None:
+        """A message from the server outside a reply: a listen stream's, or one for
+        :attr:`server_requests` (kept if a notification, answered if a request)."""
+        for stream in list(self.listens):
+            if stream.receive(msg):
+                if stream.ended:
+                    self.listens.remove(stream)
+                return None
+        if "method" not in msg:
+            return None  # a reply nobody waits for (a listen that was already closed)
+        return self.server_requests.answer(msg)
+
+    def _meta(self) -> dict:
+        return modern_meta(self.name, self.version, self.server_requests.capabilities(), self.log_level)
+
+    def _retry_with_input(self, method: str, params: dict, result: dict) -> dict:
+        """A multi round-trip request (2026-07-28): answer each of the server's
+        ``inputRequests`` (elicitation, sampling) and send the request again, with a new id."""
+        if self._rounds >= 5:
+            raise MCPError(INVALID_REQUEST, f"{method}: the server still wants input after 5 rounds")
+        answers = {}
+        for key, asked in (result.get("inputRequests") or {}).items():
+            reply = self.server_requests.answer({"jsonrpc": "2.0", "id": key, **asked}) or {}
+            if "error" in reply:
+                raise MCPError(INVALID_REQUEST, f"{method}: cannot answer {asked.get('method')}: {reply['error']}")
+            answers[key] = reply.get("result", {})
+        retry = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}  # _meta stays
+        retry["inputResponses"] = answers
+        if "requestState" in result:
+            retry["requestState"] = result["requestState"]
+        self._rounds += 1
+        try:
+            return self._request(method, retry)
+        finally:
+            self._rounds -= 1
+
+    def connect(self) -> dict:
+        """Dual era (2026-07-28 basic/versioning): probe with ``server/discover`` in 2026-07-28.
+        A legacy server answers with some other error (commonly -32601), and the client falls
+        back to ``initialize`` with its newest handshake revision. An error that revision
+        defines (-32020, -32021, -32022) comes from a modern server: it is raised, never a
+        reason to fall back (basic/transports/stdio.mdx:129-141). Returns the discover or
+        initialize result."""
+        self.modern = True
+        try:
+            result = self._request("server/discover")
+        except MCPError as exc:
+            self.modern = False
+            if exc.code not in MODERN_ERRORS:
+                return self.initialize(max(self.SUPPORTED))
+            if exc.code == UNSUPPORTED_PROTOCOL_VERSION:
+                supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
+                exc.message += f" (the server speaks {supported}; this client's stateless revision is {MODERN})"
+            raise
+        self.protocol_version = MODERN
+        self.capabilities = result.get("capabilities")
+        self.server_info = (result.get("_meta") or {}).get(SERVER_INFO_KEY)
+        self.instructions = result.get("instructions")
+        return result
 
     def _notify(self, method: str, params: dict | None = None) -> None:
         msg: dict = {"jsonrpc": "2.0", "method": method}
@@ -86,7 +183,7 @@ class MCPClient:
             "initialize",
             {
                 "protocolVersion": protocol_version,
-                "capabilities": {},
+                "capabilities": self.server_requests.capabilities(),
                 "clientInfo": {"name": self.name, "version": self.version},
             },
         )
@@ -109,22 +206,104 @@ class MCPClient:
 
     def list_tools(self) -> list[dict]:
         """Every tool the server offers, following ``nextCursor`` page by page."""
-        tools: list[dict] = []
+        return self._list_all("tools/list", "tools")
+
+    def _list_all(self, method: str, key: str) -> list[dict]:
+        items: list[dict] = []
         cursor = None
         seen = set()
         while True:
-            result = self._request("tools/list", {"cursor": cursor} if cursor is not None else {})
-            tools.extend(result.get("tools", []))
+            result = self._request(method, {"cursor": cursor} if cursor is not None else {})
+            items.extend(result.get(key, []))
             cursor = result.get("nextCursor")
             if cursor is None:
-                return tools
+                return items
             if cursor in seen:
                 raise MCPError(INVALID_REQUEST, "The server repeated a cursor; stopping to avoid a loop")
             seen.add(cursor)
 
-    def call_tool(self, name: str, arguments: dict | None = None) -> dict:
-        """The tools/call result: ``content``, ``isError`` and maybe ``structuredContent``."""
-        return self._request("tools/call", {"name": name, "arguments": arguments or {}})
+    def call_tool(self, name: str, arguments: dict | None = None, progress_token: str | int | None = None) -> dict:
+        """The tools/call result: ``content``, ``isError`` and maybe ``structuredContent``.
+        With ``progress_token`` the server may send ``notifications/progress`` meanwhile
+        (kept in :attr:`notifications`)."""
+        params: dict = {"name": name, "arguments": arguments or {}}
+        if progress_token is not None:
+            params["_meta"] = {"progressToken": progress_token}
+        try:
+            return self._request("tools/call", params)
+        except MCPError as exc:
+            if not self.modern or exc.code != HEADER_MISMATCH:
+                raise
+        # 2026-07-28 over HTTP: the tool's x-mcp-header marks may be new to this client; list the
+        # tools (the transport reads the marks) and try once more (streamable-http.mdx:533-537)
+        self.list_tools()
+        return self._request("tools/call", params)
+
+    def list_resources(self) -> list[dict]:
+        return self._list_all("resources/list", "resources")
+
+    def list_resource_templates(self) -> list[dict]:
+        return self._list_all("resources/templates/list", "resourceTemplates")
+
+    def read_resource(self, uri: str) -> dict:
+        """The ``resources/read`` result: ``contents``, each with ``text`` or ``blob``."""
+        return self._request("resources/read", {"uri": uri})
+
+    def subscribe(self, uri: str) -> dict:
+        return self._request("resources/subscribe", {"uri": uri})
+
+    def listen(self, notifications: dict, timeout: float = 10.0) -> ListenStream:
+        """Open a 2026-07-28 ``subscriptions/listen`` stream for the change notifications in
+        ``notifications`` (``{"toolsListChanged": True, "resourceSubscriptions": [uri]}``) and
+        return it once the server acknowledged it; ``stream.close()`` cancels it.
+
+        Needs a session from :meth:`connect` at 2026-07-28. Over HTTP a background thread
+        reads the stream; over stdio its messages are read whenever the transport reads (any
+        request, or waiting on the stream)."""
+        if not self.modern:
+            raise MCPError(
+                INVALID_REQUEST,
+                "subscriptions/listen is a 2026-07-28 method: connect() to a server that speaks it "
+                "(in a handshake session, subscribe(uri) and the GET stream do this job)",
+            )
+        open_stream = getattr(self.transport, "open_stream", None)
+        if open_stream is None:
+            raise MCPError(INVALID_REQUEST, f"{type(self.transport).__name__} cannot hold a listen stream open")
+        stream = ListenStream(next(self._ids), notifications)
+        stream.pump = getattr(self.transport, "pump", None)
+        self.listens.append(stream)
+        params = {"notifications": notifications, "_meta": self._meta()}
+        stream.closer = open_stream(
+            {"jsonrpc": "2.0", "id": stream.id, "method": "subscriptions/listen", "params": params}, stream.end
+        )
+        try:
+            stream.wait_acknowledged(timeout)
+        except MCPError:
+            stream.close()
+            self.listens.remove(stream)
+            raise
+        return stream
+
+    def list_prompts(self) -> list[dict]:
+        return self._list_all("prompts/list", "prompts")
+
+    def get_prompt(self, name: str, arguments: dict | None = None) -> dict:
+        """The ``prompts/get`` result: ``messages`` (and maybe a ``description``)."""
+        return self._request("prompts/get", {"name": name, "arguments": arguments or {}})
+
+    def complete(self, prompt: str, argument: str, value: str) -> list[str]:
+        """Suggested values for a prompt's argument, from what the user has typed so far."""
+        params = {"ref": {"type": "ref/prompt", "name": prompt}, "argument": {"name": argument, "value": value}}
+        return self._request("completion/complete", params)["completion"]["values"]
+
+    def set_log_level(self, level: str) -> dict:
+        """The least severe log level the client wants. A handshake session sends
+        ``logging/setLevel``; revision 2026-07-28 removed that method, so there the level rides
+        in each later request's ``_meta`` (server/utilities/logging.mdx:62-64)."""
+        if self.modern:
+            self.log_level = check_level(level)
+            return {}
+        return self._request("logging/setLevel", {"level": level})
 
     def close(self) -> None:
         self.transport.close()

@@ -24,6 +24,9 @@ __all__ = [
     "INTERNAL_ERROR",
     "CONNECTION_CLOSED",
     "UNSUPPORTED_PROTOCOL_VERSION",
+    "HEADER_MISMATCH",
+    "MISSING_REQUIRED_CLIENT_CAPABILITY",
+    "MODERN_ERRORS",
     "MCPError",
     "encode_line",
     "decode_line",
@@ -39,9 +42,14 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 CONNECTION_CLOSED = -32000  # the same code the official SDK uses when a transport closes
-# Defined by revision 2026-07-28 (basic/versioning): the request names a protocol version the
-# server does not implement; ``data`` lists the ones it does (``supported``, ``requested``).
+# The codes revision 2026-07-28 defines (schema/2026-07-28/schema.ts:434-450). Each marks a
+# modern server: a dual-era client that gets one does not fall back to initialize.
+HEADER_MISMATCH = -32020  # an HTTP header disagrees with the body, or a required one is missing
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021  # data.requiredCapabilities: what the client lacks
+# The request names a protocol version the server does not implement; ``data`` lists the ones
+# it does (``supported``, ``requested``; basic/versioning).
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+MODERN_ERRORS = (HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION)
 
 
 class MCPError(Exception):

@@ -23,10 +23,16 @@ Sources (read for this module):
   gets ``UnsupportedProtocolVersionError`` (code -32022, ``data.supported`` and
   ``data.requested``; basic/versioning).
 
-What the toolkit does not do: it does not serve the stateless 2026-07-28 revision. A request
-in that revision's shape gets -32022 naming the handshake revisions, so a client that speaks
-both eras (the official Python SDK's default client does) falls back to ``initialize``, and a
-client that speaks only the new era fails at once with a reason instead of hanging.
+The stateless 2026-07-28 revision is spoken by ``ModernServer`` (``toolkit/mcp/modern.py``,
+``python -m toolkit serve --modern``), beside every handshake revision. The lesson server and
+``LatestRevisionServer`` do not speak it, and answer a request in that revision's shape as a
+server from before it would: ``server/discover`` is -32601 (method not found), anything else
+before ``initialize`` is -32600 (not initialized), each message naming the revisions they do
+speak. Not -32022: that code belongs to 2026-07-28 and marks a server of that revision, so a
+client that speaks both eras (the official Python SDK's default client does, and so does
+``MCPClient.connect``) would not fall back to ``initialize`` after it (2026-07-28
+basic/transports/stdio.mdx:129-141). A client that speaks only the new era fails at once,
+with a reason, instead of hanging.
 """
 
 from __future__ import annotations
@@ -76,7 +82,8 @@ def at_least(version: str | None, minimum: str) -> bool:
     unknown version is never "at least" anything: the cautious answer for a peer we cannot
     place.
 
-    Used by: tests/test_mcp_revisions.py.
+    Shown in section 8, "Streamable HTTP, in one place".
+    Notebook 06, through mcp.StreamableHTTPServer.
     """
     if minimum not in KNOWN_VERSIONS:
         raise ValueError(f"{minimum!r} is not a revision this toolkit knows: {', '.join(KNOWN_VERSIONS)}")
@@ -127,9 +134,9 @@ def schema_errors_are_tool_results(version: str | None) -> bool:
 
 
 def revision_notes() -> list[dict]:
-    """One row per revision: whether the toolkit serves it (``served``), whether the lesson
-    server ``MCPServer`` does (``lesson server``; otherwise only ``LatestRevisionServer``), and
-    what differs for a tools server like ours. For the notebook's table (pack §2.6, assignment
+    """One row per revision: whether the toolkit serves it (``served``; 2026-07-28 only by
+    ``ModernServer``), whether it opens with ``initialize`` (``handshake``), whether the lesson
+    server ``MCPServer`` does (``lesson server``), and what differs for a server like ours. For the notebook's table (pack §2.6, assignment
     Part D).
 
     Notebook 06.
@@ -137,7 +144,8 @@ def revision_notes() -> list[dict]:
     return [
         {
             "version": version,
-            "served": version in HANDSHAKE_VERSIONS,
+            "served": version in KNOWN_VERSIONS,
+            "handshake": version in HANDSHAKE_VERSIONS,
             "lesson server": version in SUPPORTED_VERSIONS,
             "for this server": note,
         }
@@ -169,8 +177,10 @@ _NOTES = (
     ),
     (
         "2026-07-28",
-        "stateless: no initialize, version in every request's _meta, "
-        "server/discover; we answer such requests with -32022 and the "
-        "handshake revisions we speak",
+        "stateless: no initialize, sessions or ping; version and capabilities in every "
+        "request's _meta; server/discover; resultType on every result; input_required "
+        "(multi round-trip) instead of server requests; Mcp-Method/Mcp-Name headers; "
+        "change notifications only on a subscriptions/listen stream; "
+        "ModernServer speaks it; the others answer as older servers do (-32601 to server/discover)",
     ),
 )

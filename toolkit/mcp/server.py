@@ -17,17 +17,21 @@ from __future__ import annotations
 import base64
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
 
 from ..registry import ToolRegistry
 from ..schema import validate_args
+from .context import Outbox, RequestContext
+from .logs import check_level
+from .prompts import Prompts
 from .protocol import (
+    CONNECTION_CLOSED,
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
-    UNSUPPORTED_PROTOCOL_VERSION,
     MCPError,
     decode_line,
     encode_line,
@@ -36,14 +40,17 @@ from .protocol import (
     result_response,
     valid_id,
 )
+from .resources import Resources
 from .revisions import (
     HANDSHAKE_VERSIONS,
     META_VERSION_KEY,
+    STATELESS_VERSIONS,
     SUPPORTED_VERSIONS,
     accepts_batches,
     negotiate,
     schema_errors_are_tool_results,
 )
+from .tools import ServerTool
 
 __all__ = [
     "MCPServer",
@@ -56,6 +63,10 @@ __all__ = [
 ]
 
 _CURSOR = re.compile(r"^[0-9]{1,9}$", re.ASCII)
+
+#: What a handler returns for a request answered later, or never: the reply to a 2026-07-28
+#: ``subscriptions/listen`` is due only when the stream ends (see toolkit/mcp/subscriptions.py).
+NO_REPLY: Any = object()
 
 
 def _encode_cursor(offset: int) -> str:
@@ -98,7 +109,7 @@ class MCPServer:
     #: A subclass may change it (:class:`LatestRevisionServer` adds 2025-11-25); initialize
     #: answers a version outside it with the latest one inside, and the HTTP transport checks
     #: the MCP-Protocol-Version header against it.
-    SUPPORTED = SUPPORTED_VERSIONS
+    SUPPORTED: tuple[str, ...] = SUPPORTED_VERSIONS
 
     def __init__(
         self,
@@ -108,6 +119,10 @@ class MCPServer:
         title: str = "Toy Tools",
         instructions: str | None = None,
         page_size: int | None = None,
+        tools: tuple[ServerTool, ...] = (),
+        resources: Resources | None = None,
+        prompts: Prompts | None = None,
+        logging: bool = False,
     ) -> None:
         if not self.SUPPORTED or not all(isinstance(v, str) for v in self.SUPPORTED):
             raise ValueError(
@@ -120,13 +135,20 @@ class MCPServer:
         self.title = title
         self.instructions = instructions
         self.page_size = page_size
+        self.server_tools = {t.name: t for t in tools}
+        self.resources = resources
+        self.prompts = prompts
+        self.logging = logging
+        self.log_level: str | None = None  # set by logging/setLevel; None: send every level
+        self.client_capabilities: dict | None = None
+        self.outbox: Outbox | None = None  # the transport's channel for messages outside a request
         self.initialized = False
         self.ready = False
         self.protocol_version: str | None = None
 
     # -- entry point -------------------------------------------------------------------------
 
-    def handle(self, msg: Any) -> dict | list | None:
+    def handle(self, msg: Any, outbox: Outbox | None = None) -> dict | list | None:
         if isinstance(msg, list):
             if self.initialized and accepts_batches(self.protocol_version):
                 return self._batch(msg)
@@ -137,7 +159,7 @@ class MCPServer:
                 "revision 2025-06-18 removed JSON-RPC batching (only a session "
                 "that negotiated 2025-03-26 may send them)",
             )
-        return self._message(msg)
+        return self._message(msg, outbox)
 
     def _batch(self, batch: list) -> list | dict | None:
         """Each member handled on its own, replies in order (2025-03-26 only)."""
@@ -158,7 +180,7 @@ class MCPServer:
                 replies.append(reply)
         return replies or None
 
-    def _message(self, msg: Any) -> dict | None:
+    def _message(self, msg: Any, outbox: Outbox | None = None) -> dict | None:
         if not isinstance(msg, dict):
             return error_response(None, INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
         if is_response(msg):
@@ -181,7 +203,8 @@ class MCPServer:
         if not isinstance(params, dict):
             return error_response(id_, INVALID_PARAMS, "Invalid params: params must be an object")
         try:
-            return result_response(id_, self._request(method, params))
+            result = self._request(method, params, outbox)
+            return None if result is NO_REPLY else result_response(id_, result)
         except MCPError as exc:
             return error_response(id_, exc.code, exc.message, exc.data)
         except Exception as exc:  # a bug in a handler must not kill the session
@@ -193,37 +216,65 @@ class MCPServer:
         if method == "notifications/initialized" and self.initialized:
             self.ready = True
 
-    def _request(self, method: str, params: dict) -> dict:
+    def connection_closed(self) -> None:
+        """The transport's connection ended (stdin closed); a subclass lets go of what it held."""
+
+    def _request(self, method: str, params: dict, outbox: Outbox | None = None) -> dict:
         if method == "ping":
             return {}
         if method == "initialize":
             return self._initialize(params)
-        if method == "server/discover":
-            raise self._unsupported(_meta_version(params))
+        if method == "server/discover":  # 2026-07-28's probe: answered as an older server would
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: server/discover; {self._speaks()}")
         if not self.initialized:
-            asked = _meta_version(params)
-            if asked is not None and asked not in self.SUPPORTED:
-                raise self._unsupported(asked)  # a stateless-era request, not a forgotten handshake
-            raise MCPError(INVALID_REQUEST, "Server not initialized")
+            hint = f"; {self._speaks()}" if _meta_version(params) is not None else ""
+            raise MCPError(INVALID_REQUEST, "Server not initialized" + hint)
         if method == "tools/list":
             return self._tools_list(params)
         if method == "tools/call":
-            return self._tools_call(params)
-        raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
+            return self._tools_call(params, RequestContext(self, outbox, params))
+        handler = self._handlers().get(method)
+        if handler is None:
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        return handler(params, RequestContext(self, outbox, params))
 
-    def _unsupported(self, requested: str | None) -> MCPError:
-        """The error revision 2026-07-28 defines for a version the server does not implement
-        (code -32022, ``data.supported`` and ``data.requested``). Its supported list holds only
-        handshake revisions, which tells a client that speaks both eras to send initialize."""
-        data: dict = {"supported": list(self.SUPPORTED)}
-        if requested is not None:
-            data["requested"] = requested
-        return MCPError(
-            UNSUPPORTED_PROTOCOL_VERSION,
-            "Unsupported protocol version: this server speaks only the revisions that "
-            "begin with initialize (" + ", ".join(self.SUPPORTED) + "); send initialize",
-            data,
-        )
+    def _handlers(self) -> dict[str, Callable[[dict, RequestContext], dict]]:
+        """The methods beyond tools, each only when the server has that capability."""
+        table: dict = {}
+        if self.resources is not None:
+            table.update({"resources/list": self._resources_list, "resources/read": self._resources_read})
+            table.update({"resources/templates/list": self._templates_list})
+            table.update({"resources/subscribe": self._subscribe, "resources/unsubscribe": self._unsubscribe})
+        if self.prompts is not None:
+            table.update({"prompts/list": self._prompts_list, "prompts/get": self._prompts_get})
+        if self.logging:
+            table["logging/setLevel"] = self._set_level
+        if self.resources is not None or self.prompts is not None:
+            table["completion/complete"] = self._complete
+        return table
+
+    def capabilities(self) -> dict:
+        """What this server offers, as initialize announces it: only what it has."""
+        caps: dict = {"tools": {"listChanged": False}}
+        if self.resources is not None:
+            caps["resources"] = {"subscribe": True, "listChanged": False}
+        if self.prompts is not None:
+            caps["prompts"] = {"listChanged": False}
+        if self.logging:
+            caps["logging"] = {}
+        if self.resources is not None or self.prompts is not None:
+            caps["completions"] = {}
+        return caps
+
+    def _speaks(self) -> str:
+        """What a request of revision 2026-07-28 is told: this server knows only the handshake.
+
+        Such a server must not answer with an error that revision defines (-32020 to -32022):
+        a dual-era client takes one as a sign of a 2026-07-28 server and does not fall back to
+        ``initialize`` (2026-07-28 basic/transports/stdio.mdx:129-141). So the lesson server
+        answers like any server from before it: -32601 for ``server/discover``, "Server not
+        initialized" for other requests, with its revisions named in the message."""
+        return "this server speaks only the revisions that begin with initialize: " + ", ".join(self.SUPPORTED)
 
     def _initialize(self, params: dict) -> dict:
         missing = [k for k in ("protocolVersion", "capabilities", "clientInfo") if k not in params]
@@ -238,12 +289,13 @@ class MCPServer:
             raise MCPError(
                 INVALID_PARAMS, "Invalid params: protocolVersion must be a string, capabilities and clientInfo objects"
             )
-        version = negotiate(asked, self.SUPPORTED)
+        version = negotiate(asked, [v for v in self.SUPPORTED if v not in STATELESS_VERSIONS])
         self.protocol_version = version
+        self.client_capabilities = params["capabilities"]
         self.initialized = True
         result = {
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": self.capabilities(),
             "serverInfo": {"name": self.name, "title": self.title, "version": self.version},
         }
         if self.instructions:
@@ -251,19 +303,26 @@ class MCPServer:
         return result
 
     def _tools_list(self, params: dict) -> dict:
-        tools = [t.to_mcp() for t in self.registry.tools()]
+        return self._page("tools", self.tool_specs(), params)
+
+    def tool_specs(self) -> list[dict]:
+        """Every tool as ``tools/list`` shows it: the registry's, then the ``ServerTool``s."""
+        return [t.to_mcp() for t in self.registry.tools()] + [t.to_mcp() for t in self.server_tools.values()]
+
+    def _page(self, key: str, items: list, params: dict) -> dict:
+        """One page of a list method: ``page_size`` items from the cursor on, and the next cursor."""
         start = _decode_cursor(params["cursor"]) if params.get("cursor") is not None else 0
-        if start > len(tools):
+        if start > len(items):
             raise MCPError(INVALID_PARAMS, "Invalid cursor: it points past the end of the list")
         if not self.page_size:
-            return {"tools": tools[start:]}
+            return {key: items[start:]}
         end = start + self.page_size
-        out: dict = {"tools": tools[start:end]}
-        if end < len(tools):
+        out: dict = {key: items[start:end]}
+        if end < len(items):
             out["nextCursor"] = _encode_cursor(end)
         return out
 
-    def _tools_call(self, params: dict) -> dict:
+    def _tools_call(self, params: dict, context: RequestContext | None = None) -> dict:
         name = params.get("name")
         if not isinstance(name, str):
             raise MCPError(INVALID_PARAMS, "Invalid params: tools/call needs a string 'name'")
@@ -272,9 +331,12 @@ class MCPServer:
             args = {}
         if not isinstance(args, dict):
             raise MCPError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
+        if name in self.server_tools:
+            return self._server_tool_call(self.server_tools[name], args, context or RequestContext(self, None, params))
         tool = self.registry.get(name)
         if tool is None:
-            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}", {"available": self.registry.names()})
+            available = self.registry.names() + list(self.server_tools)
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}", {"available": available})
         errors = validate_args(args, tool.input_schema)
         if errors and not schema_errors_are_tool_results(self.protocol_version):
             raise MCPError(INVALID_PARAMS, f"Invalid arguments for tool {name!r}: " + "; ".join(errors))
@@ -285,6 +347,67 @@ class MCPServer:
         if result.ok and isinstance(result.data, dict):
             out["structuredContent"] = result.data
         return out
+
+    def _server_tool_call(self, tool: ServerTool, args: dict, context: RequestContext) -> dict:
+        errors = validate_args(args, tool.input_schema)
+        if errors and not schema_errors_are_tool_results(self.protocol_version):
+            raise MCPError(INVALID_PARAMS, f"Invalid arguments for tool {tool.name!r}: " + "; ".join(errors))
+        if errors:
+            return {"content": [{"type": "text", "text": "Invalid arguments: " + "; ".join(errors)}], "isError": True}
+        return tool.call(args, context)
+
+    # -- resources, prompts, logging, completion (only with the capability) -------------------
+
+    def _resources_list(self, params: dict, context: RequestContext) -> dict:
+        assert self.resources is not None
+        return self._page("resources", self.resources.listing(), params)
+
+    def _templates_list(self, params: dict, context: RequestContext) -> dict:
+        assert self.resources is not None
+        return self._page("resourceTemplates", self.resources.template_listing(), params)
+
+    def _resources_read(self, params: dict, context: RequestContext) -> dict:
+        assert self.resources is not None
+        return self.resources.read(params.get("uri"))
+
+    def _subscribe(self, params: dict, context: RequestContext) -> dict:
+        assert self.resources is not None
+        return self.resources.subscribe(params.get("uri"))
+
+    def _unsubscribe(self, params: dict, context: RequestContext) -> dict:
+        assert self.resources is not None
+        return self.resources.subscribe(params.get("uri"), on=False)
+
+    def resource_updated(self, uri: str) -> bool:
+        """Tell a subscribed client that ``uri`` changed (through :attr:`outbox`); True if sent."""
+        if self.resources is None or uri not in self.resources.subscribed or self.outbox is None:
+            return False
+        self.outbox.notify({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}})
+        return True
+
+    def _prompts_list(self, params: dict, context: RequestContext) -> dict:
+        assert self.prompts is not None
+        return self._page("prompts", self.prompts.listing(), params)
+
+    def _prompts_get(self, params: dict, context: RequestContext) -> dict:
+        assert self.prompts is not None
+        return self.prompts.get(params.get("name"), params.get("arguments"), context)
+
+    def _set_level(self, params: dict, context: RequestContext) -> dict:
+        self.log_level = check_level(params.get("level"))
+        return {}
+
+    def _complete(self, params: dict, context: RequestContext) -> dict:
+        """completion/complete: the argument's known choices that start with what was typed."""
+        ref, argument = params.get("ref"), params.get("argument")
+        if not isinstance(ref, dict) or not isinstance(argument, dict):
+            raise MCPError(INVALID_PARAMS, "Invalid params: completion/complete needs 'ref' and 'argument' objects")
+        choices: tuple = ()
+        if ref.get("type") == "ref/prompt" and self.prompts is not None:
+            choices = self.prompts.choices(str(ref.get("name")), str(argument.get("name")))
+        typed = str(argument.get("value", ""))
+        values = [c for c in choices if c.startswith(typed)][:100]
+        return {"completion": {"values": values, "total": len(values), "hasMore": False}}
 
 
 class LatestRevisionServer(MCPServer):
@@ -300,7 +423,7 @@ class LatestRevisionServer(MCPServer):
     Notebook 06.
     """
 
-    SUPPORTED = HANDSHAKE_VERSIONS
+    SUPPORTED: tuple[str, ...] = HANDSHAKE_VERSIONS
 
 
 # One stdio message may be at most this many bytes (newline not counted). A longer line is
@@ -378,49 +501,92 @@ def serve_lines(
     :class:`LineTooLong` from :func:`bounded_lines`, gets one -32600 reply with id null that
     names the limit, and the loop goes on. ``write`` receives each reply as one encoded line.
     ``trace``, if given, sees the wire: ``("->", line)`` for each line read and ``("<-",
-    line)`` for each line written.
+    line)`` for each line written. While a request is being handled the server may write
+    notifications and requests of its own (progress, logs, elicitation); the loop keeps
+    reading lines until the client's reply to such a request arrives.
 
     Used by: python -m toolkit serve.
     """
-    for line in lines:
+    loop = _LineLoop(server, iter(lines), write, trace, max_line)
+    if server.outbox is None:
+        server.outbox = loop  # resource updates go out on the same stream
+    try:
+        while loop.step():
+            pass
+    finally:
+        server.connection_closed()
+
+
+class _LineLoop:
+    """One stdio session: reads lines, answers them, and is the server's outbox."""
+
+    def __init__(self, server: MCPServer, lines: Iterator, write: Callable, trace: Callable | None, max_line: int):
+        self.server, self.lines, self.write, self.trace, self.max_line = server, lines, write, trace, max_line
+        self.waiting: set = set()  # ids of the server's requests still unanswered
+        self.replies: dict = {}  # the client's replies to them, by id
+        self.lock = threading.Lock()  # a change published from another thread writes here too
+
+    def emit(self, text: str) -> None:
+        with self.lock:
+            if self.trace is not None:
+                self.trace("<-", text.rstrip("\n"))
+            self.write(text)
+
+    def notify(self, msg: dict) -> None:
+        self.emit(encode_line(msg))
+
+    def request(self, msg: dict) -> dict:
+        self.waiting.add(msg["id"])
+        self.emit(encode_line(msg))
+        while msg["id"] not in self.replies:
+            if not self.step():
+                raise MCPError(CONNECTION_CLOSED, "Connection closed: stdin ended before the client replied")
+        self.waiting.discard(msg["id"])
+        return self.replies.pop(msg["id"])
+
+    def step(self) -> bool:
+        """Read and answer one line; False when the input has ended."""
+        line = next(self.lines, None)
+        if line is None:
+            return False
         if not isinstance(line, LineTooLong):
             if not line.strip():
-                continue
-            size = _line_size(line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n"), max_line)
-            if size > max_line:
-                line = LineTooLong(size, max_line)
-        text: str | None
+                return True
+            size = _line_size(line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n"), self.max_line)
+            if size > self.max_line:
+                line = LineTooLong(size, self.max_line)
         if isinstance(line, LineTooLong):
-            if trace is not None:
-                trace("->", f"<a line of {line.size:,} bytes, over the {line.limit:,}-byte limit: discarded>")
-            text = encode_line(line.reply())
-        else:
-            if trace is not None:
-                trace("->", _printable(line))
-            text = _answer(server, line)
-            if text is None:
-                continue
-        if trace is not None:
-            trace("<-", text.rstrip("\n"))
-        write(text)
+            if self.trace is not None:
+                self.trace("->", f"<a line of {line.size:,} bytes, over the {line.limit:,}-byte limit: discarded>")
+            self.emit(encode_line(line.reply()))
+            return True
+        if self.trace is not None:
+            self.trace("->", _printable(line))
+        text = self.answer(line)
+        if text is not None:
+            self.emit(text)
+        return True
 
-
-def _answer(server: MCPServer, line: str | bytes) -> str | None:
-    """The encoded reply to one line, or None when nothing is due (a notification)."""
-    try:
-        msg = decode_line(line)
-    except MCPError as exc:
-        return encode_line(error_response(None, exc.code, exc.message))
-    reply = server.handle(msg)
-    if reply is None:
-        return None
-    try:
-        return encode_line(reply)
-    except (ValueError, TypeError, RecursionError):
-        id_ = reply.get("id") if isinstance(reply, dict) else None
-        return encode_line(
-            error_response(id_, INTERNAL_ERROR, "Internal error: the reply could not be encoded as JSON")
-        )
+    def answer(self, line: str | bytes) -> str | None:
+        """The encoded reply to one line, or None when nothing is due (a notification, a reply)."""
+        try:
+            msg = decode_line(line)
+        except MCPError as exc:
+            return encode_line(error_response(None, exc.code, exc.message))
+        if is_response(msg):
+            if valid_id(msg.get("id")) and msg["id"] in self.waiting:
+                self.replies[msg["id"]] = msg  # the client answering one of the server's requests
+            return None
+        reply = self.server.handle(msg, self)
+        if reply is None:
+            return None
+        try:
+            return encode_line(reply)
+        except (ValueError, TypeError, RecursionError):
+            id_ = reply.get("id") if isinstance(reply, dict) else None
+            return encode_line(
+                error_response(id_, INTERNAL_ERROR, "Internal error: the reply could not be encoded as JSON")
+            )
 
 
 def _printable(line: str | bytes) -> str:

@@ -13,12 +13,15 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import protocol as rpc
+from .listening import cancel_notice
 from .protocol import CONNECTION_CLOSED, METHOD_NOT_FOUND, MCPError, decode_line, encode_line
 
 if TYPE_CHECKING:  # for the annotation only: a client that talks stdio never loads the server
+    from .context import Outbox  # noqa: F401  (named in a docstring)
     from .server import MCPServer
 
 __all__ = ["InMemoryTransport", "StdioTransport"]
@@ -37,21 +40,56 @@ class InMemoryTransport:
         self.server = server
         self.log: list[tuple[str, Any]] = []
         self.closed = False
+        self.on_message: Callable[[dict], dict | None] | None = None  # set by MCPClient
+        if server.outbox is None:
+            server.outbox = self
+
+    def notify(self, msg: dict) -> None:
+        """The server's notification, straight to the client (the :class:`Outbox` side)."""
+        wire_msg = json.loads(encode_line(msg))
+        self.log.append(("<-", wire_msg))
+        if self.on_message is not None:
+            self.on_message(wire_msg)
+
+    def request(self, msg: dict) -> dict:
+        """The server's request, answered by the client at once (the outbox side)."""
+        wire_msg = json.loads(encode_line(msg))
+        self.log.append(("<-", wire_msg))
+        reply = self.on_message(wire_msg) if self.on_message is not None else None
+        if reply is None:
+            reply = rpc.error_response(msg["id"], METHOD_NOT_FOUND, "Method not found: no client is listening")
+        wire_reply = json.loads(encode_line(reply))
+        self.log.append(("->", wire_reply))
+        return wire_reply
 
     def send(self, msg: dict) -> dict | None:
         if self.closed:
             raise MCPError(CONNECTION_CLOSED, "Connection closed: the transport was closed")
         wire_msg = json.loads(json.dumps(msg))
         self.log.append(("->", wire_msg))
-        reply = self.server.handle(wire_msg)
+        reply = self.server.handle(wire_msg, self)
         if reply is None:
             return None
         wire_reply = json.loads(encode_line(reply))
         self.log.append(("<-", wire_reply))
         return wire_reply
 
+    def open_stream(self, msg: dict, on_end: Callable[[dict | None], None]) -> Callable[[], None]:
+        """Send a ``subscriptions/listen`` request; what the server sends on the stream comes
+        through :meth:`notify`. Returns the cancellation: ``notifications/cancelled``."""
+        reply = self.send(msg)
+        if reply is not None:  # refused (or ended at once): the reply is the stream's end
+            on_end(reply)
+
+        def cancel() -> None:
+            if not self.closed:
+                self.send(cancel_notice(msg["id"]))
+
+        return cancel
+
     def close(self) -> None:
         self.closed = True
+        self.server.connection_closed()
 
 
 class StdioTransport:
@@ -76,6 +114,7 @@ class StdioTransport:
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # all three are pipes
         self._stdin, self._stdout, self._stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
         self._lines: queue.Queue = queue.Queue()
+        self.on_message: Callable[[dict], dict | None] | None = None  # set by MCPClient
         self._heard = threading.Event()  # set when the child has written its first line
         self._write_lock = threading.Lock()
         threading.Thread(target=self._pump_stdout, daemon=True).start()
@@ -117,25 +156,63 @@ class StdioTransport:
             return None
         while True:
             try:
-                line = self._lines.get(timeout=self.timeout)
+                incoming = self._read(self.timeout)
             except queue.Empty:
                 raise MCPError(CONNECTION_CLOSED, f"Request timed out: no reply within {self.timeout:g} s") from None
-            if line is None:
-                self._lines.put(None)
-                raise MCPError(CONNECTION_CLOSED, "Connection closed: the server closed its output" + self._exit_note())
-            if not line.strip():
+            if incoming is None:
                 continue
-            try:
-                incoming = decode_line(line)
-            except MCPError:
-                self.log.append(("<-", {"unparsed": line.decode("utf-8", "replace").rstrip()}))
-                continue
-            self.log.append(("<-", incoming))
             if rpc.is_response(incoming) and incoming.get("id") == msg["id"]:
                 return incoming
-            if isinstance(incoming, dict) and "method" in incoming and "id" in incoming:
-                self._answer_server_request(incoming)
-            # anything else (a notification, a stray reply) is logged and skipped
+            self._dispatch(incoming)
+
+    def _read(self, wait: float) -> Any:
+        """The next message the server wrote, within ``wait`` seconds (else queue.Empty): decoded
+        and logged, or None for a blank or unparsable line (logged as unparsed); MCPError once the
+        server has closed its output."""
+        line = self._lines.get(timeout=wait)
+        if line is None:
+            self._lines.put(None)
+            raise MCPError(CONNECTION_CLOSED, "Connection closed: the server closed its output" + self._exit_note())
+        if not line.strip():
+            return None
+        try:
+            incoming = decode_line(line)
+        except MCPError:
+            self.log.append(("<-", {"unparsed": line.decode("utf-8", "replace").rstrip()}))
+            return None
+        self.log.append(("<-", incoming))
+        return incoming
+
+    def _dispatch(self, incoming: Any) -> None:
+        """A message that is not the awaited reply: a server request is answered; a
+        notification, or the reply to a listen stream, goes to ``on_message``."""
+        if isinstance(incoming, dict) and "method" in incoming and "id" in incoming:
+            self._answer_server_request(incoming)
+        elif isinstance(incoming, dict) and self.on_message is not None:
+            self.on_message(incoming)  # progress, a log line, an update, a listen's reply
+        # anything else (unparsed text) is logged and skipped
+
+    def open_stream(self, msg: dict, on_end: Callable[[dict | None], None]) -> Callable[[], None]:
+        """Send a ``subscriptions/listen`` request without waiting: its messages share stdout
+        with every reply, tagged with its id, and are read whenever this transport reads (in
+        :meth:`send`, or :meth:`pump` while nothing else is sent). Returns the cancellation,
+        ``notifications/cancelled`` with the listen's id (2026-07-28 basic/patterns/cancellation)."""
+        self.log.append(("->", msg))
+        self._write(msg)
+
+        def cancel() -> None:
+            self.send(cancel_notice(msg["id"]))
+
+        return cancel
+
+    def pump(self, wait: float) -> None:
+        """Read and dispatch what the server wrote, for up to ``wait`` seconds (one message)."""
+        try:
+            incoming = self._read(max(wait, 0.0))
+        except queue.Empty:
+            return
+        if incoming is not None:
+            self._dispatch(incoming)
 
     def send_line(self, text: str, wait: float = 1.0) -> Any:
         """Write ``text`` exactly as given (plus a newline) and return the next message back,
@@ -163,7 +240,10 @@ class StdioTransport:
         return reply
 
     def _answer_server_request(self, request: dict) -> None:
-        if request.get("method") == "ping":
+        answered = self.on_message(request) if self.on_message is not None else None
+        if answered is not None:
+            reply = answered
+        elif request.get("method") == "ping":
             reply = rpc.result_response(request["id"], {})
         else:
             reply = rpc.error_response(

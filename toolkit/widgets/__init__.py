@@ -13,6 +13,7 @@ call                                        what it shows                       
 ``gate_playground()``                       the permission gate against two injections        2.10
 ``transcript(result)``                      an ``AgentResult`` as a conversation              2.2
 ``wire(transport.log)``                     an MCP session's messages, arrow by arrow         2.6
+``wire_side_by_side(left, right)``          two wire logs in two columns, to compare          2.6
 ``quiz()``                                  the week's ten-question quiz                      6
 ==========================================  ===============================================  ======
 
@@ -43,6 +44,8 @@ _LAZY = {
     "wire_html": "transcript_view",
     "transcript_text": "transcript_view",
     "wire_text": "transcript_view",
+    "wire_side_by_side": "transcript_view",
+    "WirePair": "transcript_view",
     "quiz": "quiz_view",
     "Quiz": "quiz_view",
     "load_quiz": "quiz_view",

@@ -308,7 +308,7 @@ class LiveView:
 # ------------------------------------------------------------------------------------------------
 # the static copy of a view, for places that cannot draw widgets
 
-STATIC_NOTE = "a live view, shown as it first appears. Run the notebook in Jupyter to move its controls."
+STATIC_NOTE = "a live view, shown as it first appears. Run its cell (or Run All) in a live kernel to move its controls."
 _STYLE_BLOCK = re.compile(r"<style\b.*?</style>", re.S | re.I)
 _GREY = THEME_INK_MUTED  # a disabled control's setting, on the notebook's own background
 

@@ -178,6 +178,13 @@ def _catalog(descriptions: tuple) -> tuple:
     return tuple(make_catalog(descriptions=dict(descriptions)))
 
 
+K1_NOTE = (
+    "k1 caps how much a word repeated in one description counts. The catalog's descriptions are "
+    "short and say each word once or twice, so on these queries k1 moves the scores but not "
+    "recall@k, except at k1 = 0 (repeats ignored); paste a long, repetitive description to see it act."
+)
+
+
 @functools.lru_cache(maxsize=32)
 def _index(descriptions: tuple, k1: float, b: float) -> tuple:
     tools = _catalog(descriptions)
@@ -377,7 +384,15 @@ class RecallExplorer(LiveView):
             layout=W.Layout(width="100%"),
         )
         self.widget = W.VBox(
-            [editors, W.HBox([self.k1, self.b, self.k]), self.message_box, self.image.widget, self.summary, self.table]
+            [
+                editors,
+                W.HBox([self.k1, self.b, self.k]),
+                W.HTML(f"<small>{K1_NOTE}</small>"),
+                self.message_box,
+                self.image.widget,
+                self.summary,
+                self.table,
+            ]
         )
         self.accessible(
             {

@@ -65,10 +65,10 @@ class SourceView:
             body = f"<pre>{numbered}</pre>"
         else:
             formatter = HtmlFormatter(linenos="table", linenostart=self.start, noclasses=True, style="default")
-            body = highlight(code, PythonLexer(), formatter)
+            body = _own_table_style(highlight(code, PythonLexer(), formatter))
         # pygments draws on a light background, so the text colour is set too: JupyterLab's
         # dark theme would otherwise give the plain names near-white text on it.
-        panel = f"background:#f8f8f8;color:{INK};margin:0.5em 0;padding:2px 6px"
+        panel = f"background:{PANEL};color:{INK};margin:0.5em 0;padding:2px 6px;text-align:left"
         return (
             f'<figure class="toolkit-source" style="{panel}" aria-label="source of {html.escape(self.name)}">'
             f"<figcaption><code>{html.escape(self.heading())}</code></figcaption>"
@@ -80,6 +80,23 @@ class SourceView:
 
     def __str__(self) -> str:
         return self.text()
+
+
+PANEL = "#f8f8f8"  # pygments' own background for its default style
+
+
+def _own_table_style(table: str) -> str:
+    """Pygments' line-number table with its cells styled in place. JupyterLab's output CSS
+    right-aligns table cells and paints rows with the theme's background (near-black in the dark
+    theme) as it does every ``<pre>``: that right-aligned the code, lost its indentation and hid
+    the names; inline styles
+    keep the code left-aligned on the light panel in either theme."""
+    cell = f"background:{PANEL};color:{INK};border:none;padding:0 4px;vertical-align:top"
+    table = table.replace("<tr>", f'<tr style="background:{PANEL}">')
+    own = f"background:{PANEL};color:{INK};"  # JupyterLab paints <pre> with the theme's background too
+    table = table.replace('<pre style="', f'<pre style="{own}').replace("<pre>", f'<pre style="{own}">')
+    table = table.replace('<td class="linenos">', f'<td class="linenos" style="{cell};text-align:right">')
+    return table.replace('<td class="code">', f'<td class="code" style="{cell};text-align:left">')
 
 
 def _target(obj: Any) -> Any:

@@ -20,7 +20,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from .palette import INK_MUTED, MARKS, PANEL, TEXT
+from .palette import INK, INK_MUTED, MARKS, PANEL, TEXT
 
 __all__ = [
     "transcript",
@@ -32,6 +32,8 @@ __all__ = [
     "wire_html",
     "wire_text",
     "format_call",
+    "wire_side_by_side",
+    "WirePair",
 ]
 
 # Text colours from the one palette (palette.py): the dark twins of the Okabe–Ito colours, which
@@ -285,8 +287,9 @@ def _entries(log: Iterable) -> list[tuple[str, Any]]:
     return out
 
 
-def wire_html(log: Iterable, title: str | None = None) -> str:
+def wire_html(log: Iterable, title: str | None = None, max_height: int = 260) -> str:
     """A transport's log as arrows: client → server requests and server → client replies.
+    A message taller than ``max_height`` pixels scrolls inside its box.
 
     Notebook 06, through wire.
     """
@@ -304,7 +307,10 @@ def wire_html(log: Iterable, title: str | None = None) -> str:
             f"background:#f7f7f7;{'margin-left:40px;' if not outgoing else ''}font-size:14px'>"
             f"<span style='font-family:monospace;color:{colour};font-weight:bold'>{arrow}</span> "
             f"{_e(text)}<pre tabindex='0' role='region' aria-label='{name}' "
-            f"style='margin:2px 0;font-size:12.5px;max-height:260px;overflow:auto'>"
+            # its own colours and wrapping: JupyterLab's dark theme would paint a bare <pre>
+            # black inside the light panel, and its default breaks "2026-07-28" mid-token
+            f"style='margin:2px 0;font-size:12.5px;max-height:{max_height}px;overflow:auto;"
+            f"background:#f7f7f7;color:{INK};white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere'>"
             f"{_e(pretty)}</pre></div>"
         )
     head = f"<div style='font-size:15px;font-weight:bold'>{_e(title)}</div>" if title else ""
@@ -347,3 +353,45 @@ def wire(log, title: str | None = None) -> Wire:
     if hasattr(log, "log"):  # a transport was passed instead of its log
         log = log.log
     return Wire(log, title)
+
+
+class WirePair:
+    """Two wire logs in two columns, to compare the same exchange under two revisions.
+
+    Notebook 06, through wire_side_by_side.
+    """
+
+    def __init__(self, left, right, titles: tuple[str, str]) -> None:
+        self.left, self.right, self.titles = list(left), list(right), titles
+        _entries(self.left), _entries(self.right)  # a malformed log fails here
+
+    @property
+    def html(self) -> str:
+        # minmax(0, 1fr): a long JSON line scrolls inside its own column instead of widening it
+        columns = "".join(
+            f"<div style='min-width:0'>{wire_html(log, title, max_height=560)}</div>"
+            for log, title in ((self.left, self.titles[0]), (self.right, self.titles[1]))
+        )
+        grid = "display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:10px;align-items:start"
+        return f"<div class='toolkit-wire-pair' style='{grid}'>{columns}</div>"
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(
+            f"== {title} ==\n{wire_text(log)}"
+            for log, title in ((self.left, self.titles[0]), (self.right, self.titles[1]))
+        )
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def wire_side_by_side(left, right, titles: tuple[str, str] = ("left", "right")) -> WirePair:
+    """Show two transports' logs (or slices of them) next to each other, each under its title.
+
+    Notebook 06.
+    """
+    return WirePair(getattr(left, "log", left), getattr(right, "log", right), titles)

@@ -16,9 +16,10 @@ this order:
    ("Servers SHOULD implement proper authentication for all connections"). A program without
    the token can neither open a session nor end one. Tokens are compared in constant time.
 4. The path: anything but the endpoint -> 404.
-5. ``MCP-Protocol-Version``: a version the server does not speak -> 400 with error -32022
-   ("If the server receives a request with an invalid or unsupported MCP-Protocol-Version,
-   it MUST respond with 400 Bad Request"). The versions it speaks are the ``SUPPORTED`` of
+5. ``MCP-Protocol-Version``: a version the server does not speak -> 400 ("If the server
+   receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond
+   with 400 Bad Request"), with error -32022 from a server that speaks 2026-07-28 and -32600
+   from one that does not. The versions it speaks are the ``SUPPORTED`` of
    the session's server, or of a fresh one before a session exists; in a session, a version
    other than the negotiated one gets 400 too. With no header the session's version is used
    (the spec lets a server rely on the negotiated version).
@@ -29,22 +30,30 @@ Then, by method:
   (random, visible ASCII), and every later request must send it back: without it, 400; with
   an id the server does not know (ended, evicted or invented), 404, which tells a client to
   initialize again. DELETE ends a session.
-- A request gets one JSON object back (``Content-Type: application/json``), which the spec
-  allows instead of an SSE stream; a notification or a response gets 202 with no body. GET
-  gets 405: this server never starts messages of its own, so it offers no stream.
+- A request gets one JSON object back (``Content-Type: application/json``) when the server has
+  nothing to send before the reply; when it has (progress, log lines, a request to the client)
+  and the client accepts ``text/event-stream``, an SSE stream instead (:mod:`.streams`). A
+  notification, or the client's reply to a server request, gets 202 with no body. GET opens
+  the session's standalone stream (one at a time: a second gets 409), or, with
+  ``Last-Event-ID``, resumes a stream that broke off.
 - Bodies must be ``application/json`` (else 415), have a ``Content-Length`` (else 411) and
   be at most ``max_body`` bytes (else 413).
 - Slow clients: each read waits at most ``read_timeout`` seconds, and a whole request
   (headers and body, counted from its first byte) must arrive within ``request_deadline``
   seconds, so a client that trickles a byte now and then is cut off too. The listen queue
   (``backlog``) holds a burst of connections without dropping any.
-- A request in the stateless 2026-07-28 shape (``server/discover``, or an
-  ``MCP-Protocol-Version`` of 2026-07-28) gets 400 with error -32022 and the versions we
-  speak: that revision's rule for an unsupported version, and the signal a client that
-  speaks both eras uses to fall back to initialize.
+- A request in the stateless 2026-07-28 shape (its ``_meta`` names the version) needs no
+  session. If the session servers speak that revision (``ModernServer``), it is answered by a
+  fresh server of its own, whatever ``Mcp-Session-Id`` it carries, after its
+  ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` headers are checked against the
+  body (400 with -32020 when they disagree; an unknown method is 404). Otherwise it gets what
+  a server of the handshake revisions answers: 400 with error -32600 (no session, or a version
+  header it does not speak), which is what a client that speaks both eras falls back to
+  initialize on; -32022 would tell it the server speaks 2026-07-28 (streamable-http.mdx:650-665).
 
 Each session has its own :class:`~toolkit.mcp.server.MCPServer`, because the lifecycle and
-the negotiated version belong to the session; a lock serialises the requests of one session.
+the negotiated version belong to the session. The requests of one session run concurrently
+(each POST on its own thread), so a tool waiting for the client's answer blocks nothing else.
 """
 
 from __future__ import annotations
@@ -63,17 +72,25 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ..meta import header_text, meta_problem, param_headers, param_text, param_value
 from ..protocol import (
+    HEADER_MISMATCH,
     INTERNAL_ERROR,
+    INVALID_PARAMS,
     INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MODERN_ERRORS,
     UNSUPPORTED_PROTOCOL_VERSION,
     MCPError,
     decode_line,
     encode_line,
     error_response,
+    is_response,
     valid_id,
 )
+from ..revisions import META_VERSION_KEY, STATELESS_VERSIONS, at_least
 from ..server import MCPServer
+from .streams import RETRY_MS, PostStream, SessionChannel, shut_write
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -91,7 +108,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9._~+/-]{16,}=*")
 class _Session:
     def __init__(self, server: MCPServer) -> None:
         self.server = server
-        self.lock = threading.Lock()
+        self.channel = SessionChannel(server)
+        server.outbox = self.channel  # messages outside any request go to the GET stream
 
 
 class StreamableHTTPServer:
@@ -123,6 +141,7 @@ class StreamableHTTPServer:
         token: str | bool | None = None,
         backlog: int = LISTEN_BACKLOG,
         trace: Callable[[str, str], Any] | None = None,
+        stream_timeout: float = 300.0,
     ) -> None:
         self.make_server = make_server
         self.path = path
@@ -133,8 +152,11 @@ class StreamableHTTPServer:
         self.request_deadline = request_deadline
         self.token = _choose_token(token)
         self.trace = trace
+        self.stream_timeout = stream_timeout  # the longest an SSE stream stays open
+        self._closing = False
         # The versions a new session would speak, for requests that belong to no session yet.
         self.supported = tuple(make_server().SUPPORTED)
+        self.stateless = any(v in STATELESS_VERSIONS for v in self.supported)  # speaks 2026-07-28
         self.sessions: OrderedDict[str, _Session] = OrderedDict()
         self._sessions_lock = threading.Lock()
         self._httpd = _Listener(("127.0.0.1", port), _Handler, bind_and_activate=False)
@@ -151,6 +173,11 @@ class StreamableHTTPServer:
         self._thread: threading.Thread | None = None
 
     @property
+    def closing(self) -> bool:
+        """True once :meth:`close` began: open streams end (a listen stream with its reply)."""
+        return self._closing
+
+    @property
     def auth_headers(self) -> dict:
         """What a client must send: ``{"Authorization": "Bearer <token>"}``, or ``{}`` when
         authentication is off."""
@@ -161,12 +188,26 @@ class StreamableHTTPServer:
     def serve_forever(self) -> None:
         self._httpd.serve_forever(poll_interval=0.05)
 
+    def serve_until_interrupted(self) -> int:
+        """Serve in the foreground until Ctrl-C, then close; returns 0 (an exit code)."""
+        try:
+            self.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.close()
+        return 0
+
     def start(self) -> StreamableHTTPServer:
         self._thread = threading.Thread(target=self.serve_forever, name="mcp-http", daemon=True)
         self._thread.start()
         return self
 
     def close(self) -> None:
+        self._closing = True  # open SSE streams end within a quarter of a second
+        with self._sessions_lock:
+            for session in self.sessions.values():
+                session.channel.close()
         if self._thread is not None:
             self._httpd.shutdown()
             self._thread.join(timeout=5)
@@ -258,22 +299,21 @@ class StreamableHTTPServer:
         session = self._peek_session(handler.headers.get(SESSION_HEADER))
         supported = list(session.server.SUPPORTED if session else self.supported)
         if requested not in supported:
+            # -32022 is 2026-07-28's code, and marks a server of that revision: a server that
+            # speaks none of it answers as the handshake revisions did (400; their transport
+            # pages name no code), so a dual-era client falls back (streamable-http.mdx:650-665).
+            modern = any(v in STATELESS_VERSIONS for v in supported)
             return 400, error_response(
                 id_,
-                UNSUPPORTED_PROTOCOL_VERSION,
-                f"Unsupported protocol version {requested!r} in the "
-                f"{VERSION_HEADER} header; this server speaks "
-                + ", ".join(supported)
-                + " and each session starts with initialize",
+                UNSUPPORTED_PROTOCOL_VERSION if modern else INVALID_REQUEST,
+                f"Unsupported protocol version {requested!r} in the {VERSION_HEADER} header; "
+                f"this server speaks {', '.join(supported)}"
+                + ("" if modern else ", and each session starts with initialize"),
                 {"supported": supported, "requested": requested},
             )
-        negotiated = session.server.protocol_version if session else None
-        if negotiated is not None and requested != negotiated:
-            return 400, error_response(
-                id_,
-                INVALID_REQUEST,
-                f"Bad request: {VERSION_HEADER} is {requested} but this session negotiated {negotiated}",
-            )
+        # A supported version other than the negotiated one is accepted, as the official SDKs
+        # do: the transport page makes 400 a MUST only for an invalid or unsupported version
+        # (the client SHOULD send the negotiated one). The conformance suite 0.1.16 relies on it.
         return None
 
     # -- POST: every client message -------------------------------------------------------------
@@ -318,8 +358,10 @@ class StreamableHTTPServer:
         if isinstance(msg, dict) and msg.get("method") == "initialize":
             return self._open_session(handler, msg)
         sid = handler.headers.get(SESSION_HEADER)
+        if self.stateless and _stateless_version(msg) is not None:  # any Mcp-Session-Id is ignored:
+            return self._stateless(handler, msg, accept)  # versioning.mdx:176, streamable-http.mdx:685
         if sid is None:
-            probe = self.make_server().handle(msg)  # answers server/discover and 2026-style requests
+            probe = self.make_server().handle(msg)  # a 2026-style _meta naming a version we lack
             if isinstance(probe, dict) and probe.get("error", {}).get("code") == UNSUPPORTED_PROTOCOL_VERSION:
                 return handler.reply(400, probe)
             return handler.reply(
@@ -342,11 +384,44 @@ class StreamableHTTPServer:
                     "Session not found: it ended or never existed; send initialize to start a new one",
                 ),
             )
-        with session.lock:
-            reply = session.server.handle(msg)
+        if is_response(msg):  # the client answering one of the server's requests
+            session.channel.deliver(msg)
+            return handler.reply(202, None)
+        stream = None
+        if isinstance(msg, dict) and "id" in msg:
+            sse_ok = "text/event-stream" in (accept or "").lower()
+            stream = PostStream(handler, session.channel, sse_ok, {SESSION_HEADER: sid})
+        reply = session.server.handle(msg, stream)
+        if stream is not None and stream.finish(reply if isinstance(reply, dict) else None):
+            return  # the reply went out as the stream's last event
         if reply is None:
             return handler.reply(202, None)
         status = 400 if isinstance(reply, dict) and reply.get("id") is None else 200
+        handler.reply(status, reply)
+
+    def _stateless(self, handler: _Handler, msg: dict, accept: str | None) -> None:
+        """A 2026-07-28 request: no session, a fresh server for it alone. Its headers must
+        agree with the body (``MCP-Protocol-Version`` with ``_meta``, ``Mcp-Method`` with the
+        method, ``Mcp-Name`` with ``params.name`` or ``params.uri``), else 400 with error
+        -32020 (HeaderMismatch); an unknown method is 404 with -32601; a malformed ``_meta``
+        (-32602), a missing client capability (-32021) or an unsupported version (-32022) is 400."""
+        server = self.make_server()
+        version = _stateless_version(msg)
+        assert version is not None  # post() routes only such requests here
+        mismatch = _header_mismatch(handler.headers, msg, version, server)
+        if mismatch:
+            return handler.reply(400, error_response(msg.get("id"), HEADER_MISMATCH, f"Header mismatch: {mismatch}"))
+        stream = None
+        if "id" in msg:
+            stream = PostStream(handler, SessionChannel(server), "text/event-stream" in (accept or "").lower(), {})
+        reply = server.handle(msg, stream)
+        if stream is not None and stream.finish(reply if isinstance(reply, dict) else None):
+            return
+        if reply is None:
+            return handler.reply(202, None)
+        code = reply.get("error", {}).get("code") if isinstance(reply, dict) else None
+        malformed = code == INVALID_PARAMS and meta_problem(msg["params"]["_meta"]) is not None
+        status = 400 if code in _BAD_REQUEST or malformed else 404 if code == METHOD_NOT_FOUND else 200
         handler.reply(status, reply)
 
     def _open_session(self, handler: _Handler, msg: dict) -> None:
@@ -391,17 +466,46 @@ class StreamableHTTPServer:
         return True
 
     def get(self, handler: _Handler) -> None:
-        if self._checked(handler, "GET"):
-            handler.reply(
-                405,
-                error_response(
-                    None,
-                    INVALID_REQUEST,
-                    "Method not allowed: this server sends nothing unasked, "
-                    "so it offers no GET stream; POST your messages",
-                ),
-                {"Allow": "POST, DELETE"},
+        """GET: the session's standalone SSE stream, or, with Last-Event-ID, the rest of a
+        stream that broke off (replayed from the event after that id)."""
+        if not self._checked(handler, "GET"):
+            return
+        if "text/event-stream" not in handler.headers.get("Accept", "").lower():
+            return handler.reply(
+                406,
+                error_response(None, INVALID_REQUEST, "Not acceptable: a GET stream needs Accept: text/event-stream"),
             )
+        sid = handler.headers.get(SESSION_HEADER)
+        session = self._session(sid) if sid else None
+        if session is None:
+            status = 400 if sid is None else 404
+            problem = f"no {SESSION_HEADER} header" if sid is None else "session not found"
+            return handler.reply(status, error_response(None, INVALID_REQUEST, f"Bad request: {problem}"))
+        channel = session.channel
+        last = handler.headers.get("Last-Event-ID")
+        if last is not None:
+            found = channel.find(last)
+            if found is None:
+                return handler.reply(404, error_response(None, INVALID_REQUEST, f"No stream has event {last!r}"))
+            log, after = found
+            handler.start_sse({SESSION_HEADER: sid})
+        else:
+            if channel.standalone_open:
+                return handler.reply(
+                    409, error_response(None, INVALID_REQUEST, "Conflict: this session's GET stream is already open")
+                )
+            log, after = channel.standalone, channel.standalone_seen
+            channel.standalone_open = True
+            handler.start_sse({SESSION_HEADER: sid})
+            if at_least(session.server.protocol_version, "2025-11-25"):
+                handler.wfile.write(f"retry: {RETRY_MS}\n\n".encode())
+        try:
+            log.attach(handler.wfile, after)
+            log.wait_done(lambda: not channel.closed and not self._closing, self.stream_timeout)
+        finally:
+            if log is channel.standalone:
+                channel.standalone_seen = log.count
+                channel.standalone_open = False
 
     def delete(self, handler: _Handler) -> None:
         if not self._checked(handler, "DELETE"):
@@ -420,6 +524,7 @@ class StreamableHTTPServer:
             ended = self.sessions.pop(sid, None)
         if ended is None:
             return handler.reply(404, error_response(None, INVALID_REQUEST, "Session not found"))
+        ended.channel.close()
         handler.reply(204, None)
 
     def other(self, handler: _Handler) -> None:
@@ -428,6 +533,67 @@ class StreamableHTTPServer:
             handler.reply(
                 405, error_response(None, INVALID_REQUEST, "Method not allowed: use POST"), {"Allow": "POST, DELETE"}
             )
+
+
+_NAMED = ("tools/call", "resources/read", "prompts/get")
+# 2026-07-28 errors whose HTTP status MUST be 400 (schema.ts:456-531), and -32600
+_BAD_REQUEST = (INVALID_REQUEST, *MODERN_ERRORS)
+
+
+def _stateless_version(msg: Any) -> str | None:
+    """The 2026-07-28-style version a request names in ``params._meta``, or None."""
+    params = msg.get("params") if isinstance(msg, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    value = meta.get(META_VERSION_KEY) if isinstance(meta, dict) else None
+    return value if isinstance(value, str) and value in STATELESS_VERSIONS else None
+
+
+def _header_mismatch(headers: Any, msg: dict, version: str, server: MCPServer) -> str:
+    """What disagrees between a 2026-07-28 request's headers and its body ('' when nothing).
+    ``Mcp-Name`` is required for the methods that name something, and it and ``Mcp-Param-*``
+    are compared after Base64 decoding (streamable-http.mdx:283-297, 490-504, 618-630)."""
+    if headers.get(VERSION_HEADER) != version:
+        return f"{VERSION_HEADER} is {headers.get(VERSION_HEADER)!r} but _meta says {version!r}"
+    if headers.get("Mcp-Method") != msg.get("method"):
+        return f"Mcp-Method is {headers.get('Mcp-Method')!r} but the method is {msg.get('method')!r}"
+    params = msg.get("params") or {}
+    if msg.get("method") in _NAMED:
+        name = params.get("uri" if msg["method"] == "resources/read" else "name")
+        sent = headers.get("Mcp-Name")
+        if isinstance(name, str) and (sent is None or header_text(sent) != name):
+            return f"Mcp-Name is {sent!r} but the request names {name!r}"
+    if msg.get("method") == "tools/call":
+        return _param_mismatch(headers, params, server)
+    return ""
+
+
+def _param_mismatch(headers: Any, params: dict, server: MCPServer) -> str:
+    """Each ``Mcp-Param-{name}`` the called tool's ``x-mcp-header`` marks ask for: present when
+    the body holds that value, and equal to it (integers as numbers; lines 547-566)."""
+    spec = next((t for t in server.tool_specs() if t["name"] == params.get("name")), None)
+    try:
+        marks = param_headers(spec.get("inputSchema")) if spec else {}
+    except ValueError:
+        marks = {}  # a tool no client may call (its clients drop it): nothing to compare
+    for name, path in marks.items():
+        value = param_value(params.get("arguments"), path)
+        want, sent = param_text(value), headers.get(f"Mcp-Param-{name}")
+        if want is None:
+            continue  # no value, no header expected
+        got = header_text(sent) if sent is not None else None
+        if got != want and not (
+            isinstance(value, (int, float)) and not isinstance(value, bool) and _number(got) == value
+        ):
+            return f"Mcp-Param-{name} is {sent!r} but the argument {'.'.join(path)} is {want!r}"
+    return ""
+
+
+def _number(text: str | None) -> float | None:
+    """An integer header compared as a number, so 42.0 matches 42 (line 612, a SHOULD)."""
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
 
 
 def _choose_token(token: str | bool | None) -> str | None:
@@ -549,6 +715,30 @@ class _Handler(BaseHTTPRequestHandler):
             except OSError:
                 pass
 
+    def start_sse(self, headers: dict) -> None:
+        """Answer 200 with an SSE stream; its end is the connection's end (no length known)."""
+        self.close_connection = True
+        app = self.server.app
+        if app.trace:
+            app.trace("<-", "200 text/event-stream")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("X-Accel-Buffering", "no")  # a proxy must not hold events back (2026-07-28 SHOULD)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.flush()
+
+    def end_stream(self) -> None:
+        """Close the stream now, while the request goes on (the client may resume it)."""
+        try:
+            self.wfile.flush()
+        except OSError:
+            pass
+        shut_write(self.connection)
+
     def read_body(self, limit: int) -> bytes | None:
         """The request body, or None after answering 411/413 (or if the client vanished or
         missed the request deadline)."""
@@ -636,13 +826,7 @@ def serve_http(
         return 2
     sys.stderr.write(_banner(app))
     sys.stderr.flush()
-    try:
-        app.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        app.close()
-    return 0
+    return app.serve_until_interrupted()
 
 
 def _banner(app: StreamableHTTPServer) -> str:
