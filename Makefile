@@ -95,25 +95,33 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanit
 # TEST_WORKERS=0 runs serially). Work goes out a file at a time (--dist loadfile): a module's
 # fixtures are built once, and a notebook's cells stay on one worker, in order, in one kernel, as
 # nbval needs; tests marked kernel run one at a time (tests/conftest.py).
-TEST_WORKERS ?= auto
+# Twice as many workers as cores, at most 8: most of a test's time is spent waiting (kernels
+# starting, servers answering, the checks' scaled sleeps), so two per core finish sooner
+# (benchmarks/bench_tests.py).
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n * 2 > 8 ? 8 : n * 2 )))
 XDIST := -n $(TEST_WORKERS) --dist loadfile
 
 # The stored outputs are the mock-only ones: a real model configured in the shell (README,
 # "Using a real model") must not be called by the test run.
 NO_REAL_MODEL := env -u TOOLKIT_MODEL_API -u TOOLKIT_MODEL_BASE_URL -u TOOLKIT_MODEL
+# A shell with PYTHONDONTWRITEBYTECODE set makes every process of a test run (workers, kernels,
+# the subprocesses tests start) compile numpy, pandas, matplotlib and the toolkit from source
+# again; make test writes the .pyc files once (in .venv/ and __pycache__/, which git ignores).
+WRITE_BYTECODE := -u PYTHONDONTWRITEBYTECODE
 
 test: $(STAMP)
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/ruff format --check $(LINT_PATHS)
 	$(BIN)/mypy
 	$(BIN)/python scripts/check_sync.py
-	$(NO_REAL_MODEL) $(BIN)/python -m pytest $(XDIST) $(NBVAL) tests notebooks/[0-9][0-9]_*.ipynb
+	$(NO_REAL_MODEL) $(WRITE_BYTECODE) $(BIN)/python -m pytest $(XDIST) $(NBVAL) tests notebooks/[0-9][0-9]_*.ipynb
 
 # The class tier (tests/classroom/): the student edition's twelve notebooks run top to bottom, every
 # exercise's right answers with every core busy, a class's submissions graded. Minutes of kernels
 # and busy cores, so it runs beside `make test`, not in it; CI runs both.
 test-class: $(STAMP)
-	TOOLKIT_CLASS_TESTS=1 $(NO_REAL_MODEL) $(BIN)/python -m pytest $(XDIST) tests/classroom -p no:cacheprovider
+	TOOLKIT_CLASS_TESTS=1 $(NO_REAL_MODEL) $(WRITE_BYTECODE) $(BIN)/python -m pytest -n auto --dist loadfile tests/classroom \
+	  -p no:cacheprovider
 
 # Every notebook run in a throw-away JupyterLab, driven by Playwright in Debian's chromium
 # (installed with apt when missing; Playwright downloads no browser). Bounded: SIGINT after
@@ -124,6 +132,10 @@ test-class: $(STAMP)
 # not errors (-W default overrides pyproject's filterwarnings here): not yet tried as errors.
 CHROMIUM ?= /usr/bin/chromium
 BROWSER_TIMEOUT ?= 1200
+# One test of these tiers may run minutes (every notebook in the lab; the model on the BFCL
+# cases): pytest-timeout's 300 s of pyproject.toml becomes this, still short of the tier's bound,
+# so a test that hangs is reported with every thread's stack before `timeout` stops pytest.
+TIER_TEST_TIMEOUT ?= 900
 BROWSER_STAMP := $(VENV)/.browser-installed
 NPM_DIR := tests/browser/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
@@ -142,7 +154,8 @@ test-browser: $(BROWSER_STAMP) $(NPM_STAMP)
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) not found: installing Debian's chromium with apt (needs root)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	CHROMIUM=$(CHROMIUM) TOOLKIT_BROWSER_TESTS=1 TOOLKIT_NPM_CLIENTS=$(CURDIR)/$(NPM_DIR) \
-	  timeout -s INT -k 30 $(BROWSER_TIMEOUT) $(BIN)/python -m pytest tests/browser -p no:cacheprovider -rs -W default
+	  timeout -s INT -k 30 $(BROWSER_TIMEOUT) $(BIN)/python -m pytest tests/browser -p no:cacheprovider -rs -W default \
+	  --timeout=$(TIER_TEST_TIMEOUT)
 
 # The official MCP conformance suite (npm @modelcontextprotocol/conformance 0.1.16, pinned with a
 # Node 22 in tests/conformance/npm/package-lock.json) against tests/conformance/server.py at
@@ -204,7 +217,7 @@ LOCAL_TEST_TIMEOUT ?= 1500
 
 test-local-model: $(STAMP) $(LOCAL_STAMP)
 	TOOLKIT_LOCAL_MODEL_PYTHON=$(CURDIR)/$(LOCAL_PY) timeout -s INT -k 30 $(LOCAL_TEST_TIMEOUT) \
-	  $(NO_REAL_MODEL) $(BIN)/python -m pytest tests/local_model -p no:cacheprovider -rs
+	  $(NO_REAL_MODEL) $(BIN)/python -m pytest tests/local_model -p no:cacheprovider -rs --timeout=$(TIER_TEST_TIMEOUT)
 
 
 # Re-run notebooks from their .py sources, one process each under NOTEBOOK_TIMEOUT seconds.

@@ -593,21 +593,11 @@ class ThreeGetsAtMost(T.PermissionGate):  # the customer list may be read twice,
         return (False, "read enough") if ok and self.reads > 2 else (ok, reason)
 
 
-class AllowListOnly(T.PermissionGate):  # overrides check(): keeps the allow list, drops the confirmation rule
-    def __init__(self):
-        super().__init__(allow={"fetch_url", "get_customers"})
-        self.private = False
-
+class AllowListOnly(NoBaseRules):  # overrides check(): keeps the allow list, drops the confirmation rule
     def check(self, call, tool):
         if tool is not None and self.allow is not None and tool.name not in self.allow:
             return False, "not on the allow list"
-        if tool is not None and tool.open_world and self.private:
-            return False, "private data was read"
-        return True, ""
-
-    def note_result(self, tool):
-        if tool is not None and tool.name == "get_customers":
-            self.private = True
+        return super().check(call, tool)
 
 
 @pytest.mark.parametrize(
