@@ -195,19 +195,26 @@ class HTTPTransport:
 
     def listen(self) -> threading.Thread:
         """Open the session's standalone GET stream in a background thread; what arrives there
-        (``notifications/resources/updated``, say) goes to ``on_message``. Ends with the session."""
+        (``notifications/resources/updated``, say) goes to ``on_message``. Ends with the session.
+        Returns once the server has answered the GET (or ``timeout`` passed), so the stream is
+        open before the next request goes out, however busy the machine."""
+        opened = threading.Event()
 
         def run() -> None:
             try:
                 status, _, response = self._exchange("GET", None, self._headers(), stream=True)
+                opened.set()
                 if not isinstance(response, bytes):
                     with response:
                         self._read_events(response, object(), {"id": None, "retry": self.retry_ms})
             except (MCPError, OSError, ValueError):
                 pass  # the stream ended: the session closed or the server went away
+            finally:
+                opened.set()
 
         self._listener = threading.Thread(target=run, name="mcp-get-stream", daemon=True)
         self._listener.start()
+        opened.wait(self.timeout)
         return self._listener
 
     def open_stream(self, msg: dict, on_end: Callable[[dict | None], None]) -> Callable[[], None]:
