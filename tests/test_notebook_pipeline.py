@@ -510,11 +510,13 @@ def test_memory_script_reads_proc_and_the_readme_follows_its_rule():
     guarantee, limit = M.recommend(max(peaks) * M.MIB, server * M.MIB)
     assert f"guarantee {guarantee} MiB" in section and f"limit {limit} MiB" in section
     assert f'mem_guarantee = "{guarantee}M"' in section and f'mem_limit = "{limit}M"' in section
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    script = "import time; print('up', flush=True); time.sleep(30)"
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
+        assert child.stdout is not None and child.stdout.readline() == "up\n"  # Python is loaded, not just forked
         assert child.pid in M.descendants(os.getpid())
         assert M.rss(child.pid) > 1024 * 1024 and M.peak_rss(os.getpid()) >= M.rss(os.getpid()) > 0
     finally:
         child.kill()
-        child.wait()
+        child.communicate()
     assert M.rss(child.pid) == 0  # gone: 0, not an error
