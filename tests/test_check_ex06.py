@@ -114,12 +114,26 @@ def test_ex06_lines_that_get_no_reply_are_named_without_waiting_for_them(nb06_so
 
 def test_ex06_a_server_that_never_answers_is_named_within_the_sessions_time(nb06_solution, monkeypatch, capsys):
     """The whole cell is bounded: a server that reads every line and answers none (here a
-    child that only reads) stops the session at SESSION_TIME, and the report says so."""
+    child that only reads) stops the session at START_TIME, and the report says so."""
     import sys
 
     monkeypatch.setattr(ex06, "SERVER_CMD", [sys.executable, "-c", "import sys\nfor _ in sys.stdin: pass"])
-    monkeypatch.setattr(ex06, "SESSION_TIME", 0.5)
+    monkeypatch.setattr(ex06, "START_TIME", 0.5)
     result = ex06.check(nb06_solution["hand_typed_lines"])
     assert_fails_with_sentence(result, "the server did not start within 0.5 s")
     ex06.talk(nb06_solution["hand_typed_lines"])
     assert "Stopped: the server did not start" in capsys.readouterr().out
+
+
+SLOW_START = "import runpy, sys, time\ntime.sleep(1.5)\nsys.argv = ['toolkit', 'serve']\nrunpy.run_module('toolkit', run_name='__main__')"
+
+
+def test_ex06_a_server_slow_to_start_on_a_busy_machine_does_not_fail_a_right_answer(nb06_solution, monkeypatch):
+    """A hub with every core busy may take seconds to start the server: that time is not the
+    session's, so the notebook's own answer still passes when the start takes longer than it."""
+    import sys
+
+    monkeypatch.setattr(ex06, "SERVER_CMD", [sys.executable, "-c", SLOW_START])
+    monkeypatch.setattr(ex06, "SESSION_TIME", 1.0)
+    result = ex06.check(nb06_solution["hand_typed_lines"])
+    assert result.passed == result.total > 0, result.text
