@@ -322,7 +322,7 @@ class MCPServer:
             out["nextCursor"] = _encode_cursor(end)
         return out
 
-    def _tools_call(self, params: dict, context: RequestContext | None = None) -> dict:
+    def _tools_call(self, params: dict, context: RequestContext) -> dict:
         name = params.get("name")
         if not isinstance(name, str):
             raise MCPError(INVALID_PARAMS, "Invalid params: tools/call needs a string 'name'")
@@ -331,15 +331,21 @@ class MCPServer:
             args = {}
         if not isinstance(args, dict):
             raise MCPError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
-        if name in self.server_tools:
-            return self._server_tool_call(self.server_tools[name], args, context or RequestContext(self, None, params))
-        tool = self.registry.get(name)
+        server_tool = self.server_tools.get(name)
+        tool = server_tool or self.registry.get(name)
         if tool is None:
             available = self.registry.names() + list(self.server_tools)
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}", {"available": available})
         errors = validate_args(args, tool.input_schema)
         if errors and not schema_errors_are_tool_results(self.protocol_version):
             raise MCPError(INVALID_PARAMS, f"Invalid arguments for tool {name!r}: " + "; ".join(errors))
+        if server_tool is not None:
+            if errors:
+                return {
+                    "content": [{"type": "text", "text": "Invalid arguments: " + "; ".join(errors)}],
+                    "isError": True,
+                }
+            return server_tool.call(args, context)
         # From 2025-11-25 the registry's own answer to bad arguments (kind invalid_args, text
         # that names each error and the expected parameters) goes back as an isError result.
         result = self.registry.run(name, args, repair=False)
@@ -347,14 +353,6 @@ class MCPServer:
         if result.ok and isinstance(result.data, dict):
             out["structuredContent"] = result.data
         return out
-
-    def _server_tool_call(self, tool: ServerTool, args: dict, context: RequestContext) -> dict:
-        errors = validate_args(args, tool.input_schema)
-        if errors and not schema_errors_are_tool_results(self.protocol_version):
-            raise MCPError(INVALID_PARAMS, f"Invalid arguments for tool {tool.name!r}: " + "; ".join(errors))
-        if errors:
-            return {"content": [{"type": "text", "text": "Invalid arguments: " + "; ".join(errors)}], "isError": True}
-        return tool.call(args, context)
 
     # -- resources, prompts, logging, completion (only with the capability) -------------------
 

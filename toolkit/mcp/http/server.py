@@ -153,7 +153,7 @@ class StreamableHTTPServer:
         self.token = _choose_token(token)
         self.trace = trace
         self.stream_timeout = stream_timeout  # the longest an SSE stream stays open
-        self._closing = False
+        self.closing = False  # True once close() began: open streams end (a listen with its reply)
         # The versions a new session would speak, for requests that belong to no session yet.
         self.supported = tuple(make_server().SUPPORTED)
         self.stateless = any(v in STATELESS_VERSIONS for v in self.supported)  # speaks 2026-07-28
@@ -171,11 +171,6 @@ class StreamableHTTPServer:
         self.port = self._httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}{path}"
         self._thread: threading.Thread | None = None
-
-    @property
-    def closing(self) -> bool:
-        """True once :meth:`close` began: open streams end (a listen stream with its reply)."""
-        return self._closing
 
     @property
     def auth_headers(self) -> dict:
@@ -204,7 +199,7 @@ class StreamableHTTPServer:
         return self
 
     def close(self) -> None:
-        self._closing = True  # open SSE streams end within a quarter of a second
+        self.closing = True  # open SSE streams end within a quarter of a second
         with self._sessions_lock:
             for session in self.sessions.values():
                 session.channel.close()
@@ -387,17 +382,9 @@ class StreamableHTTPServer:
         if is_response(msg):  # the client answering one of the server's requests
             session.channel.deliver(msg)
             return handler.reply(202, None)
-        stream = None
-        if isinstance(msg, dict) and "id" in msg:
-            sse_ok = "text/event-stream" in (accept or "").lower()
-            stream = PostStream(handler, session.channel, sse_ok, {SESSION_HEADER: sid})
-        reply = session.server.handle(msg, stream)
-        if stream is not None and stream.finish(reply if isinstance(reply, dict) else None):
-            return  # the reply went out as the stream's last event
-        if reply is None:
-            return handler.reply(202, None)
-        status = 400 if isinstance(reply, dict) and reply.get("id") is None else 200
-        handler.reply(status, reply)
+        reply = _handle(handler, session.server, session.channel, msg, accept, {SESSION_HEADER: sid})
+        if reply is not None:
+            handler.reply(400 if isinstance(reply, dict) and reply.get("id") is None else 200, reply)
 
     def _stateless(self, handler: _Handler, msg: dict, accept: str | None) -> None:
         """A 2026-07-28 request: no session, a fresh server for it alone. Its headers must
@@ -411,14 +398,9 @@ class StreamableHTTPServer:
         mismatch = _header_mismatch(handler.headers, msg, version, server)
         if mismatch:
             return handler.reply(400, error_response(msg.get("id"), HEADER_MISMATCH, f"Header mismatch: {mismatch}"))
-        stream = None
-        if "id" in msg:
-            stream = PostStream(handler, SessionChannel(server), "text/event-stream" in (accept or "").lower(), {})
-        reply = server.handle(msg, stream)
-        if stream is not None and stream.finish(reply if isinstance(reply, dict) else None):
-            return
+        reply = _handle(handler, server, SessionChannel(server), msg, accept, {})
         if reply is None:
-            return handler.reply(202, None)
+            return None
         code = reply.get("error", {}).get("code") if isinstance(reply, dict) else None
         malformed = code == INVALID_PARAMS and meta_problem(msg["params"]["_meta"]) is not None
         status = 400 if code in _BAD_REQUEST or malformed else 404 if code == METHOD_NOT_FOUND else 200
@@ -501,7 +483,7 @@ class StreamableHTTPServer:
                 handler.wfile.write(f"retry: {RETRY_MS}\n\n".encode())
         try:
             log.attach(handler.wfile, after)
-            log.wait_done(lambda: not channel.closed and not self._closing, self.stream_timeout)
+            log.wait_done(lambda: not channel.closed and not self.closing, self.stream_timeout)
         finally:
             if log is channel.standalone:
                 channel.standalone_seen = log.count
@@ -533,6 +515,22 @@ class StreamableHTTPServer:
             handler.reply(
                 405, error_response(None, INVALID_REQUEST, "Method not allowed: use POST"), {"Allow": "POST, DELETE"}
             )
+
+
+def _handle(
+    handler: _Handler, server: MCPServer, channel: SessionChannel, msg: Any, accept: str | None, headers: dict
+) -> Any:
+    """``server``'s reply to ``msg``, to send as JSON; None once the answer went out, as an SSE
+    stream (the server had something to send first; the reply is its last event) or as 202."""
+    stream = None
+    if isinstance(msg, dict) and "id" in msg:
+        stream = PostStream(handler, channel, "text/event-stream" in (accept or "").lower(), headers)
+    reply = server.handle(msg, stream)
+    if stream is not None and stream.finish(reply if isinstance(reply, dict) else None):
+        return None  # the reply went out as the stream's last event
+    if reply is None:
+        handler.reply(202, None)
+    return reply
 
 
 _NAMED = ("tools/call", "resources/read", "prompts/get")

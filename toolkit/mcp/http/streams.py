@@ -47,7 +47,7 @@ KEPT_EVENTS = 200  # per stream: older ones cannot be replayed
 def sse_event(event_id: str | None, data: str, retry: int | None = None) -> bytes:
     """One SSE event: ``id``, optional ``retry``, one ``data`` line (JSON has no newlines).
 
-    Used by: toolkit/mcp/http/server.py.
+    Used by: toolkit/mcp/http/streams.py (StreamLog).
     """
     head = (f"id: {event_id}\n" if event_id else "") + (f"retry: {retry}\n" if retry is not None else "")
     return (head + f"data: {data}\n\n").encode("utf-8")

@@ -26,7 +26,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..meta import header_value, param_headers, param_text, param_value
-from ..protocol import CONNECTION_CLOSED, INVALID_REQUEST, MCPError, decode_line, encode_line
+from ..protocol import (
+    CONNECTION_CLOSED,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MCPError,
+    decode_line,
+    encode_line,
+    error_response,
+)
 from ..revisions import META_VERSION_KEY
 
 __all__ = ["HTTPTransport"]
@@ -61,11 +69,9 @@ class HTTPTransport:
         self.http_log: list[str] = []
         self.closed = False
         self.on_message: Callable[[dict], dict | None] | None = None  # set by MCPClient
-        self.last_event_id: str | None = None  # the newest SSE event id seen, for resuming
         self.retry_ms = 1000  # how long to wait before reconnecting, until the server says
         self.auto_listen = listen
         self.max_reconnects = 5
-        self._listener: threading.Thread | None = None
         self.param_marks: dict[str, dict] = {}  # 2026-07-28: tool name -> {header: property path}
         # Straight to the address given: no proxies from the environment for a local server.
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -165,7 +171,6 @@ class HTTPTransport:
         for event_id, retry, data in _sse_events(response):
             where["id"] = event_id or where["id"]
             where["retry"] = retry if retry is not None else where["retry"]
-            self.last_event_id = where["id"]
             try:
                 message = json.loads(data) if data.strip() else None
             except ValueError:
@@ -184,11 +189,7 @@ class HTTPTransport:
         answer = self.on_message(message) if self.on_message is not None else None
         if "id" in message and "method" in message:
             if answer is None:
-                answer = {
-                    "jsonrpc": "2.0",
-                    "id": message["id"],
-                    "error": {"code": -32601, "message": "Method not found"},
-                }
+                answer = error_response(message["id"], METHOD_NOT_FOUND, "Method not found")
             self.log.append(("->", answer))
             headers = {"Content-Type": "application/json", **self._headers()}
             self._exchange("POST", encode_line(answer).encode("ascii"), headers)
@@ -212,10 +213,10 @@ class HTTPTransport:
             finally:
                 opened.set()
 
-        self._listener = threading.Thread(target=run, name="mcp-get-stream", daemon=True)
-        self._listener.start()
+        listener = threading.Thread(target=run, name="mcp-get-stream", daemon=True)
+        listener.start()
         opened.wait(self.timeout)
-        return self._listener
+        return listener
 
     def open_stream(self, msg: dict, on_end: Callable[[dict | None], None]) -> Callable[[], None]:
         """POST a 2026-07-28 ``subscriptions/listen`` and read its SSE stream in a background
@@ -358,10 +359,7 @@ def _sse_events(lines: Any) -> Iterator[tuple[str | None, int | None, str]]:
 def _reply_from_sse(text: str, request_id: Any) -> Any:
     """The reply to ``request_id`` from an SSE body (events of ``data:`` lines)."""
     found = None
-    for event in text.replace("\r\n", "\n").split("\n\n"):
-        data = "\n".join(line[5:].lstrip(" ") for line in event.split("\n") if line.startswith("data:"))
-        if not data:
-            continue
+    for _, _, data in _sse_events(text.encode("utf-8").splitlines(keepends=True)):
         try:
             message = json.loads(data)
         except ValueError:
