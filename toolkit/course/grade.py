@@ -496,7 +496,7 @@ def _record(records: list[dict], kind: str, index: int | None) -> dict | None:
 def _merge(sub: Submission, notebook: str, parts: list[dict]) -> list[dict]:
     """One record per exercise: the parts' items added up; the status is the worst part's
     (tampered, timeout, error, not_done, graded in that order)."""
-    order = {s: i for i, s in enumerate(("tampered", "timeout", "error", "not_done", "graded"))}
+    order = {s: i for i, s in enumerate(reversed(STATUSES))}
     rows: dict[int, dict] = {}
     for part in parts:
         number = part["number"]

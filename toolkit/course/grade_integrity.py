@@ -142,7 +142,7 @@ SHELL_BUILTINS = frozenset(
 )
 PLAIN = (type(None), bool, int, float, complex, str, bytes)
 DATA = (list, dict, tuple, set, frozenset)
-_PLAIN_CONSTS = (type(None), bool, int, float, complex, str, bytes, type(...))
+_PLAIN_CONSTS = (*PLAIN, type(...))
 
 
 # ---- the key, the records, the check cell: shared by the grader and the guard ------------------
@@ -537,11 +537,10 @@ class Fingerprint:
         for attr, value in _items(_vars(module)):
             if attr == "__warningregistry__":
                 continue
-            if f"{name}.{attr}" in running:
-                self.same(f"{name}.{attr}", value, None if _is_code(value) else scope)
-                continue
             key = f"{name}.{attr}"
             self.same(key, value, None if _is_code(value) else scope)
+            if key in running:
+                continue
             if type(value) is _FUNCTION:
                 self.function(key, value, deep)
             elif _is_class(value) and _module_name(value) == name:

@@ -240,8 +240,7 @@ def kill_sandbox_processes(marker: bytes, roots: Iterable[int] = (), rounds: int
     killed: set[int] = set()
     roots = set(roots)
     for _ in range(rounds):
-        pids = sandbox_processes(marker, roots) - killed if killed else sandbox_processes(marker, roots)
-        alive = {pid for pid in pids if _alive(pid)}
+        alive = {pid for pid in sandbox_processes(marker, roots) - killed if _alive(pid)}
         if not alive:
             break
         for pid in alive:

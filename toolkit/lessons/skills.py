@@ -9,10 +9,10 @@ read when the model decides to use it [46]. Here the skills are data (``data/ski
 from __future__ import annotations
 
 import difflib
-import json
 
 from ..data import load_json
 from ..registry import ToolError, ToolRegistry
+from .tool_design import token_estimate
 
 __all__ = ["SKILLS", "skill_catalog", "skill_registry", "prompt_tokens"]
 
@@ -52,8 +52,9 @@ def skill_registry(skills: list[dict] | None = None) -> ToolRegistry:
 
 
 def prompt_tokens(value: object) -> int:
-    """Rough tokens of a value in the prompt: JSON characters / 4, the pack's rule of thumb.
+    """Rough tokens of a value in the prompt: JSON characters / 4, the pack's rule of thumb
+    (:func:`~toolkit.lessons.tool_design.token_estimate`).
 
     Notebook 07.
     """
-    return len(json.dumps(value)) // 4
+    return token_estimate(value)

@@ -68,7 +68,7 @@ class AnsweringMock:
         if not results:
             return {"tool_calls": [call("w1", "get_weather", city=self.city)]}
         seen = json.loads(results[-1]["content"])
-        answer = {"city": seen["city"], "temperature": seen["temp"], "unit": seen["unit"]}
+        answer = _faithful(seen)
         if self.style == "prose":
             return {"content": f"It is {seen['temp']} degrees in {seen['city']}."}
         if self.style == "converted":
@@ -76,6 +76,11 @@ class AnsweringMock:
         if self.style == "other city":
             answer["city"] = "Bergen"
         return {"content": json.dumps(answer)}
+
+
+def _faithful(weather: dict) -> dict:
+    """A get_weather result in :data:`WEATHER_ANSWER`'s fields, values unchanged."""
+    return {"city": weather["city"], "temperature": weather["temp"], "unit": weather["unit"]}
 
 
 def answer_report(style: str, city: str = "Oslo") -> dict:
@@ -93,8 +98,5 @@ def answer_report(style: str, city: str = "Oslo") -> dict:
         answer = json.loads(result.final or "")
     except json.JSONDecodeError:
         answer = None
-    match = None
-    if isinstance(answer, dict):
-        expected = {"city": tool_data["city"], "temperature": tool_data["temp"], "unit": tool_data["unit"]}
-        match = answer == expected
+    match = answer == _faithful(tool_data) if isinstance(answer, dict) else None
     return {"answer": result.final, "schema problems": problems, "values match the tool": match}

@@ -355,7 +355,7 @@ def wire(log, title: str | None = None) -> Wire:
     return Wire(log, title)
 
 
-class WirePair:
+class WirePair(_Shown):
     """Two wire logs in two columns, to compare the same exchange under two revisions.
 
     Notebook 06, through wire_side_by_side.
@@ -370,7 +370,7 @@ class WirePair:
         # minmax(0, 1fr): a long JSON line scrolls inside its own column instead of widening it
         columns = "".join(
             f"<div style='min-width:0'>{wire_html(log, title, max_height=560)}</div>"
-            for log, title in ((self.left, self.titles[0]), (self.right, self.titles[1]))
+            for log, title in zip((self.left, self.right), self.titles)
         )
         grid = "display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:10px;align-items:start"
         return f"<div class='toolkit-wire-pair' style='{grid}'>{columns}</div>"
@@ -378,15 +378,8 @@ class WirePair:
     @property
     def text(self) -> str:
         return "\n\n".join(
-            f"== {title} ==\n{wire_text(log)}"
-            for log, title in ((self.left, self.titles[0]), (self.right, self.titles[1]))
+            f"== {title} ==\n{wire_text(log)}" for log, title in zip((self.left, self.right), self.titles)
         )
-
-    def _repr_html_(self) -> str:
-        return self.html
-
-    def __repr__(self) -> str:
-        return self.text
 
 
 def wire_side_by_side(left, right, titles: tuple[str, str] = ("left", "right")) -> WirePair:
