@@ -63,3 +63,35 @@ def test_a_runaway_loop_stops_at_the_step_budget():
     source = "x = 0\nfor i in list_team():\n    for j in list_team():\n        for k in list_team():\n            x = x + 1\nresult = x"
     assert "step budget" in run_program(source, expense_registry(), max_steps=2000)["error"]
     assert run_program(source, expense_registry(n_people=3), max_steps=2000)["result"] == 27
+
+
+class NoBigRefunds(T.PermissionGate):
+    """Refuses a reimbursement over 100, judged on the arguments it is shown."""
+
+    def decide(self, call, tool):
+        amount = call["arguments"].get("amount")
+        if isinstance(amount, int) and amount > 100:
+            return False, "over 100"
+        return super().decide(call, tool)
+
+
+def test_the_gate_judges_the_arguments_that_run_not_the_ones_written():
+    """The registry repairs '5000' into 5000; the gate must see 5000, as in run_agent."""
+    gate = NoBigRefunds(pre_approved={"reimburse"})
+    run = run_program("result = reimburse(person='p01', amount='5000')", expense_registry(), gate=gate)
+    assert "the gate blocked reimburse: over 100" in run["error"], run
+
+
+def test_what_a_program_read_taints_its_later_calls_as_in_the_harness():
+    """A pre-approved refund runs on its own, but not after the program read tool output."""
+    clean = run_program(
+        "result = reimburse(person='p01', amount=5)",
+        expense_registry(),
+        gate=T.PermissionGate(pre_approved={"reimburse"}),
+    )
+    assert clean["error"] is None
+    gate = T.PermissionGate(pre_approved={"reimburse"})
+    source = "lines = get_expenses(person='p01')\nresult = reimburse(person='p01', amount=5)"
+    run = run_program(source, expense_registry(), gate=gate)
+    assert "the gate blocked reimburse" in run["error"] and "outside content" in run["error"], run
+    assert gate.tainted

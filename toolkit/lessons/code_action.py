@@ -122,12 +122,15 @@ class _Sandbox:
             raise ProgramRefused(f"line {node.lineno}: no tool or function named {name!r}")
         if args:
             raise ProgramRefused(f"line {node.lineno}: call {name} with keyword arguments")
-        if self.gate is not None:
-            ok, reason = self.gate.check({"name": name, "arguments": kwargs}, tool)
+        ready, _, failed = self.registry.prepare(name, kwargs)  # as the harness does: repair, then gate
+        if failed is None and self.gate is not None:
+            ok, reason = self.gate.check({"name": name, "arguments": ready}, tool)
             if not ok:
                 self.calls.append((name, kwargs, "blocked"))
                 raise ProgramRefused(f"line {node.lineno}: the gate blocked {name}: {reason}")
-        result = self.registry.run(name, kwargs)
+        result = failed or self.registry.run(name, ready, repair=False)  # what the gate saw is what runs
+        if self.gate is not None and failed is None:
+            self.gate.note_result(tool)  # taint: the gate hears which tools ran
         self.calls.append((name, kwargs, result.kind))
         if not result.ok:
             raise ProgramRefused(f"line {node.lineno}: {name} failed: {result.content}")
