@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import csv
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -100,9 +101,24 @@ class _ScriptedKernel:
 
     def __init__(self, replies: list[dict]) -> None:
         self.replies = replies
+        self.timeouts: list[float] = []  # the time each cell was given
 
     def run(self, code: str, timeout: float, silent: bool = False) -> dict:
+        self.timeouts.append(timeout)
         return self.replies.pop(0)
+
+
+class _Reports:
+    """Stands in for the report pipe: the guard's records, all read already."""
+
+    def __init__(self, records: list[dict]) -> None:
+        self.records, self.forged = records, []
+
+    def catch_up(self) -> None:
+        pass
+
+    def mac(self, index: int, source: str) -> str:
+        return "0" * 64
 
 
 @pytest.mark.parametrize(
@@ -121,3 +137,54 @@ def test_checks_after_a_cell_whose_kernel_was_stopped_for_time_are_timeout_not_e
     session._run([grade.Step("while True: pass"), grade.Step(CHECKS[0].source, 0), grade.Step(CHECKS[1].source, 1)])
     session._fill_unrun()
     assert [part["status"] for part in session.parts] == [status, status]
+
+
+def test_a_check_cell_has_the_notebooks_time_and_the_grader_stopping_it_is_a_timeout_not_tampering():
+    """CI, stop 26: on a busy machine a check cell ran past the class test's 6 s cell limit, the
+    interrupt landed while the guard was writing the check's end, and a right answer was graded
+    'tampered'. A check limits the student's code itself (its time excuses the guard's), so its
+    cell has the notebook's time; when the grader does interrupt one, the verdict is timeout."""
+    ok = {"status": "ok", "error": "", "text": ""}
+    session = grade.Session(CHECKS, (6.0, 240.0))
+    session.kernel = _ScriptedKernel([ok, {"status": "timeout", "error": "ran longer than 200 s", "text": ""}])
+    session.channel = _Reports([])  # no 'end' record: the interrupt came before the guard wrote it
+    session._run([grade.Step("x = 1"), grade.Step(CHECKS[0].source, 0)])
+    plain, check = session.kernel.timeouts
+    assert plain == 6.0 and check > 200, session.kernel.timeouts
+    assert session.parts[0]["status"] == "timeout", session.parts[0]
+    assert "notebook's 240 s ran out" in session.parts[0]["lines"][0]
+
+
+def test_an_interrupted_check_after_tampering_stays_tampered():
+    """The timeout verdict is for the grader's own interrupt only: tampering the guard reported
+    before it (an alert), or a check cell the student edited, still taints the check."""
+    session = grade.Session(CHECKS, (6.0, 240.0))
+    session.kernel = _ScriptedKernel([{"status": "timeout", "error": "", "text": ""}])
+    session.channel = _Reports([{"seq": 1, "kind": "alert", "tampered": ["sys.meta_path was changed (Finder)"]}])
+    session._read_reports()
+    session._run([grade.Step(CHECKS[0].source, 0)])
+    assert session.parts[0]["status"] == "tampered"
+    assert "sys.meta_path was changed (Finder)" in session.parts[0]["lines"]
+
+
+def test_the_report_pipe_is_read_up_to_date_without_waiting_for_its_thread():
+    """A report written before a cell finished is in the records after catch_up, even when the
+    drain thread has not run at all (a grader starved of CPU): no 5 s wait to run out."""
+    from toolkit.course import grade_integrity
+    from toolkit.course.grade_kernel import Channel
+
+    channel = Channel()
+    try:
+        for seq, kind in ((1, "ready"), (2, "end")):
+            payload = grade_integrity.dump({"seq": seq, "kind": kind, "check": 0}).encode()
+            os.write(channel.write_fd, payload + b" " + grade_integrity.sign(channel.key, payload).encode() + b"\n")
+        os.write(channel.write_fd, b'{"seq": 3, "kind": "end"} 00\n')
+        channel.catch_up()
+        assert [r["kind"] for r in channel.records] == ["ready", "end"]
+        assert len(channel.forged) == 1
+        channel.catch_up()  # nothing more in the pipe: returns at once, nothing read twice
+        assert len(channel.records) == 2
+    finally:
+        os.close(channel.write_fd)
+        os.close(channel.key_fd)
+        channel.close()

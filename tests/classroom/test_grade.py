@@ -169,7 +169,7 @@ def graded(student_edition, tmp_path_factory):
             "--out",
             str(out),
             "--cell-timeout",
-            "6",  # notebook 10's slowest cell takes well under a second; loops wait this out
+            "6",  # the student's cells: notebook 10's take well under a second; loops wait this out
             "--notebook-timeout",
             "240",
             "--jobs",
@@ -199,7 +199,12 @@ def graded(student_edition, tmp_path_factory):
 
 
 def _rows(graded, student):
-    return {r["exercise"]: r for r in graded[0] if r["student"] == student}
+    """The student's CSV rows by exercise, each with its feedback lines (shown when a test fails)."""
+    feedback = {str(f["exercise"]): f for f in graded[1] if f["student"] == student}
+    rows = {r["exercise"]: dict(r) for r in graded[0] if r["student"] == student}
+    for number, row in rows.items():
+        row["feedback"] = feedback.get(number, {}).get("feedback")
+    return rows
 
 
 @pytest.mark.parametrize(

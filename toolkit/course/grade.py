@@ -1,7 +1,8 @@
 """Collect and grade: ``python -m toolkit grade SUBMISSIONS/ [--out grades.csv]`` (issue 22, point 4).
 
 README "Grading submitted notebooks". Each submitted notebook is copied into a fresh sandbox
-folder and run top to bottom in a fresh kernel, with a time limit per cell and per notebook,
+folder and run top to bottom in a fresh kernel, with a time limit per cell and per notebook
+(a check cell has the notebook's time: the check limits the student's code in it itself),
 and with the guard of toolkit/course/grade_guard.py installed before the student's first cell
 (no network, no writes outside the sandbox, no reading the course's or other students' files,
 no program but a guarded Python, tampering recorded). The check cells are not taken from the
@@ -57,7 +58,7 @@ __all__ = ["CheckCell", "course_checks", "find_submissions", "grade_notebook", "
 
 STATUSES = ("graded", "not_done", "error", "timeout", "tampered")
 COLUMNS = ["student", "notebook", "exercise", "passed", "total", "status"]
-CELL_TIMEOUT = 120.0  # seconds one cell may run
+CELL_TIMEOUT = 120.0  # seconds one of the student's cells may run
 NOTEBOOK_TIMEOUT = 900.0  # seconds one notebook may run
 CHECK_CALL = re.compile(r"\b(ex\d\d)\.check\w*\s*\(")
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -355,7 +356,8 @@ class Session:
 
     def _setup(self) -> bool:
         ran = self.kernel.run(SETUP, 120.0, silent=True)
-        ready = self.channel.wait_for(lambda records: any(r.get("kind") == "ready" for r in records), 10.0)
+        self.channel.catch_up()
+        ready = any(r.get("kind") == "ready" for r in self.channel.records)
         if ran["status"] == "ok" and ready:
             return True
         why = ran["error"] or "the guard did not answer"
@@ -369,8 +371,8 @@ class Session:
                 return
             if step.check is None:
                 ran = self.kernel.run(step.source, min(self.cell_timeout, left))
-            else:
-                ran = self._check(step, min(self.cell_timeout, left))
+            else:  # a check limits the student's code itself; the guard's share grows with the load
+                ran = self._check(step, left)
             self._read_reports()
             if ran["status"] == "dead":
                 if ran.get("stopped"):
@@ -381,7 +383,7 @@ class Session:
         """The guard's last look (a check's result replaced afterwards), then the checks that never ran."""
         if self.kernel.km.is_alive():
             self.kernel.run(FINISH, 30.0, silent=True)
-            self.channel.wait_for(lambda records: any(r.get("kind") == "finish" for r in records), 5.0)
+            self.channel.catch_up()
             self._read_reports()
 
     def _fill(self, status: str, why: str) -> None:
@@ -398,10 +400,12 @@ class Session:
         source = _assign_last(step.source, f"_grade_{secrets.token_hex(8)}")
         cell = grade_integrity.check_cell(index, source, self.channel.mac(index, source))
         ran = self.kernel.run(cell, timeout)
+        if ran.get("stopped") or ran["status"] == "timeout":
+            ran["error"] = f"the notebook's {self.notebook_timeout:g} s ran out during this check"
         if ran["status"] == "dead":  # no report can come: stopped for its time, or crashed
             self.parts[index] = {"status": "timeout" if ran.get("stopped") else "error", "lines": [ran["error"]]}
             return ran
-        self.channel.wait_for(lambda records: _record(records, "end", index) is not None, 5.0)
+        self.channel.catch_up()
         part = self._verdict(step, ran)
         if ran["status"] == "timeout" and part["status"] != "tampered":
             part = {"status": "timeout", "lines": [ran["error"]], "notes": part.get("notes", [])}
@@ -412,13 +416,17 @@ class Session:
         index = step.check
         end = _record(self.channel.records, "end", index)
         begin = _record(self.channel.records, "begin", index)
+        edited = ["the check cell was edited"] if step.edited else []
+        known = edited + self.tainted + self._forged()  # tampering seen before this check's end
+        if end is None and ran["status"] == "timeout":
+            # the grader interrupted it, maybe half way through the guard's report: only what was
+            # reported before the interrupt counts as tampering
+            return {"status": "tampered", "lines": known} if known else {"status": "timeout", "lines": []}
         if end is None:
             why = "the check's end was not reported" if begin else "the check cell never reached the grading guard"
-            return {"status": "tampered", "lines": [f"{why} (something intercepted it)"]}
+            return {"status": "tampered", "lines": [f"{why} (something intercepted it)"] + known}
         notes = [str(n) for n in end.get("notes", [])]
-        tampered = [str(t) for t in end.get("tampered", [])] + self.tainted + self._forged()
-        if step.edited:
-            tampered.insert(0, "the check cell was edited")
+        tampered = edited + [str(t) for t in end.get("tampered", [])] + self.tainted + self._forged()
         if tampered:
             return {"status": "tampered", "lines": list(dict.fromkeys(tampered)), "notes": notes}
         result = end.get("result")
@@ -596,7 +604,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submissions", type=Path, help="a folder of .ipynb files, or nbgrader's submitted/")
     parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV to write (default grades.csv)")
     parser.add_argument("--course", type=Path, default=PACKAGE.parent / "notebooks", help="the course's notebooks")
-    parser.add_argument("--cell-timeout", type=float, default=CELL_TIMEOUT, help="seconds per cell")
+    parser.add_argument(
+        "--cell-timeout",
+        type=float,
+        default=CELL_TIMEOUT,
+        help="seconds per cell of the student's (a check cell has the notebook's time)",
+    )
     parser.add_argument("--notebook-timeout", type=float, default=NOTEBOOK_TIMEOUT, help="seconds per notebook")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at once, one kernel each (default 1)")
     args = parser.parse_args(argv)

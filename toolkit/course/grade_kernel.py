@@ -10,8 +10,9 @@ toolkit/course/grade_guard.py with toolkit/course/grade_integrity.py.
   own sandbox and the guard. :func:`remove_tree` never raises: it clears the immutable and
   append-only flags a notebook may have set, retries, and otherwise names the folder it left.
 * :class:`Channel`: the key (32 random bytes, written down a pipe the kernel's guard reads
-  once at start, never in the environment) and the report pipe, drained by a thread. Each line
-  must carry the key's HMAC and the next sequence number; any other line is counted as forged.
+  once at start, never in the environment) and the report pipe, drained by a thread and read
+  up to date after each cell (:meth:`Channel.catch_up`). Each line must carry the key's HMAC
+  and the next sequence number; any other line is counted as forged.
 * :class:`GradingKernel`: a Jupyter kernel started in the sandbox with the guard and both
   pipes, cells run with a time limit (interrupted, then stopped), and, when it closes, every
   process that carries the notebook's sandbox in its environment is killed, whatever session
@@ -286,11 +287,13 @@ class Channel:
         os.write(key_writer, self.key)
         os.close(key_writer)
         self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.read_fd, False)  # catch_up reads what is there and returns
         self.records: list[dict] = []
         self.forged: list[str] = []
         self._seq = 0
         self._buffer = b""
-        self._changed = threading.Condition()
+        self._reading = threading.Lock()  # one reader at a time: the drain thread or catch_up
+        self._closed = False  # the pipe's far end is closed (or the grader closed it)
         self._thread: threading.Thread | None = None
 
     def environment(self) -> dict[str, str]:
@@ -313,20 +316,37 @@ class Channel:
         return grade_integrity.sign(self.key, f"{index}\n{source}".encode())
 
     def _drain(self) -> None:
-        while True:
+        """Read lines as they come (so a kernel that reports a lot never waits on a full pipe)."""
+        import select
+
+        poll = select.poll()
+        poll.register(self.read_fd, select.POLLIN)
+        while not self._closed:
             try:
-                chunk = os.read(self.read_fd, 1 << 16)
+                poll.poll()
             except OSError:
-                chunk = b""
-            with self._changed:
+                return
+            self.catch_up()
+
+    def catch_up(self) -> None:
+        """Take every line the kernel has written so far. A report the guard made before a cell
+        finished is in the pipe by the time the cell's reply arrives, so after this call it is
+        in :attr:`records`, however busy the machine: no waiting, no time limit."""
+        with self._reading:
+            while not self._closed:
+                try:
+                    chunk = os.read(self.read_fd, 1 << 16)
+                except BlockingIOError:
+                    return
+                except OSError:
+                    chunk = b""
                 if not chunk:
-                    self._changed.notify_all()
+                    self._closed = True
                     return
                 self._buffer += chunk
                 *lines, self._buffer = self._buffer.split(b"\n")
                 for line in lines:
                     self._take(line)
-                self._changed.notify_all()
 
     def _take(self, line: bytes) -> None:
         payload, _, mac = line.rpartition(b" ")
@@ -343,24 +363,15 @@ class Channel:
         self._seq += 1
         self.records.append(record)
 
-    def wait_for(self, found: Callable[[list[dict]], bool], timeout: float) -> bool:
-        """Wait until ``found(records)`` is true (or ``timeout`` seconds, or the pipe closed)."""
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while not found(self.records):
-                left = deadline - time.monotonic()
-                if left <= 0 or (self._thread is not None and not self._thread.is_alive()):
-                    return found(self.records)
-                self._changed.wait(min(left, 0.5))
-            return True
-
     def close(self) -> None:
         if self._thread is not None:
             self._thread.join(timeout=5)
-        try:
-            os.close(self.read_fd)
-        except OSError:
-            pass
+        with self._reading:
+            self._closed = True
+            try:
+                os.close(self.read_fd)
+            except OSError:
+                pass
 
 
 # ---- the kernel -----------------------------------------------------------------------------------------
@@ -414,7 +425,7 @@ class GradingKernel:
                 return {
                     "status": status,
                     "text": "".join(text),
-                    "error": f"ran longer than {timeout:.0f} s",
+                    "error": f"ran longer than {timeout:g} s",
                     "stopped": True,
                 }
             try:
