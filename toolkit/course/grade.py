@@ -421,7 +421,7 @@ class Session:
         if end is None and ran["status"] == "timeout":
             # the grader interrupted it, maybe half way through the guard's report: only what was
             # reported before the interrupt counts as tampering
-            return {"status": "tampered", "lines": known} if known else {"status": "timeout", "lines": []}
+            return {"status": "tampered", "lines": known} if known else {"status": "timeout", "lines": [ran["error"]]}
         if end is None:
             why = "the check's end was not reported" if begin else "the check cell never reached the grading guard"
             return {"status": "tampered", "lines": [f"{why} (something intercepted it)"] + known}
