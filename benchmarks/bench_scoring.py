@@ -11,7 +11,7 @@
    out), against trying every order of the gold calls; the permutation approach is stopped
    at 10 s and not run for larger n. The growth columns divide each time by the one for n - 1.
 
-Target (the README's claim): matching at least 100x faster than permutations at n = 10.
+Target (docs/developing.md's claim): matching at least 100x faster than permutations at n = 10.
 Exits 1 when it is missed or when the two classifiers disagree on a label.
 
     python benchmarks/bench_scoring.py [--repeat 5]

@@ -1,4 +1,4 @@
-"""A fresh clone's set-up (README, first paragraph): the old recipe and the new one, side by side.
+"""A fresh clone's set-up (README, first paragraph; docs/developing.md): the old recipe and the new one, side by side.
 
 Each pair clones the repository twice into a temporary folder, once at the old commit (pip
 installs requirements/build.txt, then requirements/dev.txt) and once at the new one (the venv's

@@ -3,7 +3,7 @@
 #
 # *Pack §2.1. No exercises; one question to think about at the end.*
 #
-# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+# Terms in these notes are defined in the course [glossary](../docs/glossary.md).
 #
 # A language model reads text and predicts what text comes next. Many useful jobs are not
 # of that kind: getting a long product exactly right, knowing what happened yesterday,

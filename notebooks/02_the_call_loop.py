@@ -3,7 +3,7 @@
 #
 # *Pack §2.2. No exercises; a drawing task at the end.*
 #
-# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+# Terms in these notes are defined in the course [glossary](../docs/glossary.md).
 #
 # "The model called a tool" is a figure of speech. The model only writes a request. A program
 # of yours, the **harness**, reads that request, checks it, runs the tool and sends the result
@@ -407,8 +407,8 @@ for vendor, shape in wire.items():
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## With a real model (optional)
 #
-# Every model above is a scripted mock. If you have set up a real one (README, "Using a real
-# model": a hosted API, a local Ollama or your university's endpoint), the cell below asks it
+# Every model above is a scripted mock. If you have set up a real one ([using a real
+# model](../docs/real-models.md#using-a-real-model): a hosted API, a local Ollama or your university's endpoint), the cell below asks it
 # the happy-path question through the same `run_agent` and the same three weather tools, with
 # the model where the script was. Until then it prints one line saying how to set it up and
 # sends nothing.
@@ -418,8 +418,8 @@ for vendor, shape in wire.items():
 # even the calls, may differ. Look for the harness's jobs: did the model make both calls in one
 # turn? Did any argument need repair?
 #
-# No key and no network? `make local-model-serve` (README, "No key, no network: a small local
-# model") runs SmolLM2-135M-Instruct, a 135M-parameter model, on your own machine. What it
+# No key and no network? `make local-model-serve` ([a small local
+# model](../docs/real-models.md#no-key-no-network-a-small-local-model)) runs SmolLM2-135M-Instruct, a 135M-parameter model, on your own machine. What it
 # prints here is that model's run on that day, labelled with its name and the date: expect
 # calls with odd arguments, which is exactly what the harness is for.
 

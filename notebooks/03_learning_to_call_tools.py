@@ -4,7 +4,7 @@
 # *Pack §2.3. No coding exercises; discussion questions 1–2, quiz questions 1–2 and the guide to
 # the required reading, Toolformer [1], at the end.*
 #
-# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+# Terms in these notes are defined in the course [glossary](../docs/glossary.md).
 #
 # Notebook 02 assumed a model that already knows when to ask for a tool. Where does that
 # skill come from? This notebook lines up four answers and then rebuilds the middle of the
@@ -294,7 +294,7 @@ toolformer_explorer(candidates, tau=1.0)
 # ## Reading guide
 #
 # **Required reading:** Schick et al., *Toolformer: Language Models Can Teach Themselves to Use
-# Tools* [1], one of the week's three. Budget about 60 minutes (README, "Syllabus"). It shows a
+# Tools* [1], one of the week's three. Budget about 60 minutes ([time plan](../docs/teaching.md#time-plan)). It shows a
 # model producing its own tool-use training data, with a loss test instead of human labels
 # deciding which calls to keep; this notebook rebuilds that test at toy scale. Read the questions
 # below before the paper, and note your answers as you go.

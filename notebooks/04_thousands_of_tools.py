@@ -4,7 +4,7 @@
 # *Pack §2.4. Exercise 8; discussion questions 3–5, quiz question 3 and the guide to the required
 # reading, Gorilla [2].*
 #
-# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+# Terms in these notes are defined in the course [glossary](../docs/glossary.md).
 #
 # A prompt can list five tools. It cannot list five thousand: every definition costs tokens,
 # and a long menu of look-alike tools invites the wrong pick. The answer of both papers in this
@@ -536,7 +536,7 @@ except NotImplementedError:
 # ## Reading guide
 #
 # **Required reading:** Patil et al., *Gorilla: Large Language Model Connected with Massive
-# APIs* [2], one of the week's three. Budget about 60 minutes (README, "Syllabus"). It treats
+# APIs* [2], one of the week's three. Budget about 60 minutes ([time plan](../docs/teaching.md#time-plan)). It treats
 # picking among many APIs as a retrieval problem, scores calls without running them, and
 # separates invented APIs from misused real ones; this notebook and notebook 09 build on all
 # three. Read the questions below before the paper, and note your answers as you go.

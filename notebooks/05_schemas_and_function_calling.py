@@ -3,7 +3,7 @@
 #
 # *Pack §2.5. Exercises 1 and 2; discussion question 12.*
 #
-# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+# Terms in these notes are defined in the course [glossary](../docs/glossary.md).
 #
 # Before a model can use a tool, somebody has to tell it the tool exists, what it is for and
 # what arguments it takes. This notebook follows that description through three stages:

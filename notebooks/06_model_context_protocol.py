@@ -3,7 +3,7 @@
 #
 # *Pack §2.6. Exercises 6 and 7; discussion questions 7 and 6 (in sections 4 and 9); quiz
 # questions 6 and 5 (in sections 2 and 4). Terms are defined in the course
-# [glossary](../README.md#glossary).*
+# [glossary](../docs/glossary.md).*
 #
 # Function calling (notebook 05) ties a tool to one application and one vendor's format. The
 # Model Context Protocol (MCP) moves the tool into a separate program, a **server**, that any
@@ -247,7 +247,7 @@ for name, args in attempts[1:]:
 # a city the model left out, `outing_tip` asks the host's model for a sentence. The host answers
 # through callbacks, here a **mock user** and a **mock model** (fixed answers, labelled so).
 # A default for a text or enum field of a form came with 2025-11-25 (SEP-1034; a
-# [SEP](../README.md#glossary) is a specification enhancement proposal), so this session agrees
+# [SEP](../docs/glossary.md) is a specification enhancement proposal), so this session agrees
 # on 2025-11-25; the toolkit's client fills defaults in under older revisions too.
 
 
@@ -608,7 +608,7 @@ wire(new_link.log[mark:], title="2026-07-28: input_required, then the same reque
 # * each client message is its own POST; the reply to `initialize` carries an `Mcp-Session-Id`
 #   that the client sends back, with `MCP-Protocol-Version`; DELETE ends the session;
 # * a reply is one JSON object or, when the server has something to send first (progress, logs,
-#   section 5's elicitation), a stream of Server-Sent Events ([SSE](../README.md#glossary))
+#   section 5's elicitation), a stream of Server-Sent Events ([SSE](../docs/glossary.md))
 #   ending with the reply; a GET opens one more stream for messages outside any request;
 # * a broken stream is resumed with GET and `Last-Event-ID`; from 2025-11-25 a stream opens with
 #   a priming event (an id, no data) and a `retry` time, so the server may close it early;
@@ -643,7 +643,7 @@ print(sdk_sessions.sdk_http_session().summary())
 # **The course's token is not MCP authorization.** `serve --http` prints a random bearer token,
 # much as Jupyter does, so that other programs on your computer cannot use your tools; that is
 # all it is. MCP's authorization, for HTTP servers, is OAuth 2.1 with the MCP server as a
-# *resource server* ([glossary](../README.md#glossary)) [3]: it publishes *protected resource
+# *resource server* ([glossary](../docs/glossary.md)) [3]: it publishes *protected resource
 # metadata* (RFC 9728) naming the authorization server to use; a client can identify itself
 # with a *client ID metadata document*, a URL serving its own registration (recommended from
 # 2025-11-25); every token is bound to the one server it was issued for (the `resource`
@@ -701,7 +701,7 @@ print(sdk_sessions.sdk_http_session().summary())
 # ## Reading guide
 #
 # **Required reading:** the *Model Context Protocol Specification* [3], revision 2025-06-18, one
-# of the week's three; about 90 minutes (README, "Syllabus"). Read it as documentation, a few
+# of the week's three; about 90 minutes ([time plan](../docs/teaching.md#time-plan)). Read it as documentation, a few
 # pages at a time beside this notebook (its sections in brackets), questions at the end first:
 #
 # - [architecture](https://modelcontextprotocol.io/specification/2025-06-18/architecture): the

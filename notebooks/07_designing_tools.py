@@ -3,7 +3,7 @@
 #
 # *Pack §2.7. No coding exercise; discussion question 10 and quiz question 10.*
 #
-# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+# Terms in these notes are defined in the course [glossary](../docs/glossary.md).
 #
 # A tool has two audiences. The code behind it is for you; the name, the description, the
 # parameters, the answers and the error messages are for the model, which reads them on every

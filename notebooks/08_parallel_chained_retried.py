@@ -3,7 +3,7 @@
 #
 # *Pack §2.8. Exercises 3, 4 and 5.*
 #
-# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+# Terms in these notes are defined in the course [glossary](../docs/glossary.md).
 #
 # One call is the easy case. Real requests need several: three cities' weather, an order to
 # find and then cancel, a flaky rate service that answers on the second try. This notebook

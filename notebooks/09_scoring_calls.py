@@ -3,7 +3,7 @@
 #
 # *Pack §2.9, the part on BFCL. Exercise 9; discussion question 8 and quiz question 7.*
 #
-# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+# Terms in these notes are defined in the course [glossary](../docs/glossary.md).
 #
 # How do you know a model calls tools well? You need test cases, and a rule that says whether a
 # reply is right. This notebook is about the rule. It looks at the Berkeley Function Calling
@@ -672,8 +672,8 @@ print(f"\nthe answer key's verdict differs from V3's on {len(disagree)} of {len(
 # ## With a real model (optional)
 #
 # The three mock callers have habits we chose, so their scores only show how the scorer reacts.
-# A real model's habits are unknown until you measure them. If you have set one up (README,
-# "Using a real model"), the cell below sends it 10 of the 250 cases, the first two of each
+# A real model's habits are unknown until you measure them. If you have set one up ([using a
+# real model](../docs/real-models.md#using-a-real-model)), the cell below sends it 10 of the 250 cases, the first two of each
 # category, with each case's functions as tools. Names BFCL writes with dots (`math.gcd`) go
 # out as legal aliases and come back as the original, and BFCL's types (`dict`, `float`) go
 # out as JSON Schema. The replies are scored by the same `T.classify` as above. Without a
@@ -683,7 +683,7 @@ print(f"\nthe answer key's verdict differs from V3's on {len(disagree)} of {len(
 # reply. Each number is printed with the model's name and the date, because it measures that
 # model on that day, with our lenient scorer, and nothing more.
 #
-# With no key, `make local-model-serve` (README, "No key, no network: a small local model")
+# With no key, `make local-model-serve` ([a small local model](../docs/real-models.md#no-key-no-network-a-small-local-model))
 # serves SmolLM2-135M-Instruct on this machine. Its table is that 135M model's score on that
 # day: it writes well-formed calls (the server's grammar sees to that) with the wrong function
 # or wrong values, so expect the failure types above, counted for a real model.

@@ -4,7 +4,7 @@
 # *Pack §2.9 (ToolBench, τ-bench, pass^k). Exercises 10 and 11, each followed by a written
 # question; discussion question 9 and a quiz question on pass^k (in the spirit of the pack's quiz
 # question 8), both after Exercise 11. Terms are defined in the course
-# [glossary](../README.md#glossary).*
+# [glossary](../docs/glossary.md).*
 #
 # Notebook 09 scored single calls. This one asks a harder question: if you give an agent the
 # same job again and again, how often does it get **all** of them right? A support agent that
@@ -476,7 +476,7 @@ for skip in (0.0, 0.2, 0.5, 1.0):
 # ## With a real model (optional)
 #
 # The pass^k figures above are those of a mock agent whose slip rates we set. If you have set
-# up a real model (README, "Using a real model"), the cell below makes it the agent: each of
+# up a real model ([Using a real model](../docs/real-models.md#using-a-real-model)), the cell below makes it the agent: each of
 # the three retail tasks runs 4 times in a fresh world, under the same policy and tools, and
 # the final database decides each trial. It prints each task's successes, then pass^k and
 # pass@k for k = 1, 2, 4. Without a set-up it prints one line and sends nothing.
@@ -485,8 +485,7 @@ for skip in (0.0, 0.2, 0.5, 1.0):
 # numbers carry the model's name and the date: they describe that model in this small world
 # on that day, not the mock above and not another model.
 #
-# The small local model of the README ("No key, no network: a small local model",
-# SmolLM2-135M-Instruct) will rarely leave the database as the goal says: its pass^k is that
+# The [small local model](../docs/real-models.md#no-key-no-network-a-small-local-model) (SmolLM2-135M-Instruct) will rarely leave the database as the goal says: its pass^k is that
 # model's, on that day, and shows how a real agent's failures cluster on tasks, not how well
 # larger models do.
 

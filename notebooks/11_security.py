@@ -4,7 +4,7 @@
 # *Pack §2.10. Exercise 12; discussion question 11 and a quiz question in the spirit of the
 # pack's question 9.*
 #
-# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+# Terms in these notes are defined in the course [glossary](../docs/glossary.md).
 #
 # Every tool result goes back into the model's context as text, and the model cannot tell
 # reliably which text is data and which is an order. So anyone who can write into something a

@@ -3,7 +3,7 @@
 #
 # *Pack §2.11–2.13, the quiz (§6) and the graded assignment (§7).*
 #
-# Terms in these notes are defined in the course [glossary](../README.md#glossary).
+# Terms in these notes are defined in the course [glossary](../docs/glossary.md).
 #
 # The last eleven notebooks each broke something on purpose. This one collects those breakages
 # and sorts them: when an agent fails, the first useful question is *where* it failed, because

@@ -1,4 +1,4 @@
-"""A small real model on this machine, with no key and no network (README, "No key, no network:
+"""A small real model on this machine, with no key and no network (docs/real-models.md, "No key, no network:
 a small local model"; issue 24).
 
 Run by ``make local-model`` (``info``) and ``make local-model-serve`` (``serve``) with the

@@ -12,7 +12,7 @@ shows. A student notebook in OUT changed since the last build is not replaced wi
 scripts/nbpipeline.py does that part.
 
 Around the notebooks it writes what makes OUT a repository that works on its own (issue 22,
-README "Deploying to a class"): the toolkit, data/ and figures/, pyproject.toml, LICENSE,
+docs/running-a-class.md): the toolkit, data/ and figures/, pyproject.toml, LICENSE,
 environment.yml with requirements/pins.txt (what Binder builds from), a README for students,
 a .gitignore, and the link ``notebooks/toolkit -> ../toolkit`` so that a notebook's kernel,
 which starts in notebooks/, imports the toolkit of the same commit without installing it or
@@ -33,7 +33,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from nbpipeline import ROOT, PipelineError, build_student, rel  # noqa: E402
 
 # Copied as they are from the course repository (folders without __pycache__).
-COPIED = ["toolkit", "data", "pyproject.toml", "LICENSE", "environment.yml", "requirements/pins.txt"]
+COPIED = [
+    "toolkit",
+    "data",
+    "docs/glossary.md",
+    "pyproject.toml",
+    "LICENSE",
+    "environment.yml",
+    "requirements/pins.txt",
+]
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 TOOLKIT_LINK = Path("notebooks") / "toolkit"
 
@@ -66,6 +74,7 @@ says which cases passed and what to try next. A check that still finds the stub 
   (`.venv\\Scripts\\pip` on Windows.) `python -m toolkit doctor` says what is missing, if
   anything.
 
+The course's terms are explained in `docs/glossary.md`, which every notebook links.
 The notebooks import the course's `toolkit` package from this folder (`notebooks/toolkit`
 is a link to `toolkit/`), so the code always matches the notebooks you have. Hand in the
 `.ipynb` files themselves; your instructor grades them by running them again.

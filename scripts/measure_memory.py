@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Measure what one student costs a hub in memory: each notebook's kernel at its peak, and
-JupyterLab's server at idle with a notebook open. README "Deploying to a class" quotes it.
+JupyterLab's server at idle with a notebook open. docs/running-a-class.md, "Deploying to a class", quotes it.
 
 Usage: .venv/bin/python scripts/measure_memory.py [NN ...] [--interval 0.05] [--no-server]
 

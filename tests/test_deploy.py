@@ -98,6 +98,8 @@ def test_command_line_prints_all_three_and_refuses_a_bad_hub():
 def test_student_edition_holds_what_binder_and_a_hub_need(student_edition):
     for name in ["README.md", "LICENSE", "pyproject.toml", "environment.yml", "requirements/pins.txt"]:
         assert (student_edition / name).is_file(), name
+    # every notebook links the glossary from its first cell (tests/test_lesson_content.py)
+    assert (student_edition / "docs" / "glossary.md").is_file()
     assert (student_edition / "toolkit" / "__init__.py").is_file()
     assert (student_edition / "data" / "retail.json").is_file()
     assert "-c requirements/pins.txt" in (student_edition / "environment.yml").read_text()
@@ -167,5 +169,5 @@ def test_kubernetes_values_hold_the_measured_sizes_and_the_cullers():
     assert values["cull"]["enabled"] is True and values["cull"]["timeout"] > 0
     config = (ROOT / "deploy" / "jupyterhub_config.py").read_text()
     assert 'COURSE_MEM_GUARANTEE", "384M"' in config and 'COURSE_MEM_LIMIT", "512M"' in config
-    readme = (ROOT / "README.md").read_text()
-    assert "guarantee (384 MiB) and limit (512 MiB)" in readme
+    guide = (ROOT / "docs" / "running-a-class.md").read_text()
+    assert "guarantee (384 MiB) and limit (512 MiB)" in guide

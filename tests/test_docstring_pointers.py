@@ -11,8 +11,8 @@ The pointer is one line of the docstring, on its own, in one of these forms:
     of its own module that it calls (three calls deep at most).
 ``Used by: WHERE.``
     No notebook uses it. WHERE is ``python -m toolkit CMD`` (a command of toolkit/__main__.py),
-    ``make TARGET`` (a Makefile target), ``README: Heading`` (a README heading), or a repository
-    path or glob (``toolkit/checks/ex*.py``, ``benchmarks/compare_bfcl.py``) of which at least
+    ``make TARGET`` (a Makefile target), ``PAGE.md: Heading`` (a heading of a Markdown page of the
+    repository, such as ``docs/real-models.md: Using a real model``), or a repository path or glob (``toolkit/checks/ex*.py``, ``benchmarks/compare_bfcl.py``) of which at least
     one file mentions the name.
 
 Public means listed in ``__all__`` of any module under ``toolkit/`` (core, mcp, lessons, checks,
@@ -102,13 +102,16 @@ def _where_ok(where: str, name: str) -> str | None:
         return (
             None if re.search(rf"^{re.escape(target)}:", makefile, re.M) else f"the Makefile has no target {target!r}"
         )
-    if where.startswith("README: "):
-        heading = where[len("README: ") :]
-        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    page = re.match(r"^(?P<page>[\w./-]+\.md): (?P<heading>.+)$", where)
+    if page:
+        path, heading = ROOT / page["page"], page["heading"]
+        if not path.is_file():
+            return f"no page {page['page']}"
+        text = path.read_text(encoding="utf-8")
         return (
             None
-            if re.search(rf"^#+ {re.escape(heading)}\s*$", readme, re.M)
-            else f"README.md has no heading {heading!r}"
+            if re.search(rf"^#+ {re.escape(heading)}\s*$", text, re.M)
+            else f"{page['page']} has no heading {heading!r}"
         )
     files = sorted(ROOT.glob(where.split(" ")[0])) if not where.startswith("/") else []
     if not files:
@@ -230,7 +233,8 @@ def _fake(doc: str):
         ("Does things.\n\nNotebook 03, through ToolIndex.", "does not mention ToolIndex"),
         ("Does things.\n\nUsed by: python -m toolkit fly.", "no command 'fly'"),
         ("Does things.\n\nUsed by: make everything.", "no target"),
-        ("Does things.\n\nUsed by: README: No Such Heading.", "no heading"),
+        ("Does things.\n\nUsed by: docs/teaching.md: No Such Heading.", "no heading"),
+        ("Does things.\n\nUsed by: docs/nowhere.md: Anything.", "no page"),
         ("Does things.\n\nUsed by: benchmarks/*.py.", "does not mention"),
         ("Does things.\n\nUsed by: nowhere/at_all.py.", "no file matches"),
     ],
@@ -248,7 +252,7 @@ def test_true_pointers_of_each_form_pass():
         "Notebooks 04, 07.",
         "Used by: python -m toolkit demo.",
         "Used by: make test.",
-        "Used by: README: Deploying to a class.",
+        "Used by: docs/running-a-class.md: Deploying to a class.",
     ):
         index_like = type("ToolIndex", (), {"__doc__": "An index.\n\n" + doc, "__module__": "toolkit.selection"})
         assert pointer_problem("toolkit.selection.ToolIndex", index_like, notebooks) is None, doc

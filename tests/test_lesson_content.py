@@ -242,7 +242,7 @@ def test_the_course_poses_the_twelve_pack_questions_once_each_with_an_answer_nex
     assert not problems, "\n".join(problems)
 
 
-# Where each pack question is posed: with the topic it is about (README, "Syllabus").
+# Where each pack question is posed: with the topic it is about (docs/teaching.md).
 POSED_IN = {
     1: "03",
     2: "03",
@@ -567,4 +567,4 @@ def test_the_opening_cell_parser_reads_ranges_and_lists():
 def test_the_opening_cell_links_the_glossary(path):
     """Issue 21, point 4: the glossary's terms are a link away from the first cell of every notebook."""
     opening = path.read_text(encoding="utf-8").split("# %%")[1]
-    assert "](../README.md#glossary)" in opening, f"{path.name}: link the glossary in the opening cell"
+    assert "](../docs/glossary.md)" in opening, f"{path.name}: link the glossary in the opening cell"

@@ -490,19 +490,19 @@ def test_makefile_runs_every_step():
     assert "notebooks/[0-9][0-9]_*.ipynb" in dry
 
 
-# -- hub sizing (scripts/measure_memory.py, README "Deploying to a class") -----------------------
+# -- hub sizing (scripts/measure_memory.py, docs/running-a-class.md "Deploying to a class") -----------------------
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
 def test_memory_script_reads_proc_and_the_readme_follows_its_rule():
-    """The README's per-student figures are what the script's rule gives for the README's own
+    """The guide's per-student figures are what the script's rule gives for the guide's own
     measurements, and the script finds a kernel's child processes and their memory."""
     import os
 
     import measure_memory as M
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Deploying to a class") :]
+    guide = (ROOT / "docs" / "running-a-class.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## Deploying to a class") :]
     section = section[: section.index("\n## ", 5)]
     peaks = [int(m) for m in re.findall(r"^\| `\d\d_\w+` \| \d+ \| (\d+)", section, re.M)]
     assert len(peaks) == len(lessons()), "one row per notebook in the memory table"

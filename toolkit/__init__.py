@@ -28,7 +28,7 @@ behave in one known way; ``lessons.endpoints`` lets a real model take a mock's p
 Every public function and class says where the course uses it, on one line of its docstring:
 ``Notebook 04.`` or ``Notebooks 02, 06.``; ``Notebook 09, through classify.`` for a helper the
 notebook reaches through a name it calls; ``Used by: python -m toolkit doctor.`` (or a ``make``
-target, ``README: Heading``, a file) where no notebook does. tests/test_docstring_pointers.py
+target, ``PAGE.md: Heading``, a file) where no notebook does. tests/test_docstring_pointers.py
 checks that each pointer is true. In a notebook, ``toolkit.widgets.source.show_source(f)``
 shows the code of ``f`` itself.
 """

@@ -20,15 +20,15 @@ python -m toolkit serve --http [--port 8765] [--no-auth]
 python -m toolkit bfcl  --api openai|anthropic --base-url URL --model NAME
                         [--api-key-env VAR] [--categories LIST] [--limit N]
                         [--out replies.jsonl] [--summary summary.json]
-                           score a real model on the shipped BFCL cases (README, 'Using a real model')
+                           score a real model on the shipped BFCL cases (docs/real-models.md)
 python -m toolkit grade SUBMISSIONS/ [--out grades.csv] [--cell-timeout S] [--notebook-timeout S] [--jobs N]
-                           run submitted notebooks with the course's own checks (README, 'Grading submitted notebooks')
+                           run submitted notebooks with the course's own checks (docs/running-a-class.md)
 python -m toolkit passk --api openai|anthropic --base-url URL --model NAME [--trials N]
                         [--out trials.jsonl] [--summary FILE]
                            a real model as the retail world's agent: pass^k and pass@k
     bfcl/passk options: --timeout S, --max-tokens N|none, --tool-choice auto|none|required|NAME|omit,
                         --extra-body JSON; --api, --base-url, --model and these default to the
-                        TOOLKIT_MODEL_* variables (README, 'No key, no network: a small local model')
+                        TOOLKIT_MODEL_* variables (docs/real-models.md)
 """
 
 

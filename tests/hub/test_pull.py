@@ -1,8 +1,8 @@
-"""nbgitpuller's merge rules on the student edition (issue 22, point 1; README "Deploying to a class").
+"""nbgitpuller's merge rules on the student edition (issue 22, point 1; docs/running-a-class.md, "Deploying to a class").
 
 The student's copy is made and updated by nbgitpuller's own GitPuller, the code the hub's
 git-pull link runs: a student edits a notebook, the instructor pushes a fix, the student
-clicks the link again. What the README promises is checked here, rule by rule.
+clicks the link again. What the guide promises is checked here, rule by rule.
 """
 
 from __future__ import annotations

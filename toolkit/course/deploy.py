@@ -3,7 +3,7 @@
 ``python -m toolkit.course.deploy --repo https://github.com/OWNER/REPO [--hub https://hub.example.edu]``
 prints them. Binder builds the environment from ``environment.yml``; on a JupyterHub that has
 nbgitpuller, the link clones the repository into the student's home on first click and merges
-new commits on later clicks (the README says what happens to a student's own edits).
+new commits on later clicks (docs/running-a-class.md says what happens to a student's own edits).
 
 Standard library only; nothing here touches the network.
 """
@@ -30,7 +30,7 @@ def _check_url(url: str, what: str) -> str:
 def repo_dir_name(repo: str) -> str:
     """The folder ``git clone`` makes for ``repo`` (its last path part, without ``.git``).
 
-    Used by: README: Deploying to a class.
+    Used by: docs/running-a-class.md: Deploying to a class.
     """
     name = urlsplit(_check_url(repo, "the repository")).path.rstrip("/").rsplit("/", 1)[-1]
     name = name[:-4] if name.endswith(".git") else name
@@ -42,7 +42,7 @@ def repo_dir_name(repo: str) -> str:
 def binder_url(repo: str, ref: str = "main", path: str = FIRST_NOTEBOOK, binder: str = BINDER) -> str:
     """A Binder link that builds ``repo`` at ``ref`` and opens ``path`` in JupyterLab.
 
-    Used by: README: Deploying to a class.
+    Used by: docs/running-a-class.md: Deploying to a class.
     """
     repo, binder = _check_url(repo, "the repository"), _check_url(binder, "the BinderHub")
     parts = urlsplit(repo)
@@ -57,7 +57,7 @@ def binder_url(repo: str, ref: str = "main", path: str = FIRST_NOTEBOOK, binder:
 def binder_badge(repo: str, ref: str = "main", path: str = FIRST_NOTEBOOK) -> str:
     """The Markdown for a "launch binder" badge pointing at :func:`binder_url`.
 
-    Used by: README: Deploying to a class.
+    Used by: docs/running-a-class.md: Deploying to a class.
     """
     return f"[![Binder]({BINDER}/badge_logo.svg)]({binder_url(repo, ref, path)})"
 
@@ -65,7 +65,7 @@ def binder_badge(repo: str, ref: str = "main", path: str = FIRST_NOTEBOOK) -> st
 def nbgitpuller_url(hub: str, repo: str, branch: str = "main", path: str = FIRST_NOTEBOOK) -> str:
     """An nbgitpuller link: sync ``repo`` into the student's home, then open ``path``.
 
-    Used by: README: Deploying to a class.
+    Used by: docs/running-a-class.md: Deploying to a class.
     """
     hub = _check_url(hub, "the JupyterHub address")
     query = urlencode(

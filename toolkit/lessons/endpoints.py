@@ -138,7 +138,7 @@ class EndpointError(RuntimeError):
     (refused because the conversation outgrew the model's context window), ``"timeout"``,
     ``"connection"`` (no server reached) or ``"protocol"`` (an answer that is not the API's).
 
-    Used by: README: Using a real model.
+    Used by: docs/real-models.md: Using a real model.
     """
 
     def __init__(self, message: str, status: int | None = None, kind: str = "http") -> None:
@@ -188,7 +188,7 @@ def wire_schema(parameters: Any) -> dict:
     ``float`` → ``number``, ``tuple`` → ``array``, ``any`` → ``string`` (as BFCL's handlers
     send it). Unknown type names become ``string``, as BFCL does.
 
-    Used by: README: Using a real model.
+    Used by: docs/real-models.md: Using a real model.
     """
     schema = _convert(parameters) if isinstance(parameters, Mapping) else {}
     schema["type"] = "object"
@@ -204,7 +204,7 @@ def legal_names(names: Iterable[str]) -> dict[str, str]:
     get each illegal character replaced by ``_``, cut to 64 characters, and ``_2``, ``_3`` …
     when that alias is taken: ``math.hypot`` → ``math_hypot``.
 
-    Used by: README: Using a real model.
+    Used by: docs/real-models.md: Using a real model.
     """
     names = list(dict.fromkeys(str(n) for n in names))
     out = {n: n for n in names if LEGAL_NAME.match(n)}
@@ -234,7 +234,7 @@ def wire_tools(tools: Iterable[Mapping] | None) -> tuple[list[dict], dict[str, s
     ``parameters``) as ``[{"name", "description", "parameters"}]`` with legal names and JSON
     Schema types, plus ``{original name: wire name}``. Pack §2.5.
 
-    Used by: README: Using a real model.
+    Used by: docs/real-models.md: Using a real model.
     """
     tools = [t for t in (tools or []) if isinstance(t, Mapping)]
     names = legal_names(t.get("name", "") for t in tools)
@@ -610,7 +610,7 @@ class ChatCompletionsModel(_Endpoint):
     None to send none.
     ``respond(messages, tools)`` works like a mock's (see the module docstring).
 
-    Used by: README: Using a real model.
+    Used by: docs/real-models.md: Using a real model.
     """
 
     api_name = "OpenAI-compatible"
@@ -725,7 +725,7 @@ class MessagesModel(_Endpoint):
     for the answer. Any other ``max_tokens`` that does not exceed the budget is a ``ValueError``
     here, before anything is sent.
 
-    Used by: README: Using a real model.
+    Used by: docs/real-models.md: Using a real model.
     """
 
     api_name = "Anthropic"

@@ -81,7 +81,7 @@ NOT_CONFIGURED = (
     "No real model configured (optional): set TOOLKIT_MODEL_API=openai or anthropic, "
     "TOOLKIT_MODEL_BASE_URL, TOOLKIT_MODEL and the key in OPENAI_API_KEY or "
     "ANTHROPIC_API_KEY (or in the variable TOOLKIT_MODEL_KEY_ENV names), then restart "
-    "the kernel; README, 'Using a real model'."
+    "the kernel; docs/real-models.md, 'Using a real model'."
 )
 
 
