@@ -1,11 +1,13 @@
 """The checks of exercises 10 and 11 (toolkit/checks/ex10.py, ex11.py; notebook 10). What every check test holds: tests/conftest.py."""
 
+import json
 import random
+import re
 from fractions import Fraction
 from math import comb
 
 import pytest
-from exercise_helpers import assert_fails_with_sentence, assert_not_done, boom
+from exercise_helpers import NOTEBOOKS, assert_fails_with_sentence, assert_not_done, boom
 
 import toolkit as T
 from toolkit.checks import ex10, ex11
@@ -303,13 +305,13 @@ def _snapshot_rule(env):
     tool.fn = cancel_order
 
 
-def _known_ids_rule(env):  # lets through only the pending orders it has seen printed
+def _known_ids_rule(env):  # lets through every id notebook 10 prints, whatever its status
     plain_cancel = env.registry.get("cancel_order").fn
     _wrap(env, lambda status: True)
     guarded = env.registry.get("cancel_order").fn
 
     def cancel_order(order_id):
-        return plain_cancel(order_id) if order_id in ("A1", "B1", "K7") else guarded(order_id)
+        return plain_cancel(order_id) if order_id in ex11.SHOWN_IDS else guarded(order_id)
 
     env.registry.get("cancel_order").fn = cancel_order
 
@@ -327,6 +329,28 @@ def test_ex11_a_rule_that_refuses_everything_fails():
         _wrap(env, lambda status: True, "Order {oid} cannot be canceled: it is {status}, not pending.")
 
     assert_fails_with_sentence(ex11.check(refuses_all), "pending orders must still be canceled")
+
+
+def _ids_notebook_10_prints() -> set[str]:
+    """Order-like ids (a capital and one or two digits) in notebook 10's sources and text outputs."""
+    notebook = json.loads((NOTEBOOKS / "10_reliability_pass_k.ipynb").read_text(encoding="utf-8"))
+    texts = []
+    for cell in notebook["cells"]:
+        texts.append("".join(cell["source"]))
+        for out in cell.get("outputs", []):
+            texts.append("".join(out.get("text", "")))
+            texts += ["".join(v) for k, v in out.get("data", {}).items() if k in ("text/plain", "text/markdown")]
+    return set(re.findall(r"(?<![\w/+=])[A-Z][0-9]{1,2}(?![\w/+=])", "\n".join(texts)))
+
+
+def test_ex11_unseen_worlds_never_draw_an_id_notebook_10_shows():
+    printed = _ids_notebook_10_prints()
+    assert {"A1", "B1", "C1", "T3"} <= printed  # the scan finds what the notebook prints
+    assert printed <= ex11.SHOWN_IDS, (
+        f"notebook 10 prints ids the check does not know it shows: {printed - ex11.SHOWN_IDS}"
+    )
+    drawn = {oid for i in range(3000) for oid in ex11.unseen_world(random.Random(i))["orders"]}
+    assert len(drawn) > 1000 and not drawn & ex11.SHOWN_IDS
 
 
 def test_ex11_unseen_world_is_drawn_afresh_and_nothing_is_called_hidden():

@@ -11,14 +11,17 @@ def tool_msgs(res):
     return [m for m in res.messages if m["role"] == "tool"]
 
 
-def sleepy_registry(seconds=0.2, spans=None):
-    """Four tools that sleep ``seconds``; each appends its own (start, end) to ``spans``."""
+def sleepy_registry(seconds=0.2, spans=None, meet=None):
+    """Four tools that sleep ``seconds``; each appends its own (start, end) to ``spans``. With a
+    ``meet`` barrier each waits there first, so a call ends only once all four have started."""
     reg = T.ToolRegistry()
     spans = [] if spans is None else spans
 
     def nap(x: int) -> str:
         """Sleep, then answer."""
         start = time.perf_counter()
+        if meet is not None:
+            meet.wait(timeout=60)  # a guard only: run one by one, the first call would wait here, then fail
         time.sleep(seconds)
         spans.append((start, time.perf_counter()))
         return f"done {x}"
@@ -35,11 +38,13 @@ def four_calls():
 def test_parallel_calls_overlap_in_time():
     """Pack §2.8, the authors' own arithmetic: 4 × 0.2 s is ~0.2 s together, ~0.8 s in a row.
     Judged from the spans the calls recorded, not from a stopwatch: together, every call starts
-    before any call ends; in a row, each starts after the one before it ended."""
+    before any call ends (they meet at a barrier, so however late a thread starts, the others
+    wait for it); in a row, each starts after the one before it ended."""
     together, one_by_one = [], []
-    res = T.run_agent(four_calls(), sleepy_registry(0.5, spans=together), "go", parallel=True)
+    meet = threading.Barrier(4)
+    res = T.run_agent(four_calls(), sleepy_registry(spans=together, meet=meet), "go", parallel=True, call_timeout=None)
     T.run_agent(four_calls(), sleepy_registry(spans=one_by_one), "go", parallel=False)
-    assert res.final == "ok"
+    assert res.final == "ok" and not meet.broken
     assert len(together) == len(one_by_one) == 4
     assert max(start for start, _ in together) < min(end for _, end in together), together
     in_order = sorted(one_by_one)

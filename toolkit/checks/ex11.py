@@ -35,16 +35,29 @@ _UNKNOWN_WORDS = ("no order", "unknown", "not found", "does not exist", "no such
 _ODD_STATUSES = ("on hold", "returned", "refunded", "lost in transit", "awaiting payment")
 
 
+def _shown_ids() -> frozenset[str]:
+    world = load_json("retail.json")
+    tasks = world["tasks"] + world["extended_tasks"]
+    return frozenset(world["orders"]) | {t["id"] for t in tasks} | {oid for t in tasks for oid in t["orders"]}
+
+
+SHOWN_IDS = _shown_ids()
+"""Every order and task id notebook 10 prints (A1, B1, T3, ...); an unseen world draws none of them."""
+_UNSEEN_IDS = tuple(
+    oid for oid in (f"{letter}{n}" for letter in "EFGHJKLMNPQRSTUVWXY" for n in range(2, 99)) if oid not in SHOWN_IDS
+)
+
+
 def unseen_world(rng: random.Random | None = None) -> dict:
-    """Orders the notebook never shows, drawn afresh for each check: new ids, one pending order
-    and two with statuses the policy never names. Returns {"orders": ..., "pending": id,
-    "others": {id: status}}, so a rule keyed on the ids or statuses it has seen fails.
+    """Orders the notebook never shows, drawn afresh for each check: three ids not in
+    :data:`SHOWN_IDS`, one pending order and two with statuses the policy never names. Returns
+    {"orders": ..., "pending": id, "others": {id: status}}, so a rule keyed on the ids or
+    statuses it has seen always fails.
 
     Notebook 10, through check.
     """
     rng = rng or random.Random()
-    letters = rng.sample("EFGHJKLMNPQRSTUVWXY", 3)
-    ids = [f"{letter}{rng.randint(2, 98)}" for letter in letters]
+    ids = rng.sample(_UNSEEN_IDS, 3)
     others = dict(zip(ids[1:], rng.sample(_ODD_STATUSES, 2)))
     return {"orders": {ids[0]: "pending", **others}, "pending": ids[0], "others": others}
 
