@@ -23,10 +23,10 @@ from toolkit.lessons.calculator import (
     format_accuracy_table,
     make_calculator_registry,
     make_problems,
-    plot_accuracy,
     question,
 )
 from toolkit.widgets import transcript
+from toolkit.widgets.accuracy import plot_accuracy
 
 SEED = 0  # the mock's "training" draw; the test problems use their own seed (1)
 

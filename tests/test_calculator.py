@@ -15,7 +15,6 @@ from toolkit.lessons.calculator import (
     make_calculator_registry,
     make_problems,
     parse_question,
-    plot_accuracy,
     question,
 )
 
@@ -269,6 +268,7 @@ def test_the_accuracy_plot_keeps_its_legend_off_the_bars():
 
     from toolkit.figures.layout import collisions
     from toolkit.lessons.calculator import DigitRow
+    from toolkit.widgets.accuracy import plot_accuracy
 
     def rows(correct):
         return [DigitRow(d, 100, c, 0, 0.0) for d, c in zip((1, 2, 3, 4, 5), correct)]

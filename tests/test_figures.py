@@ -461,7 +461,8 @@ def test_notebook_01s_accuracy_chart_says_its_numbers_to_a_screen_reader():
     import matplotlib.pyplot as plt
     from IPython.core.formatters import DisplayFormatter
 
-    from toolkit.lessons.calculator import DigitRow, plot_accuracy
+    from toolkit.lessons.calculator import DigitRow
+    from toolkit.widgets.accuracy import plot_accuracy
 
     def rows(correct):
         return [DigitRow(d, 100, c, 0, 0.0) for d, c in zip((1, 2, 3), correct)]

@@ -186,6 +186,58 @@ def test_no_other_layer_imports_a_name_from_widgets(layer):
     )
 
 
+def reachable(graph: dict[str, set[str]], start: str) -> dict[str, list[str]]:
+    """Every toolkit module that importing ``start`` runs, each with one chain of imports that
+    leads there. Importing ``a.b.c`` first runs the packages ``a`` and ``a.b``, so those count."""
+    chains = {start: [start]}
+    todo = [start]
+    while todo:
+        node = todo.pop()
+        nexts = set(graph.get(node, ()))
+        nexts |= {".".join(t.split(".")[:i]) for t in graph.get(node, ()) for i in range(2, t.count(".") + 1)}
+        for nxt in sorted(nexts & graph.keys()):
+            if nxt not in chains:
+                chains[nxt] = chains[node] + [nxt]
+                todo.append(nxt)
+    return chains
+
+
+@pytest.mark.parametrize("layer", ["core", "lessons", "checks", "course"])
+def test_no_other_layer_reaches_widgets_through_another_module(layer):
+    """The rule above, through any number of steps: a lesson that imports figures, which imports a
+    widget, reaches the view layer as surely as a direct import."""
+    graph = import_graph()
+    files = core_files() if layer == "core" else layer_files(layer)
+    found = []
+    for path in files:
+        for module, chain in reachable(graph, module_name(path)[0]).items():
+            if in_layer(module, "widgets"):
+                found.append(" -> ".join(chain))
+                break
+    assert not found, (
+        f"{layer} reaches toolkit/widgets/ through other modules; move the view (or what the "
+        "lower layer needs) so that nothing below widgets runs a widget module:\n" + "\n".join(found)
+    )
+
+
+def test_the_transitive_rule_sees_a_back_arrow_two_steps_up(tmp_path, monkeypatch):
+    """calculator -> figures -> widgets._base: the shape the direct rule missed (review s4)."""
+    package = tmp_path / "toolkit"
+    for folder in ("lessons", "figures", "widgets"):
+        (package / folder).mkdir(parents=True)
+        (package / folder / "__init__.py").write_text("", encoding="utf-8")
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "lessons" / "calc.py").write_text("def plot():\n    from ..figures import describe\n", encoding="utf-8")
+    (package / "figures" / "__init__.py").write_text("from ..widgets._base import img_html\n", encoding="utf-8")
+    (package / "widgets" / "_base.py").write_text("img_html = None\n", encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    monkeypatch.setattr(sys.modules[__name__], "TOOLKIT", package)
+    chains = reachable(import_graph(), "toolkit.lessons.calc")
+    assert chains["toolkit.widgets._base"] == ["toolkit.lessons.calc", "toolkit.figures", "toolkit.widgets._base"]
+    (package / "lessons" / "calc.py").write_text("import json\n", encoding="utf-8")
+    assert not [m for m in reachable(import_graph(), "toolkit.lessons.calc") if in_layer(m, "widgets")]
+
+
 # --- (d) notebooks import check modules whole -------------------------------------------------
 
 

@@ -12,11 +12,10 @@ modules it names; importing this package needs only the standard library.
 
 from __future__ import annotations
 
-import html
 import sys
 from pathlib import Path
 
-from ..widgets._base import img_html
+from ..widgets.pictures import describe, figure_html
 
 __all__ = ["DESCRIPTIONS", "FIGURES", "FIGURES_DIR", "describe", "figure_html", "figure_path", "show"]
 
@@ -118,39 +117,6 @@ DESCRIPTIONS = {
     "are linked both ways: a server offers a registry's tools, a client makes remote tools "
     "local. python -m toolkit demo runs all six parts in turn.",
 }
-
-
-def figure_html(png: bytes, alt: str, caption: str = "") -> str:
-    """An HTML ``<figure>`` holding ``png`` as an ``<img>`` with ``alt`` as its text
-    alternative, and ``caption`` under it: what a screen reader reaches in JupyterLab and in
-    an exported page.
-
-    Notebooks 02, 03, 04, 05, 06, 09, 10, 11, 12, through show.
-    """
-    cap = f"<figcaption style='text-align:center'><em>{html.escape(caption)}</em></figcaption>" if caption else ""
-    return f"<figure class='toolkit-figure' style='margin:0.5em 0'>{img_html(png, alt)}{cap}</figure>"
-
-
-def describe(fig, alt: str, caption: str = ""):
-    """Give a matplotlib figure its text alternative: when a notebook shows ``fig``, the output
-    is :func:`figure_html` (PNG, ``alt``, ``caption``) and its plain text is ``alt``. Returns
-    ``fig``. Put the key numbers of the plot in ``alt`` (AUTHORING.md, "Accessibility").
-
-    Used by: toolkit/lessons/calculator.py (notebook 01's chart).
-    """
-    import io
-
-    def _repr_mimebundle_(include=None, exclude=None):
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", bbox_inches="tight", metadata={"Software": None})
-        return {
-            "text/html": figure_html(buffer.getvalue(), alt, caption),
-            "text/plain": caption + (": " if caption else "") + alt,
-        }
-
-    fig._repr_mimebundle_ = _repr_mimebundle_
-    fig.toolkit_alt = alt
-    return fig
 
 
 def figure_path(number: int, ext: str = "svg") -> Path:

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .palette import INK, OKABE_ITO, TEXT, THEME_INK, THEME_INK_MUTED
+from .pictures import img_html
 
 __all__ = [
     "OKABE_ITO",
@@ -36,7 +37,6 @@ __all__ = [
     "need_widgets",
     "static_bundle",
     "static_png",
-    "img_html",
 ]
 
 # OKABE_ITO (colours for marks) and the text colours come from palette.py, the one palette.
@@ -151,15 +151,6 @@ class LiveFigure:
         """Write the last rendered picture to a PNG file."""
         with open(path, "wb") as fh:
             fh.write(self.png or self.render())
-
-
-def img_html(png: bytes, alt: str, style: str = "max-width:100%;height:auto") -> str:
-    """A PNG as an ``<img>`` with its text alternative, for an HTML output or widget.
-
-    Used by: toolkit/widgets/_base.py.
-    """
-    data = base64.b64encode(png).decode("ascii")
-    return f"<img src='data:image/png;base64,{data}' alt='{esc(alt)}' style='{style}'>"
 
 
 class Picture:

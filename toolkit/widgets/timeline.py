@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._base import img_html
+from .pictures import img_html
 
 __all__ = ["Span", "CallClock", "TimelinePicture", "plot_timeline", "WAIT_LANE", "total_time", "describe"]
 
