@@ -10,7 +10,7 @@ The pointer is one line of the docstring, on its own, in one of these forms:
     ``classify``, and ``classify`` must use the helper, in its own source or through functions
     of its own module that it calls (three calls deep at most).
 ``Used by: WHERE.``
-    No notebook uses it. WHERE is ``python -m toolkit CMD`` (a command of toolkit/__main__.py),
+    No notebook uses it. WHERE is ``python -m toolkit CMD`` (a command of toolkit/cli/__init__.py),
     ``make TARGET`` (a Makefile target), ``PAGE.md: Heading`` (a heading of a Markdown page of the
     repository, such as ``docs/real-models.md: Using a real model``), or a repository path or glob (``toolkit/checks/ex*.py``, ``benchmarks/compare_bfcl.py``) of which at least
     one file mentions the name.
@@ -94,7 +94,7 @@ def _where_ok(where: str, name: str) -> str | None:
     """None if ``Used by: WHERE`` resolves, else what is wrong."""
     if where.startswith("python -m toolkit "):
         cmd = where.split()[3]
-        main = (ROOT / "toolkit" / "__main__.py").read_text(encoding="utf-8")
+        main = (ROOT / "toolkit" / "cli" / "__init__.py").read_text(encoding="utf-8")
         return None if f'"{cmd}"' in main else f"`python -m toolkit` has no command {cmd!r}"
     if where.startswith("make "):
         target = where.split()[1]

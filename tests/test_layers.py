@@ -30,8 +30,8 @@ TOOLKIT = ROOT / "toolkit"
 
 CORE_MODULES = {"schema", "registry", "loop", "gate", "selection", "scoring", "reliability", "data"}
 ENTRY_MODULES = {"__init__", "__main__"}
-PACKAGES = {"mcp", "lessons", "widgets", "checks", "course", "figures"}
-OUTER_LAYERS = ("lessons", "widgets", "checks", "figures", "course")
+PACKAGES = {"mcp", "lessons", "widgets", "checks", "course", "figures", "cli"}
+OUTER_LAYERS = ("lessons", "widgets", "checks", "figures", "course", "cli")
 
 
 @dataclass(frozen=True)
@@ -236,6 +236,12 @@ def test_the_transitive_rule_sees_a_back_arrow_two_steps_up(tmp_path, monkeypatc
     assert chains["toolkit.widgets._base"] == ["toolkit.lessons.calc", "toolkit.figures", "toolkit.widgets._base"]
     (package / "lessons" / "calc.py").write_text("import json\n", encoding="utf-8")
     assert not [m for m in reachable(import_graph(), "toolkit.lessons.calc") if in_layer(m, "widgets")]
+
+
+def test_lessons_hold_no_command_line():
+    """lessons/ holds what notebooks import: argument parsing and reporting live in toolkit/cli/."""
+    found = violations(layer_files("lessons"), lambda t: t.split(".")[0] == "argparse" or in_layer(t, "cli"))
+    assert not found, "toolkit/lessons/ must not parse arguments (toolkit/cli/ does):\n" + "\n".join(found)
 
 
 # --- (d) notebooks import check modules whole -------------------------------------------------

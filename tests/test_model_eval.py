@@ -22,9 +22,9 @@ import pytest
 
 import toolkit as T
 from tests.fakes.llm import NAME_PATTERN, FakeChatCompletions, FakeMessages, schema_type_problem
+from toolkit.cli.model_eval import cli
 from toolkit.lessons.model_eval import (
     NOT_CONFIGURED,
-    cli,
     notebook_bfcl,
     notebook_loop,
     notebook_passk,
