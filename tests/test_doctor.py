@@ -150,3 +150,40 @@ def test_command_line_runs_every_check():
     for topic in ("Python", "toolkit", "ipywidgets", "kernel", "slides (instructors)"):
         assert any(f" {topic}:" in line for line in lines), (topic, done.stdout)
     assert done.returncode == (1 if any(" FIX " in line for line in lines) else 0)
+
+
+# --- the front-end (issue 32): which one, and its known problems --------------------------------
+
+
+@pytest.mark.parametrize(
+    "environ,modules,expected",
+    [
+        ({}, {"google.colab": object()}, "Colab"),
+        ({"VSCODE_PID": "4242"}, {}, "VS Code"),
+        ({"VSCODE_CWD": "/home/s"}, {}, "VS Code"),
+        ({"JPY_SESSION_NAME": "/home/s/01.ipynb"}, {}, "JupyterLab"),
+        ({"HOME": "/home/s"}, {}, None),
+    ],
+)
+def test_the_front_end_is_named_from_what_it_leaves_behind(environ, modules, expected):
+    assert doctor.detect_front_end(environ, modules) == expected
+
+
+def test_vs_code_with_the_widgets_release_it_cannot_draw_is_a_fix_naming_the_issue():
+    finding = doctor.check_front_end("VS Code", "8.1.9")
+    assert finding.status == "FIX" and "vscode-jupyter#17504" in finding.message and "8.1.8" in finding.message
+    assert doctor.check_front_end("VS Code", "8.1.8").status == "OK"
+    assert doctor.check_front_end("JupyterLab", "8.1.9").status == "OK"
+    assert doctor.check_front_end("Colab", "8.1.8").message.startswith("Colab: the views switch on")
+
+
+def test_colab_gets_its_widget_manager_switched_on_and_nothing_happens_elsewhere():
+    import types
+
+    from toolkit.widgets._base import enable_colab_widgets
+
+    calls = []
+    colab = types.SimpleNamespace(output=types.SimpleNamespace(enable_custom_widget_manager=lambda: calls.append(1)))
+    assert enable_colab_widgets({"google.colab": colab}) is True and calls == [1]
+    assert enable_colab_widgets({}) is False and calls == [1]
+    assert enable_colab_widgets({"google.colab": types.SimpleNamespace()}) is False

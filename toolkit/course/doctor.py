@@ -14,13 +14,14 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Finding", "run_checks", "report", "main"]
+__all__ = ["Finding", "run_checks", "report", "main", "detect_front_end", "check_front_end"]
 
 MIN_PYTHON = (3, 10)
 SETUP = "run `make lab` in the course folder (or `pip install -e '.[lab]'`)"
@@ -283,6 +284,55 @@ def check_slides() -> Finding:
     return Finding("OK", "slides (instructors)", f"jupyterlab-slideshow {have}")
 
 
+# --- the front-end: where the student opened the notebooks -----------------------------------
+
+# ipywidgets releases a front-end is known to draw nothing with: front-end -> {version: why}
+WIDGETS_BROKEN_IN = {
+    "VS Code": {
+        "8.1.9": "VS Code's Jupyter extension draws no widget with ipywidgets 8.1.9 (microsoft/vscode-jupyter#17504)"
+    },
+}
+
+
+def detect_front_end(environ: dict | None = None, modules: dict | None = None) -> str | None:
+    """The front-end running this Python, as far as it can be told: "Colab" (its
+    ``google.colab`` module is loaded), "VS Code" (``VSCODE_PID``, or a ``VSCODE_*`` variable its
+    Jupyter extension sets), "JupyterLab" (``JPY_SESSION_NAME`` or ``JUPYTERHUB_USER``), else None.
+
+    Used by: python -m toolkit doctor.
+    """
+    environ = dict(os.environ) if environ is None else environ
+    modules = sys.modules if modules is None else modules
+    if "google.colab" in modules or "COLAB_RELEASE_TAG" in environ:
+        return "Colab"
+    if "VSCODE_PID" in environ or any(k.startswith("VSCODE_") for k in environ):
+        return "VS Code"
+    if "JPY_SESSION_NAME" in environ or "JUPYTERHUB_USER" in environ:
+        return "JupyterLab"
+    return None
+
+
+def check_front_end(front: str | None = None, widgets: str | None = None) -> Finding:
+    """Name the front-end found and the known problems there (a widget release it cannot draw).
+
+    Used by: python -m toolkit doctor.
+    """
+    front = detect_front_end() if front is None else front
+    widgets = installed_version("ipywidgets") if widgets is None else widgets
+    if front is None:
+        return Finding("NOTE", "front-end", "none detected (a terminal); JupyterLab, VS Code and Colab are supported.")
+    broken = WIDGETS_BROKEN_IN.get(front, {}).get(widgets or "")
+    if broken:
+        return Finding("FIX", "front-end", f"{front}: {broken}; install ipywidgets==8.1.8 ({SETUP}).")
+    if front == "Colab":
+        return Finding(
+            "OK",
+            "front-end",
+            "Colab: the views switch on its custom widget manager themselves (toolkit/widgets/_base.py).",
+        )
+    return Finding("OK", "front-end", f"{front}, with ipywidgets {widgets or 'not installed'}.")
+
+
 def run_checks() -> list[Finding]:
     """Every check, in the order a student would fix them.
 
@@ -290,7 +340,7 @@ def run_checks() -> list[Finding]:
     """
     findings = [check_python(), check_toolkit()]
     findings += check_packages(pinned_versions())
-    findings += [check_widgets(), check_kernel(), check_slides()]
+    findings += [check_widgets(), check_front_end(), check_kernel(), check_slides()]
     return findings
 
 

@@ -72,7 +72,29 @@ def need_widgets():
             "The live views need ipywidgets and matplotlib. Install them with "
             "`pip install -e '.[widgets]'` (or run `make lab`)."
         ) from None
+    enable_colab_widgets()
     return ipywidgets
+
+
+_COLAB_DONE: list[bool] = []
+
+
+def enable_colab_widgets(modules: Any = None) -> bool:
+    """In Colab, switch on its custom widget manager once, so ipywidgets views draw there
+    (Colab's own call, ``google.colab.output.enable_custom_widget_manager()``); elsewhere do
+    nothing. Returns True when it was switched on by this call.
+
+    Used by: toolkit/widgets/_base.py.
+    """
+    import sys
+
+    colab = (sys.modules if modules is None else modules).get("google.colab")
+    enable = getattr(getattr(colab, "output", None), "enable_custom_widget_manager", None)
+    if enable is None or (modules is None and _COLAB_DONE):
+        return False
+    enable()
+    _COLAB_DONE.append(True)
+    return True
 
 
 class LiveFigure:
