@@ -114,7 +114,7 @@ def serve(port: int, threads: int) -> None:
         sys.exit(f"{MODEL_FILE} is missing: run `make local-model` first")
     params = xllamacpp.CommonParams()
     params.model.path = str(MODEL_FILE)
-    params.model_alias = MODEL_NAME
+    params.model_alias = {MODEL_NAME}  # a set of names in this llama.cpp
     params.hostnames = ["127.0.0.1"]
     params.port = port  # 0: a free one, printed below
     params.n_ctx = CONTEXT
