@@ -709,9 +709,6 @@ opt05_final_answer.check(readings_schema, answer_problems)
 # - [48] openai-agents-python contributors, *Issue #4390: strict_mode: non-null default values
 #   are left in the schema and rejected on Azure*, 2026.
 #   <https://github.com/openai/openai-agents-python/issues/4390> (Beyond the pack.)
-# - [50] dotnet/extensions contributors, *Issue #6266: Revert M.E.AI.OpenAI change that turns on
-#   strict by default*, 2025. <https://github.com/dotnet/extensions/issues/6266> (Beyond the
-#   pack.)
 # - [51] OpenAI, *Structured model outputs*, undated.
 #   <https://developers.openai.com/api/docs/guides/structured-outputs> (Beyond the pack.)
 # - [52] Anthropic, *Structured outputs*, undated.

@@ -741,6 +741,9 @@ real_summary = notebook_bfcl(per_category=2)
 # - [7] Patil et al., *The Berkeley Function Calling Leaderboard (BFCL): From Tool Use to
 #   Agentic Evaluation of Large Language Models*, 2025.
 #   <https://proceedings.mlr.press/v267/patil25a.html>
+# - [17] Lu et al., *ToolSandbox: A Stateful, Conversational, Interactive Evaluation Benchmark
+#   for LLM Tool Use Capabilities*, 2024. <https://arxiv.org/abs/2408.04682> Published: Findings
+#   of NAACL 2025, pages 1160-1183.
 # - [28] Gorilla project, *Berkeley Function-Calling Leaderboard*, undated.
 #   <https://gorilla.cs.berkeley.edu/leaderboard.html>
 # - [31] Gorilla project, *Berkeley Function Calling Leaderboard: CHANGELOG and test

@@ -74,7 +74,7 @@ def _one(c: Checker, reminding_harness: Callable, label: str, cities: tuple) -> 
 def check(reminding_harness: Callable) -> CheckResult:
     """``reminding_harness(model, registry, user)`` returns the final answer.
 
-    Notebook 02 §4b.
+    Notebook 02.
     """
     c = Checker(TITLE)
     probe = ReasoningMock()

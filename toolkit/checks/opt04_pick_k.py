@@ -36,7 +36,10 @@ NOWHERE = ("Translate this poem into Welsh", "recipes_get")  # no word of it is 
 
 
 def reference_pick(catalog: list, queries: list, target: float) -> tuple[int, int] | None:
-    """The check's own answer: ``(k, tokens)``, or None when no k up to the catalog's size reaches ``target``."""
+    """The check's own answer: ``(k, tokens)``, or None when no k up to the catalog's size reaches ``target``.
+
+    Notebook 04, through check.
+    """
     index, by_name = ToolIndex(catalog), {t.name: t for t in catalog}
     for k in range(1, len(catalog) + 1):
         if selection_recall(index, queries, k) >= target:
@@ -89,7 +92,7 @@ def _one(c: Checker, pick_k: Callable, label: str, catalog: list, queries: list,
 def check(pick_k: Callable) -> CheckResult:
     """``pick_k(catalog, queries, target)`` returns ``(k, tokens)`` or ``None``.
 
-    Notebook 04 §7.
+    Notebook 04.
     """
     c = Checker(TITLE)
     if probe_parts(c, {"pick_k": (pick_k, (make_catalog(), list(CATALOG_QUERIES), 1.0))})[1]:

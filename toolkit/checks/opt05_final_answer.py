@@ -139,7 +139,7 @@ def _judges(c: Checker, answer_problems: Callable, label: str, make: Callable, f
 def check(readings_schema: Callable, answer_problems: Callable) -> CheckResult:
     """``readings_schema()`` and ``answer_problems(reply, tool_results)`` for a several-city answer.
 
-    Notebook 05 §6.
+    Notebook 05.
     """
     c = Checker(TITLE)
     parts = {

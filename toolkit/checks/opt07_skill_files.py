@@ -111,7 +111,7 @@ def _loads(c: Checker, skill_md: Callable) -> bool:
 def check(skill_md: Callable) -> CheckResult:
     """``skill_md()`` returns the text of ``expense-report/SKILL.md``.
 
-    Notebook 07 §7.
+    Notebook 07.
     """
     c = Checker(TITLE)
     if probe_parts(c, {"skill_md": (skill_md, ())})[1]:

@@ -29,7 +29,10 @@ TEAMS = {  # (people, expense lines each): registries the notebook never builds
 
 
 def least_spenders(n_people: int, items_each: int) -> tuple[list[str], float]:
-    """The check's own answer, read from the tools directly: (everyone tied for the least, that total)."""
+    """The check's own answer, read from the tools directly: (everyone tied for the least, that total).
+
+    Notebook 08, through check.
+    """
     registry = expense_registry(n_people, items_each)
     totals = {
         p: sum(line["amount"] for line in registry.run("get_expenses", {"person": p}).data)
@@ -90,7 +93,7 @@ def _no_payment_without_gate_stop(c: Checker, least_spender_program: Callable) -
 def check(least_spender_program: Callable) -> CheckResult:
     """``least_spender_program()`` returns the source of a program for ``run_program``.
 
-    Notebook 08 §8.
+    Notebook 08.
     """
     c = Checker(TITLE)
     if probe_parts(c, {"least_spender_program": (least_spender_program, ())})[1]:

@@ -91,7 +91,7 @@ def _does_not_edit(c: Checker, fool_one_check: Callable) -> bool:
 def check(fool_one_check: Callable) -> CheckResult:
     """``fool_one_check(gold_turns)`` returns a trajectory that passes exactly one of V3's checks.
 
-    Notebook 09 §9.
+    Notebook 09.
     """
     c = Checker(TITLE)
     if probe_parts(c, {"fool_one_check": (fool_one_check, (MULTI_TURN_CASE["ground_truth"],))})[1]:

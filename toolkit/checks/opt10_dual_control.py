@@ -59,7 +59,7 @@ def _one(c: Checker, guide: Callable, label: str, start: tuple, flips: int) -> b
 def check(guide: Callable) -> CheckResult:
     """``guide(status, user_said)`` returns the agent's next message to the user.
 
-    Notebook 10 §6.
+    Notebook 10.
     """
     c = Checker(TITLE)
     if probe_parts(c, {"guide": (guide, ({"registered": False, "data session": False}, ""))})[1]:

@@ -22,7 +22,10 @@ TITLE = "Your turn (11 §8): place the three legs of a new agent, then break one
 
 
 def mail_agent() -> ToolRegistry:
-    """An email assistant: the agent of the notebook's your-turn (built afresh for each check)."""
+    """An email assistant: the agent of the notebook's your-turn (built afresh for each check).
+
+    Notebook 11.
+    """
     registry = ToolRegistry()
 
     def read_inbox(folder: str) -> list:
@@ -143,7 +146,7 @@ def _broken(c: Checker, break_a_leg: Callable, label: str) -> bool:
 def check(private_tools: Callable, break_a_leg: Callable) -> CheckResult:
     """``private_tools(registry)`` names the private tools; ``break_a_leg(registry, private)`` returns a safer registry.
 
-    Notebook 11 §8.
+    Notebook 11.
     """
     c = Checker(TITLE)
     label = "the email assistant"
