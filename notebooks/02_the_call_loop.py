@@ -323,15 +323,25 @@ show_source(T.run_agent)
 # A reasoning model's reply can hold blocks of its reasoning next to its tool calls: Anthropic's
 # `thinking` blocks, each with a `signature`, and OpenAI's reasoning items [35] [37]. They are
 # opaque to the harness, but not optional: during tool use they must go back with the tool
-# results, complete and unmodified, or the model loses the thread that led to the call.
-# Anthropic's API refuses a follow-up request whose assistant turn lost or changed them, and it
-# refuses a forced `tool_choice` (`any` or a named tool) while thinking is on [35]. That adds a
-# seventh job to the six above: carry what you do not understand, exactly.
+# results, complete and unmodified, or the model loses the thread that led to the call, and
+# Anthropic's API refuses the follow-up request [35]. Since Claude Fable 5.1 there is a second
+# rule, "preserved thinking": each block is bound to everything sent before it (the system
+# prompt, the tool list, every earlier message), so a harness that edits an earlier message,
+# rebuilds its system prompt or changes its tool list between requests is refused too; that
+# check is on by default for accounts opened from 31 August 2026 [56]. The seventh job, on top
+# of the six above, is therefore: carry what you do not understand, exactly, and only ever
+# append to the conversation.
 #
-# `ReasoningMock` is a mock (no language model): it thinks one signed block, calls `get_weather`,
-# then answers, and it checks every request the way that API does. Three harnesses meet it: a
-# short hand-written loop that rebuilds the assistant turn from its text and calls only, the same
-# loop copying the reply's `reasoning` key unchanged, and the toolkit's `run_agent`.
+# Forcing a call is the other rule that changes with thinking. With manual thinking
+# (`{"type": "enabled"}`) a `tool_choice` of `any` or a named tool is refused; with adaptive
+# thinking it depends on the model: some accept it and skip thinking for that call, the newest
+# refuse it (read 4 December 2026) [57].
+#
+# `ReasoningMock` is a mock (no language model) that checks every request that way: it thinks
+# one signed block per call, signed over the block and its prefix, calls `get_weather`, then
+# answers. Three harnesses meet it: a short hand-written loop that rebuilds the assistant turn
+# from its text and calls only, the same loop copying the reply's `reasoning` key unchanged, and
+# the toolkit's `run_agent`. Then come three forced choices.
 
 # %%
 from toolkit.lessons.reasoning_mock import ReasoningMock, RequestRefused, dropping_harness, keeping_harness
@@ -343,21 +353,32 @@ harnesses = {
 }
 for label, harness in harnesses.items():
     try:
-        print(f"{label:20} -> answered: {harness(ReasoningMock(), make_weather_registry(), 'Weather in Oslo?')}")
+        print(f"{label:22} -> answered: {harness(ReasoningMock(), make_weather_registry(), 'Weather in Oslo?')}")
     except RequestRefused as refusal:
-        print(f"{label:20} -> refused (mock API): {refusal}")
-try:
-    ReasoningMock(tool_choice={"type": "any"}).respond([{"role": "user", "content": "Weather in Oslo?"}], [])
-except RequestRefused as refusal:
-    print(f"{'forced tool_choice':20} -> refused (mock API): {refusal}")
+        print(f"{label:22} -> refused (mock API): {refusal}")
+forcing = {
+    "forced, manual": ReasoningMock(tool_choice={"type": "any"}, thinking="manual", accepts_forced=True),
+    "forced, adaptive, new": ReasoningMock(tool_choice={"type": "any"}),
+    "forced, adaptive, old": ReasoningMock(tool_choice={"type": "any"}, accepts_forced=True),
+}
+for label, model in forcing.items():
+    try:
+        reply = model.respond([{"role": "user", "content": "Weather in Oslo?"}], [])
+        print(f"{label:22} -> accepted, thinking skipped: {'reasoning' not in reply}")
+    except RequestRefused as refusal:
+        print(f"{label:22} -> refused (mock API): {refusal}")
 
 # %% [markdown]
 # The first harness is refused on its second request: it never sent the block back. The third
-# line shows what the toolkit's own `run_agent` does: it copies a reply's `reasoning` key into the
-# assistant message unchanged, so it is answered (a copy of the toolkit from before that change
-# shows the refusal instead). In OpenAI's Responses API the same rule reads: pass the reasoning
-# items back in the next request's input, or, when nothing is stored on the server, their
-# `encrypted_content` [37].
+# line shows what the toolkit's own `run_agent` does: it copies a reply's `reasoning` key into
+# the assistant message unchanged and only appends, so it is answered. The mock is stricter than
+# the API in one way: Anthropic lets you leave out the blocks of *earlier* tool-use cycles,
+# though with preserved thinking a block left out between others fails the prefix check [56].
+#
+# OpenAI's Responses API is more forgiving. Leaving the reasoning items out is accepted, but the
+# model reasons again from scratch, which costs quality and cache; the guide recommends passing
+# them back, as the items themselves or, when nothing is stored on the server, as their
+# `encrypted_content`, and `previous_response_id` does it for you [37].
 #
 # ### One call on the wire, in both vendors' shapes
 #
@@ -367,9 +388,9 @@ except RequestRefused as refusal:
 # *inside* Anthropic's `tool_choice` [36]. Anthropic's request turns thinking on with
 # `{"type": "adaptive"}`, the current mode, in which the model decides how much to think and no
 # budget is set [49]. The older manual mode, `{"type": "enabled", "budget_tokens": N}`, is
-# deprecated and refused by Claude 4.7 and later models; where it still runs, the N thinking
-# tokens count inside `max_tokens`, so `max_tokens` must be greater than N, and N is at least
-# 1,024 [35]. We wrote these after the documentation; ids and signatures are placeholders, and
+# deprecated, and the newest models refuse it (the page lists which; the list moves); where it
+# still runs, the N thinking tokens count inside `max_tokens`, so `max_tokens` must be greater
+# than N, and N is at least 1,024 [35]. We wrote these after the documentation; ids and signatures are placeholders, and
 # the documentation changes often (checked 2 December 2026).
 
 # %%
@@ -378,6 +399,47 @@ for vendor, shape in wire.items():
     print(f"== {vendor} ==")
     for part in ("request", "reply", "result"):
         print(f"-- {part}:\n{json.dumps(shape[part], indent=1)}")
+
+# %% [markdown]
+# **Your turn (optional, about 10 minutes).** A harness often has something new to tell the
+# model each turn; here, how many model turns it has left. Write `reminding_harness(model,
+# registry, user)`: at most six requests; carry each reply's `reasoning` back as `keeping_harness`
+# does; in every request after the first, tell the model `"N turns left"` (5 in the second
+# request, 4 in the third, ...) without changing anything already sent; return the final answer.
+# The check runs it against `ReasoningMock` on cities you have not seen and reads every request.
+# Then try the hurried way, a system message rewritten each turn, and read the refusal.
+
+# %% tags=["starter"]
+from toolkit.checks import opt02_prefix
+
+
+def reminding_harness(model, registry, user: str) -> str:
+    """A loop that reminds the model of its turns left, only ever appending."""
+    raise NotImplementedError("Your turn: write the loop")
+
+
+# %% tags=["solution"]
+from toolkit.checks import opt02_prefix
+
+
+def reminding_harness(model, registry, user: str) -> str:
+    """A loop that reminds the model of its turns left, only ever appending."""
+    messages = [{"role": "user", "content": user}]
+    for turn in range(1, 7):
+        if turn > 1:  # a new message at the end: nothing sent before changes
+            messages.append({"role": "user", "content": f"Reminder: {7 - turn} turns left."})
+        reply = model.respond(messages, registry.list_schemas())
+        if not reply.get("tool_calls"):
+            return reply["content"]
+        messages.append({**reply, "role": "assistant"})  # the reply as it came, blocks included
+        for c in reply["tool_calls"]:
+            result = registry.run(c["name"], c["arguments"])
+            messages.append({"role": "tool", "tool_call_id": c["id"], "content": result.content})
+    return "(turn limit)"
+
+
+# %% tags=["check"]
+opt02_prefix.check(reminding_harness)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. Check your understanding
@@ -452,3 +514,9 @@ real_run = notebook_loop("Is it warmer in Paris or Oslo?")
 #   <https://cookbook.openai.com/examples/responses_api/reasoning_items> (Beyond the pack.)
 # - [49] Anthropic, *Adaptive thinking*, undated.
 #   <https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking> (Beyond the pack.)
+# - [56] Anthropic, *Preserved thinking*, undated.
+#   <https://platform.claude.com/docs/en/build-with-claude/preserved-thinking> (Beyond the
+#   pack.)
+# - [57] Anthropic, *Thinking in tool and multi-turn workflows*, undated.
+#   <https://platform.claude.com/docs/build-with-claude/thinking-tool-workflows> (Beyond the
+#   pack.)

@@ -300,57 +300,6 @@ for found in searcher.run("find_tools", {"need": "a short summary of stock price
     print(found)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## 6b. Tool search with deferred loading (beyond the pack)
-#
-# `find_tools` only tells the model which tools exist. Hosted APIs now go one step further:
-# every request still carries every tool definition (the API keeps no state between requests),
-# with the ones to hold back marked `defer_loading`, and the model sees only the search tool and
-# the tools not deferred until a search returns one; from then on that tool's full schema is in
-# its context and it can be called [34]. `toolkit.lessons.tool_search` builds the same idea from
-# this notebook's parts, with one difference: the deferred definitions stay in the harness
-# instead of travelling with every request. `deferred_registry(catalog, k)` holds only
-# `tool_search`, and each search registers what BM25 returned, so `run_agent`, which reads the
-# registry's schemas on every turn, shows them from the next turn on.
-#
-# The model here is a mock (`TopHitMock`): it searches for the user's words, then calls the first
-# hit. With every tool in the prompt it ranks all 48 itself, with the same BM25. So both columns
-# below call the same tools; what differs is what each request carries.
-
-# %%
-deferred, loaded = deferred_registry(catalog, k=3)
-print("before the run the model sees:", deferred.names())
-run = T.run_agent(TopHitMock(), deferred, T.CATALOG_QUERIES[0][0], call_timeout=None)
-print("calls (mock):", [c["name"] for c, _ in run.results], "| loaded on the way:", loaded)
-
-# %%
-print(
-    f"{'approach (mock model)':24} {'k':>2} {'tokens/request':>15} {'tokens/run':>11} {'results/run':>12}"
-    f" {'turns':>6} {'in view':>8} {'called':>7}"
-)
-for k in (1, 3, 5):
-    for label, row in compare_loading(catalog, T.CATALOG_QUERIES, k=k).items():
-        if label == "every tool" and k != 1:
-            continue
-        print(
-            f"{label:24} {k if label != 'every tool' else '-':>2} {row['tokens per request']:>15}"
-            f" {row['tokens per run']:>11} {row['search results per run']:>12} {row['model turns']:>6}"
-            f" {row['right tool in view']:>8.2f} {row['right tool called']:>7.2f}"
-        )
-
-# %% [markdown]
-# The single run above is section 4's miss again: the search loaded three flights tools, none of
-# them `flights_search`, so the mock called the wrong one.
-#
-# Read it as our own measurement on a mock, with the pack's rough rule of characters / 4. Each
-# request with tool search carries a small fraction of the 48 definitions, even counting the
-# search results the model reads, but every run costs one more model turn, and the right tool
-# can only be called if the search put it in view: "in view" is exactly the index's recall@k
-# from section 5. Deferred loading moves the prompt cost into retrieval quality, so the rest of
-# this notebook (better descriptions, query expansion, measuring recall) is what makes it safe.
-# The mock's "called" column stays at 0.75 because it always takes the first hit: a real model
-# reading three or five loaded schemas can do better than recall@1, or worse.
-
-# %% [markdown] slideshow={"slide_type": "slide"}
 # ## Exercise 8: pick better
 #
 # 1. Write eight **new** queries for the catalog, each with the tool you think is right, in the
@@ -477,6 +426,105 @@ except NotImplementedError:
 # same people as the check; queries from real users would be the honest test.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
+# ## 7. Tool search with deferred loading (beyond the pack)
+#
+# `find_tools` only tells the model which tools exist. Two hosted APIs now go further, each in
+# its own way (both read 4 December 2026; the pages change often):
+#
+# | | Anthropic's tool search tool [34] | OpenAI's `tool_search` (Responses API, gpt-5.4 and later) [55] |
+# |---|---|---|
+# | what a deferred tool shows before a search | nothing: the model sees only the search tool and the tools not deferred | its name and description; mainly the parameter schema waits |
+# | what is deferred | single tools marked `defer_loading` | single functions, or (recommended) whole namespaces and MCP servers |
+# | where a found tool appears | expanded in place from a `tool_reference` block | appended at the end of the context |
+# | who runs the search | the API (regex or BM25), or your own code returning `tool_reference` blocks | the API, or your own code |
+#
+# `toolkit.lessons.tool_search` builds the idea from this notebook's parts, nearest to
+# Anthropic's client-side variant, with one difference: the deferred definitions stay in the
+# harness instead of travelling with every request. `deferred_registry(catalog, k)` holds only
+# `tool_search`, and each search registers what BM25 returned, so `run_agent`, which reads the
+# registry's schemas on every turn, shows them from the next turn on.
+#
+# That last step has two costs on a real API that the mock cannot show. The tool list sits at
+# the start of the prompt, so changing it between turns throws away the cached prefix; this is
+# why both vendors add found tools without rewriting the list, and why MCP's 2026-07-28 revision
+# asks servers for a deterministic `tools/list` order and lets list results say how long they
+# may be cached (`ttlMs`, `cacheScope`) [60]. And with thinking on, newer Claude models bind each
+# thinking block to everything before it, tools included, so a harness that changes `tools`
+# mid-conversation gets its request refused (notebook 02, section 4b) [56].
+#
+# The model here is a mock (`TopHitMock`): it searches for the user's words, then calls the first
+# hit. With every tool in the prompt it ranks all 48 itself, with the same BM25. So both columns
+# below call the same tools; what differs is what each request carries.
+
+# %%
+deferred, loaded = deferred_registry(catalog, k=3)
+print("before the run the model sees:", deferred.names())
+run = T.run_agent(TopHitMock(), deferred, T.CATALOG_QUERIES[0][0], call_timeout=None)
+print("calls (mock):", [c["name"] for c, _ in run.results], "| loaded on the way:", loaded)
+
+# %%
+print(
+    f"{'approach (mock model)':24} {'k':>2} {'tokens/request':>15} {'tokens/run':>11} {'results/run':>12}"
+    f" {'turns':>6} {'in view':>8} {'called':>7}"
+)
+for k in (1, 3, 5):
+    for label, row in compare_loading(catalog, T.CATALOG_QUERIES, k=k).items():
+        if label == "every tool" and k != 1:
+            continue
+        print(
+            f"{label:24} {k if label != 'every tool' else '-':>2} {row['tokens per request']:>15}"
+            f" {row['tokens per run']:>11} {row['search results per run']:>12} {row['model turns']:>6}"
+            f" {row['right tool in view']:>8.2f} {row['right tool called']:>7.2f}"
+        )
+
+# %% [markdown]
+# The single run above is section 4's miss again: the search loaded three flights tools, none of
+# them `flights_search`, so the mock called the wrong one.
+#
+# Read it as our own measurement on a mock, with the pack's rough rule of characters / 4. Each
+# request with tool search carries a small fraction of the 48 definitions, even counting the
+# search results the model reads, but every run costs one more model turn, and the right tool
+# can only be called if the search put it in view: "in view" is exactly the index's recall@k
+# from section 5. Deferred loading moves the prompt cost into retrieval quality, so the rest of
+# this notebook (better descriptions, query expansion, measuring recall) is what makes it safe.
+# The mock's "called" column stays at 0.75 because it always takes the first hit: a real model
+# reading three or five loaded schemas can do better than recall@1, or worse.
+
+# %% [markdown]
+# **Your turn (optional, about 10 minutes).** With deferred loading, `k` trades recall against
+# tokens. Write `pick_k(catalog, queries, target)`: the smallest `k` whose recall@k over
+# `queries` (`(query, right tool)` pairs) reaches `target`, and its price: the mean, over the
+# queries, of `T.schema_size_estimate` of the tools `index.search(query, k)` returns, rounded to
+# a whole number. Return `(k, tokens)`, or `None` when no `k` up to the catalog's size reaches
+# the target. The check uses catalogs, queries and targets this notebook does not.
+
+# %% tags=["starter"]
+from toolkit.checks import opt04_pick_k
+
+
+def pick_k(catalog: list, queries: list, target: float):
+    """(smallest k with recall@k >= target, mean tokens of the schemas loaded at that k), or None."""
+    raise NotImplementedError("Your turn: find k, then price it")
+
+
+# %% tags=["solution"]
+from toolkit.checks import opt04_pick_k
+
+
+def pick_k(catalog: list, queries: list, target: float):
+    """(smallest k with recall@k >= target, mean tokens of the schemas loaded at that k), or None."""
+    search_index, by_name = T.ToolIndex(catalog), {t.name: t for t in catalog}
+    for k in range(1, len(catalog) + 1):
+        if T.selection_recall(search_index, queries, k) >= target:
+            loaded = [[by_name[n] for n, _ in search_index.search(q, k)] for q, _ in queries]
+            return k, round(sum(T.schema_size_estimate(tools) for tools in loaded) / len(loaded))
+    return None
+
+
+# %% tags=["check"]
+opt04_pick_k.check(pick_k)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## For discussion
 #
 # **For discussion.** *(Pack discussion question 4, in our words.)* Gorilla found that a weak
@@ -586,3 +634,10 @@ except NotImplementedError:
 # - [34] Anthropic, *Tool search tool*, undated.
 #   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool> (Beyond the
 #   pack.)
+# - [55] OpenAI, *Tool search*, undated.
+#   <https://developers.openai.com/api/docs/guides/tools-tool-search> (Beyond the pack.)
+# - [56] Anthropic, *Preserved thinking*, undated.
+#   <https://platform.claude.com/docs/en/build-with-claude/preserved-thinking> (Beyond the
+#   pack.)
+# - [60] Model Context Protocol, *Key changes (revision 2026-07-28)*, 2026.
+#   <https://modelcontextprotocol.io/specification/2026-07-28/changelog> (Beyond the pack.)

@@ -377,19 +377,12 @@ ex01.check(to_openai, to_anthropic)
 # parameter with no named keys) cannot be written that way, so it says so instead of guessing.
 # Rules like these change; check the current documentation before relying on them.
 #
-# **Which providers reject `default` (beyond the pack, dated).** In March 2025 OpenAI's Chat
-# Completions API answered HTTP 400, "'default' is not permitted", for a strict tool whose
-# property carried a `default`; a .NET library that had turned strict on by default hit it [47]
-# and in April turned it back off, since schemas from elsewhere (MCP tools, for one) can use
-# `default` [50]. In August 2026 a maintainer of OpenAI's agents SDK sent a strict schema with a
-# `default` to api.openai.com through the *Responses* API, and it was accepted [48]. That is a
-# different API from the one that refused in 2025, so the two results do not show the same
-# endpoint changing its mind. In the same issue the Azure OpenAI rejection rests on users'
-# reports (also in pull request #4504); the maintainers asked for an isolated reproduction and
-# held off stripping `default` for everyone [48]. Whatever a given endpoint does this month, a
-# `default` can never take effect under strict mode: every property is required, so the model
-# always sends a value (or `null`). Dropping `default` and saying "null means the default" in
-# the description, as `strict_parameters` does, works on every provider and loses nothing.
+# **Why the helper drops `default`.** Under strict mode every property is required, so the model
+# always sends a value (or `null`) and a `default` can never take effect. Some endpoints have
+# also refused it outright (OpenAI's Chat Completions in March 2025 [47]) while others accept it
+# (the Responses API in August 2026 [48]); the dated history is in the instructor's notes
+# (docs/teaching.md). Dropping `default` and saying "null means the default" in the description
+# works on every provider and loses nothing.
 
 
 # %%
@@ -538,8 +531,9 @@ ex02.check(valid_but_wrong)
 # Strict mode holds a model's *tool arguments* to a schema. The same idea now applies to its
 # *final reply*: you send a JSON Schema with the request and the reply must be one JSON object
 # that fits it, which is what a program reading the answer needs. OpenAI calls this Structured
-# Outputs: a response format of type `json_schema` holds the reply to the schema, next to strict
-# function calling for the arguments [23] [51]. Anthropic offers the same pair, JSON outputs
+# Outputs: a format of type `json_schema` holds the reply to the schema (`response_format` in
+# Chat Completions, `text.format` in the Responses API), next to strict function calling for
+# the arguments [23] [51]. Anthropic offers the same pair, JSON outputs
 # (`output_config.format`) and strict tool use, both enforced by constrained decoding [52].
 # Below, `WEATHER_ANSWER` is such a schema, and `check_answer` holds a reply to it with the same
 # validator the registry uses for arguments. The model is a mock (`AnsweringMock`) that looks up
@@ -564,6 +558,68 @@ for style in AnsweringMock.STYLES:
 # first kind of failure (prose, a missing field, a string for a number) impossible, so what is
 # left is exactly the second kind, and only a check against the source (here, the tool's own
 # result; in notebook 09, a ground truth) can find it. This is Exercise 2's lesson, one level up.
+
+# %% [markdown]
+# **Your turn (optional, about 15 minutes).** A user asks for the weather in several cities, and
+# the program reading the reply wants one object: `{"readings": [{"city", "temperature",
+# "unit"}, ...]}`. Write `readings_schema()`, the output schema you would send for structured
+# outputs, and `answer_problems(reply, tool_results)`, which returns a list of sentences saying
+# what is wrong with a reply (`[]` when nothing is): first its shape, with `check_answer` and your
+# schema, then its values against the `get_weather` results the tools returned (a list of
+# `{"city", "temp", "unit"}` dicts). The check uses cities and replies you have not seen.
+
+# %% tags=["starter"]
+from toolkit.checks import opt05_final_answer
+from toolkit.lessons.structured_output import check_answer
+
+
+def readings_schema() -> dict:
+    """The JSON Schema of the final answer: a list of readings, one per city."""
+    raise NotImplementedError("Your turn: write the output schema")
+
+
+def answer_problems(reply: str, tool_results: list) -> list:
+    """What is wrong with ``reply``, as sentences; [] when its shape and values are right."""
+    raise NotImplementedError("Your turn: check the shape, then the values")
+
+
+# %% tags=["solution"]
+from toolkit.checks import opt05_final_answer
+from toolkit.lessons.structured_output import check_answer
+
+
+def readings_schema() -> dict:
+    """The JSON Schema of the final answer: a list of readings, one per city."""
+    reading = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "temperature": {"type": "number"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
+        "required": ["city", "temperature", "unit"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {"readings": {"type": "array", "items": reading}},
+        "required": ["readings"],
+        "additionalProperties": False,
+    }
+
+
+def answer_problems(reply: str, tool_results: list) -> list:
+    """What is wrong with ``reply``, as sentences; [] when its shape and values are right."""
+    problems = check_answer(reply, readings_schema())
+    if problems:
+        return problems
+    said = sorted((r["city"], r["temperature"], r["unit"]) for r in json.loads(reply)["readings"])
+    seen = sorted((r["city"], r["temp"], r["unit"]) for r in tool_results)
+    return [] if said == seen else [f"the reply says {said}, the tools returned {seen}"]
+
+
+# %% tags=["check"]
+opt05_final_answer.check(readings_schema, answer_problems)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Is a schema enough?
@@ -653,9 +709,6 @@ for style in AnsweringMock.STYLES:
 # - [48] openai-agents-python contributors, *Issue #4390: strict_mode: non-null default values
 #   are left in the schema and rejected on Azure*, 2026.
 #   <https://github.com/openai/openai-agents-python/issues/4390> (Beyond the pack.)
-# - [50] dotnet/extensions contributors, *Issue #6266: Revert M.E.AI.OpenAI change that turns on
-#   strict by default*, 2025. <https://github.com/dotnet/extensions/issues/6266> (Beyond the
-#   pack.)
 # - [51] OpenAI, *Structured model outputs*, undated.
 #   <https://developers.openai.com/api/docs/guides/structured-outputs> (Beyond the pack.)
 # - [52] Anthropic, *Structured outputs*, undated.

@@ -267,10 +267,13 @@ for n in (5, 48, 120):
 # ## 7. Skills, and when not to write a tool (beyond the pack)
 #
 # Some of what an agent needs is not a new action but know-how: the refund policy, how the
-# finance team wants its report. Anthropic's Agent Skills package that as a folder with a
-# `SKILL.md` (a name and a description, then instructions) and optional scripts; only the names
-# and descriptions sit in the prompt, and a skill's instructions are read when the model decides
-# to use it [46]. It is the deferred loading of notebook 04, applied to instructions. Here three
+# finance team wants its report. Agent Skills package that as a folder with a `SKILL.md` (a name
+# and a description, then instructions) and optional scripts and reference files [46]. The
+# format was first shipped by Anthropic and is now an open one (agentskills.io) that other
+# agents read too, OpenAI's Codex among them [58] [61]. It loads in three steps: only the names
+# and descriptions sit in the prompt; a skill's instructions are read when the model decides to
+# use it; its scripts and reference files only when the instructions call for them. It is the
+# deferred loading of notebook 04, applied to instructions. Here three
 # skills are data, and `use_skill` is an ordinary tool that returns one of them:
 
 # %%
@@ -292,7 +295,47 @@ print(shelf.run("use_skill", {"name": "refund_policy"}).content)
 # world, a limit (notebook 11's refund limit lives in the tool for that reason). A skill is
 # advice the model may misread; a tool's code runs the same way every time. And a skill's
 # scripts run through some code tool, so they inherit that tool's sandbox and gate, not their
-# own.
+# own. A skill written by someone else is a stranger's prompt text plus a stranger's scripts:
+# the same supply-chain and injection risk as a poisoned tool description (notebook 11,
+# section 8). Read it before you install it.
+
+# %% [markdown]
+# **Your turn (optional, about 10 minutes).** Write `skill_md()`: the text of
+# `expense-report/SKILL.md`, a skill for filing the month's expense report with the agent's
+# tools `list_expenses` and `submit_report`. Follow the open format [61]: front matter between
+# two `---` lines with a `name` (the folder's name; lowercase letters, digits and single
+# hyphens) and a short `description` (what and when), then the instructions. The check parses
+# the file as a host would and loads it with `use_skill`.
+
+# %% tags=["starter"]
+from toolkit.checks import opt07_skill_files
+
+
+def skill_md() -> str:
+    """The text of expense-report/SKILL.md."""
+    raise NotImplementedError("Your turn: write the skill file")
+
+
+# %% tags=["solution"]
+from toolkit.checks import opt07_skill_files
+
+
+def skill_md() -> str:
+    """The text of expense-report/SKILL.md."""
+    return """---
+name: expense-report
+description: File the month's expense report. Use when the user asks to submit or close expenses.
+---
+1. Call list_expenses for the month the user names (this month if none).
+2. Drop lines without a receipt and tell the user which ones.
+3. Group the rest by category and add each group up, in euros with two decimals.
+4. Show the user the totals and wait for a yes.
+5. Only then call submit_report with the grouped lines.
+"""
+
+
+# %% tags=["check"]
+opt07_skill_files.check(skill_md)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What to take away
@@ -322,3 +365,7 @@ print(shelf.run("use_skill", {"name": "refund_policy"}).content)
 # - [46] Anthropic, *Agent Skills*, undated.
 #   <https://platform.claude.com/docs/en/agents-and-tools/agent-skills/overview> (Beyond the
 #   pack.)
+# - [58] OpenAI, *Agent Skills*, undated. <https://developers.openai.com/codex/skills> (Beyond
+#   the pack.)
+# - [61] Agent Skills, *Specification*, undated. <https://agentskills.io/specification> (Beyond
+#   the pack.)

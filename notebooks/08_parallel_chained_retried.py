@@ -151,59 +151,6 @@ transcript(chain, "A two-link chain: look, then act (scripted mock)")
 # more than the tool time alone.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## 3b. Code as action (beyond the pack)
-#
-# LLMCompiler's planner writes a plan of calls for an executor [16]. Take the idea one step
-# further and the plan *is* a program: the model writes a few lines that call tools, loop and
-# add up, the harness runs them, and only the program's `result` goes back into the
-# conversation. CodeAct (Wang et al.) proposed this design: an agent whose actions are Python
-# code run by an interpreter, so one action can call several tools, keep results in variables
-# and branch on them. Tested with 17 models on API-Bank and a benchmark of the authors' own, it
-# reached up to 20% higher success rates than actions written as JSON or text [53]. Anthropic's
-# API offers this as programmatic tool calling: tools opt in to being called from code, the code
-# runs in a sandboxed container, and intermediate results stay out of the model's context [38].
-# `run_program` is a small sandbox of our own: a walk over a subset of Python that can call the
-# registry's tools (through `ToolRegistry.run`, and through the gate when there is one) and
-# nothing else. The program printed below is what a model might write (we wrote it; no model is
-# involved) for "who spent more than 1,100 this quarter?" on a 12-person team.
-
-# %%
-from toolkit.lessons.code_action import OVER_BUDGET_PROGRAM, context_cost, expense_registry, run_program
-
-program = OVER_BUDGET_PROGRAM
-print(program)
-team_tools = expense_registry()
-run = run_program(program, team_tools)
-print("result:", run["result"], "| tool calls made inside the program:", len(run["calls"]))
-one_call_per_turn = [team_tools.run("get_expenses", {"person": p}).data for p in team_tools.run("list_team", {}).data]
-print(
-    f"tokens entering the conversation (our estimate, characters / 4): one call per turn "
-    f"{context_cost(one_call_per_turn)} over {len(one_call_per_turn) + 1} turns; as a program "
-    f"{context_cost([run['result']])} in one"
-)
-
-# %% [markdown]
-# What it saves: model turns (one instead of thirteen) and context (the 180 expense lines never
-# reach the model, only the answer does). What it risks: the model now writes code that your
-# machine runs. So the program runs in a sandbox that refuses anything outside a small language,
-# with a step budget, and every tool call inside it still meets the same gate as a direct call:
-
-# %%
-for attempt in [
-    "import os\nresult = os.listdir('.')",
-    "result = open('/etc/passwd').read()",
-    "result = reimburse(person='p01', amount=5000)",
-]:
-    print(repr(attempt), "->", run_program(attempt, team_tools, gate=T.PermissionGate())["error"])
-
-# %% [markdown]
-# Two things this sandbox cannot do for you. A program that only reads can still mix private
-# data into an address it fetches, the leak of notebook 11, so what the program may call
-# matters as much as what it may import. And a real sandbox must also bound memory, time and
-# network; a tree walk in the same Python process, like this one, is a teaching model, not an
-# isolation boundary.
-
-# %% [markdown] slideshow={"slide_type": "slide"}
 # ## 4. When a call fails: bad arguments
 #
 # Not every failure deserves a retry. When the *arguments* are wrong, sending the same call
@@ -668,6 +615,99 @@ ex05.check(time_one_turn, chained_model)
 # reference to the first call's output; its task-fetching unit holds call 2 back until call 1
 # has answered and then fills in the value. The order of execution is the same, but the model
 # is asked once instead of twice, and any independent calls in the plan run in parallel [16].
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 8. Code as action (beyond the pack)
+#
+# LLMCompiler's planner writes a plan of calls for an executor [16]. Take the idea one step
+# further and the plan *is* a program: the model writes a few lines that call tools, loop and
+# add up, the harness runs them, and only the program's `result` goes back into the
+# conversation. CodeAct (Wang et al.) proposed this design: an agent whose actions are Python
+# code run by an interpreter, so one action can call several tools, keep results in variables
+# and branch on them. Tested with 17 models on API-Bank and a benchmark of the authors' own, it
+# reached up to 20% higher success rates than actions written as JSON or text [53]. Anthropic's
+# API offers this as programmatic tool calling: tools opt in to being called from code, the code
+# runs in a sandboxed container, and intermediate results stay out of the model's context [38].
+# `run_program` is a small sandbox of our own: a walk over a subset of Python that can call the
+# registry's tools (through `ToolRegistry.run`, and through the gate when there is one) and
+# nothing else. The program printed below is what a model might write (we wrote it; no model is
+# involved) for "who spent more than 1,100 this quarter?" on a 12-person team.
+
+# %%
+from toolkit.lessons.code_action import OVER_BUDGET_PROGRAM, context_cost, expense_registry, run_program
+
+program = OVER_BUDGET_PROGRAM
+print(program)
+team_tools = expense_registry()
+run = run_program(program, team_tools)
+print("result:", run["result"], "| tool calls made inside the program:", len(run["calls"]))
+one_call_per_turn = [team_tools.run("get_expenses", {"person": p}).data for p in team_tools.run("list_team", {}).data]
+print(
+    f"tokens entering the conversation (our estimate, characters / 4): one call per turn "
+    f"{context_cost(one_call_per_turn)} over {len(one_call_per_turn) + 1} turns; as a program "
+    f"{context_cost([run['result']])} in one"
+)
+
+# %% [markdown]
+# What it saves: model turns (two, one to write the program and one to answer, instead of
+# fourteen) and context (the 180 expense lines never reach the model, only the answer does).
+# What it risks: the model now writes code that your
+# machine runs. So the program runs in a sandbox that refuses anything outside a small language,
+# with a step budget, and every tool call inside it still meets the same gate as a direct call:
+
+# %%
+for attempt in [
+    "import os\nresult = os.listdir('.')",
+    "result = open('/etc/passwd')",
+    "result = reimburse(person='p01', amount=5000)",
+]:
+    print(repr(attempt), "->", run_program(attempt, team_tools, gate=T.PermissionGate())["error"])
+
+# %% [markdown]
+# Two things this sandbox cannot do for you. A program that only reads can still mix private
+# data into an address it fetches, the leak of notebook 11, so what the program may call
+# matters as much as what it may import. And a real sandbox must also bound memory, time and
+# network; a tree walk in the same Python process, like this one, is a teaching model, not an
+# isolation boundary.
+
+# %% [markdown]
+# **Your turn (optional, about 10 minutes).** A new question: "Who spent the least this quarter?
+# Pay them a bonus of 50." Write `least_spender_program()`: it returns the source of a program
+# for `run_program` that sets `result` to `[person, total]` for the person with the smallest
+# total, then calls `reimburse(person=..., amount=50)`. Under the gate the reading part answers
+# and the payment is stopped. The check runs your program on teams of other sizes.
+
+# %% tags=["starter"]
+from toolkit.checks import opt08_program
+
+
+def least_spender_program() -> str:
+    """The source of a program that finds the least spender, then asks to pay them 50."""
+    raise NotImplementedError("Your turn: return the program as a string")
+
+
+# %% tags=["solution"]
+from toolkit.checks import opt08_program
+
+
+def least_spender_program() -> str:
+    """The source of a program that finds the least spender, then asks to pay them 50."""
+    return """least = []
+for person in list_team():
+    total = 0
+    for line in get_expenses(person=person):
+        total = total + line["amount"]
+    if least == []:
+        least = [person, total]
+    if total < least[1]:
+        least = [person, total]
+result = least
+reimburse(person=least[0], amount=50)
+"""
+
+
+# %% tags=["check"]
+opt08_program.check(least_spender_program)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What to take away

@@ -59,16 +59,17 @@ show_figure(6)
 # | parallel multiple | several functions | several calls, of several of them |
 # | irrelevance | functions, none of which fits | no call at all |
 #
-# Later versions added multi-turn categories: plain conversations, turns where the user left out
-# a needed value (the right move is to ask), turns where no function fits (say so), and long
-# contexts. Those are scored by checking the state at the end and the replies along the way;
-# the paper explains why both are needed: a call that only reads, such as a look-up, leaves no
-# trace in the state [7]. (Beyond the pack, from BFCL's changelog:) SQL is not one of the newer
-# categories: it was an early one, and by 14 March 2025 its data file had been renamed
-# `BFCL_v3_sql_unused.json`, outside the scored set [31]. What BFCL V4 added in July 2025 is web
-# search and memory (an "agentic" part), plus a format-sensitivity test that is run but not
-# scored [31]. The leaderboard changes over time,
-# so quote it with its date, not from memory [28]; section 2b below lists its versions.
+# Later versions added multi-turn categories: plain conversations, turns where a needed value or
+# a fitting function is missing at first, and long contexts. After every turn BFCL compares the
+# state of the world with the answer key's, and checks that the model's calls returned
+# everything the answer key's calls returned; the second check is needed because a call that
+# only reads, such as a look-up, leaves no trace in the state [7] [31]. In the turns with a
+# missing piece, BFCL no longer scores whether the model asks or declines (it stopped on
+# 30 October 2024): it checks that the model finishes the job once the piece arrives [31]. The
+# `missing_parameter` cases of Exercise 9, where the right reply is to ask, are this course's own
+# rule, nearer to ToolSandbox's "insufficient information" scenarios [17]. The leaderboard
+# changes over time, so quote it with its date, not from memory [28]; section 2b below lists its
+# versions.
 #
 # The course ships 250 real single-turn cases, 50 per category, drawn from BFCL's own data
 # (Apache-2.0; see `data/bfcl/ATTRIBUTION.md`). The output below uses the names of BFCL's data
@@ -99,10 +100,13 @@ print("ground truth:", json.dumps(example["ground_truth"]))
 # |---|---|---|
 # | V1 | 2024 | the single-turn categories above, scored by AST matching (the paper's core [7]) |
 # | V2 "live" | 19 Aug 2024 | questions and functions contributed by users, the `live_` categories |
-# | V3 | 19 Sep 2024 | multi-turn conversations scored on the final state; from 30 Oct 2024 an entry counts only if a response check passes as well |
+# | V3 | 19 Sep 2024 | multi-turn conversations, the state compared with the answer key's after every turn; from 30 Oct 2024 a response check after every turn as well, and asking or declining no longer scored |
 # | V4 | 17 Jul 2025 | an "agentic" part: web search and memory; new weights for the overall score |
 #
-# The executable categories (and the REST one) were retired on 9 April 2025 [31]. V4's overall
+# SQL is not one of the newer categories: it was an early one, and by 14 March 2025 its data
+# file had been renamed `BFCL_v3_sql_unused.json`, outside the scored set. V4 added web search
+# and memory, plus a format-sensitivity test that is run but not scored. The executable
+# categories (and the REST one) were retired on 9 April 2025 [31]. V4's overall
 # accuracy weighs Non-Live 10%, Live 10%, Irrelevance 10%, Multi-Turn 30% and Agentic 40%, where
 # before it was a third each for Non-Live, Live and Multi-Turn; the changelog's reason is that
 # single-turn tasks are close to saturation [31]. BFCL's scoring code shows where this
@@ -604,7 +608,7 @@ ex09.check(harder_cases, lenient_pair, stricter_equal)
 # never learns what the call does. Pay for execution or a state check when (1) the right
 # argument depends on the world at the time (the id of "my latest order", today's rate), so no
 # fixed answer key can hold it; (2) the task takes several steps and later calls act on what
-# earlier ones changed, which is why BFCL's multi-turn categories check the state at the end
+# earlier ones changed, which is why BFCL's multi-turn categories check the state after every turn
 # [7]; (3) the call writes, because the user cares about the effect, not the wording; (4) many
 # argument values are acceptable and cannot all be listed; (5) the tool or its API changes,
 # since a stored answer key goes stale without warning. Calls that pass and still harm: a
@@ -655,6 +659,37 @@ print(f"\nthe answer key's verdict differs from V3's on {len(disagree)} of {len(
 # it never read the report; the state check alone catches the copy that left `draft.txt` behind.
 # That is why V3 needs both checkers, and why a call scorer, however careful, cannot judge a
 # conversation.
+
+# %% [markdown]
+# **Your turn (optional, about 10 minutes).** Write `fool_one_check(gold_turns)`: given any
+# answer key in this shape, it returns a trajectory that passes one of V3's two checks and fails
+# the other (either way round). The check runs it on this case and on two answer keys you have
+# not seen, on the same file system, and scores with `score_state_and_response`. Think about
+# which calls a state check cannot see.
+
+# %% tags=["starter"]
+from toolkit.checks import opt09_trajectory
+
+
+def fool_one_check(gold_turns: list) -> list:
+    """A trajectory (a list of turns of call strings) that passes exactly one of the two checks."""
+    raise NotImplementedError("Your turn: build the trajectory from gold_turns")
+
+
+# %% tags=["solution"]
+from toolkit.checks import opt09_trajectory
+from toolkit.scoring import parse_calls
+
+READS = {"cat", "ls"}  # calls that return something and change nothing
+
+
+def fool_one_check(gold_turns: list) -> list:
+    """Drop every read: the state stays the answer key's, a response goes missing."""
+    return [[c for c in turn if parse_calls(c)[0][0] not in READS] for turn in gold_turns]
+
+
+# %% tags=["check"]
+opt09_trajectory.check(fool_one_check)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What to take away
@@ -707,6 +742,9 @@ real_summary = notebook_bfcl(per_category=2)
 # - [7] Patil et al., *The Berkeley Function Calling Leaderboard (BFCL): From Tool Use to
 #   Agentic Evaluation of Large Language Models*, 2025.
 #   <https://proceedings.mlr.press/v267/patil25a.html>
+# - [17] Lu et al., *ToolSandbox: A Stateful, Conversational, Interactive Evaluation Benchmark
+#   for LLM Tool Use Capabilities*, 2024. <https://arxiv.org/abs/2408.04682> Published: Findings
+#   of NAACL 2025, pages 1160-1183.
 # - [28] Gorilla project, *Berkeley Function-Calling Leaderboard*, undated.
 #   <https://gorilla.cs.berkeley.edu/leaderboard.html>
 # - [31] Gorilla project, *Berkeley Function Calling Leaderboard: CHANGELOG and test

@@ -77,34 +77,11 @@ show_figure(6)
 # that its airline and retail tasks are out of date and sends readers to τ³-bench, which lives in
 # the tau2-bench repository [32]. Its release 1.0.0 (March 2026) fixed 27 airline and 26 retail
 # tasks: expected actions the policy does not allow were removed, ambiguous instructions
-# clarified, impossible constraints fixed [33]. The 61.2% and 35.2% above were measured on the
-# old tasks. A score on the fixed tasks is judged against different goal states, so the two
-# numbers are not comparable (our reading; the τ³ changelog says it in so many words for a
-# later fix to its banking domain [33]). This is the sharpest case of the rule in "Reading a
+# clarified, impossible constraints fixed, based on the analysis in the SABER paper [33] [59].
+# The 61.2% and 35.2% above were measured on the old tasks. A score on the fixed tasks is judged
+# against different goal states, so the two numbers are not comparable (our reading; the τ³
+# changelog says it in so many words for a later fix to its banking domain [33]). This is the sharpest case of the rule in "Reading a
 # benchmark number" below: name the benchmark version, the task split and the run you quote.
-
-# %% [markdown] slideshow={"slide_type": "subslide"}
-# **Dual control, in one mock example (beyond the pack's detail).** In τ²-bench the user is not
-# only a source of information: both sides hold tools on one shared world, and the task is won
-# or lost on that world's final state [6]. Below, the agent can read the line's status from the
-# network but cannot touch the phone; only the (mock, literal-minded) user can switch airplane
-# mode and mobile data. Two scripted mock agents face the same broken phone.
-
-# %%
-from toolkit.lessons.dual_control import AGENTS, Phone, agent_tools, run_dual_control
-
-print("the agent tries the phone's switch itself:", agent_tools(Phone()).run("toggle_airplane_mode", {}).content)
-for name in AGENTS:
-    run = run_dual_control(name)
-    print(f"\nagent (mock) that {name}:")
-    for said, heard in run["turns"]:
-        print(f"  agent: {said}\n  user:  {heard}")
-    print(f"  line before {run['before']} -> after {run['after']}; goal reached: {run['goal reached']}")
-
-# %% [markdown]
-# Both agents see the same diagnosis; only one gets the fix applied, because only the user
-# can apply it. A benchmark that scored what the agent *said* or *called* could not tell them
-# apart; the shared world's final state does.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 2. A τ-bench world in miniature
@@ -228,12 +205,9 @@ for k in range(1, n + 1):
 #
 # * **It is not the paper's number.** The paper's table gives 35.2% for this agent on airline
 #   [5]; the leaderboard in the repository, updated since the paper, says 0.42. Same label, same
-#   benchmark name, two published values. Part of the gap may be the model itself: "gpt-4o" is
-#   an alias that OpenAI has pointed at newer dated snapshots over time, and neither the
-#   leaderboard row nor the shipped trajectory file names a dated snapshot (the leaderboard's
-#   Claude rows do carry dates). The paper's run and the repository's may therefore have used
-#   different gpt-4o snapshots, as well as different versions of the benchmark's code. When you
-#   quote a score, say which run it came from, and pin the snapshot when you run one yourself.
+#   benchmark name, two published values, and neither names a dated snapshot of the model, so
+#   the runs may differ in model as well as in code. When you quote a score, say which run it
+#   came from, and pin the snapshot when you run one yourself.
 # * **The tasks are not alike.** Count the tasks above: many pass all 4 trials or none. The
 #   next cell compares the real curve with what independent tries at pass^1's rate would give
 #   (our own arithmetic).
@@ -463,6 +437,63 @@ for skip in (0.0, 0.2, 0.5, 1.0):
 # </details>
 
 # %% [markdown] slideshow={"slide_type": "slide"}
+# ## 6. Dual control, in one mock example (beyond the pack)
+#
+# In τ²-bench the user is not only a source of information: both sides hold tools on one shared
+# world, and the task is won or lost on that world's final state [6]. Below, the agent can read the line's status from the
+# network but cannot touch the phone; only the (mock, literal-minded) user can switch airplane
+# mode and mobile data. Two scripted mock agents face the same broken phone.
+
+# %%
+from toolkit.lessons.dual_control import AGENTS, Phone, agent_tools, run_dual_control
+
+print("the agent tries the phone's switch itself:", agent_tools(Phone()).run("toggle_airplane_mode", {}).content)
+for name in AGENTS:
+    run = run_dual_control(name)
+    print(f"\nagent (mock) that {name}:")
+    for said, heard in run["turns"]:
+        print(f"  agent: {said}\n  user:  {heard}")
+    print(f"  line before {run['before']} -> after {run['after']}; goal reached: {run['goal reached']}")
+
+# %% [markdown]
+# Both agents see the same diagnosis; only one gets the fix applied, because only the user
+# can apply it. A benchmark that scored what the agent *said* or *called* could not tell them
+# apart; the shared world's final state does.
+
+# %% [markdown]
+# **Your turn (optional, about 10 minutes).** Write `guide(status, user_said)`: from what the
+# agent sees of the line (`line_status`'s dict) and the user's last reply, the next message to
+# the user. The user flips a switch whenever a message names it ("turn off airplane mode",
+# "turn on mobile data"), so asking for a switch that is already right breaks it again. The
+# check runs your agent for four turns on phones that start in states this notebook does not
+# show, and counts the flips.
+
+# %% tags=["starter"]
+from toolkit.checks import opt10_dual_control
+
+
+def guide(status: dict, user_said: str) -> str:
+    """The agent's next message, from line_status's dict and the user's last reply."""
+    raise NotImplementedError("Your turn: read the status, ask for what is wrong")
+
+
+# %% tags=["solution"]
+from toolkit.checks import opt10_dual_control
+
+
+def guide(status: dict, user_said: str) -> str:
+    """The agent's next message, from line_status's dict and the user's last reply."""
+    if not status["registered"]:
+        return "Your phone is not on the network. Please turn off airplane mode."
+    if not status["data session"]:
+        return "The network sees you now. Please turn on mobile data in settings."
+    return "Your line is working; anything else I can do?"
+
+
+# %% tags=["check"]
+opt10_dual_control.check(guide)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What to take away
 #
 # * Score what the agent did (the final state), not what it said.
@@ -523,3 +554,5 @@ real_passk = notebook_passk(trials=4)
 #   <https://github.com/sierra-research/tau-bench> (Beyond the pack.)
 # - [33] Sierra, *τ³-bench (tau2-bench repository): README and CHANGELOG*, 2026.
 #   <https://github.com/sierra-research/tau2-bench/blob/main/CHANGELOG.md> (Beyond the pack.)
+# - [59] Cuadron et al., *SABER: Small Actions, Big Errors — Safeguarding Mutating Steps in LLM
+#   Agents*, 2025. <https://arxiv.org/abs/2512.07850> (Beyond the pack.)

@@ -554,8 +554,9 @@ print("Exercise 12, with fetch_url:  ", trifecta_legs(exfiltration.make_exfiltra
 # **Designs that remove a leg by construction.** A paper by authors from several labs gives six
 # patterns that accept a narrower agent in exchange for resistance to injection [43]. Two of
 # them matter most here. *Plan-then-execute*: the model fixes its list of tool calls before it
-# reads any untrusted text, so what a page says can change the values it reads but not which
-# tools run. *Dual LLM*: a privileged model that sees only the user's request and plans, and a
+# reads any untrusted text, so a page can no longer add a call, though it can still change the
+# arguments of the calls planned (what an email it was always going to send says). *Dual LLM*: a
+# privileged model that sees only the user's request and plans, and a
 # quarantined model that reads untrusted text and can call no tools; its output reaches the
 # privileged side only as opaque values. CaMeL makes the second rigorous: the privileged model
 # writes a small program from the trusted query, the quarantined model only parses data, and
@@ -564,10 +565,14 @@ print("Exercise 12, with fetch_url:  ", trifecta_legs(exfiltration.make_exfiltra
 #
 # **Threats specific to MCP.** A server's tool descriptions go straight into the model's
 # context, so a malicious server can hide instructions there (*tool poisoning*); it can change
-# its tool list or descriptions after you approved them (a *rug pull*: a client that checked
-# `tools/list` once and ignores `notifications/tools/list_changed` never sees the change); and one server's description can
-# tell the model how
-# to use another server's tools (*tool shadowing*) [40]. On the authorization side, the MCP
+# its tool list or descriptions after you approved them (a *rug pull*). The client at risk is
+# the one that re-lists (on reconnecting, or after `notifications/tools/list_changed`) and passes
+# the new text to the model without asking again; the defence is to pin what was approved (a
+# hash of each definition) and ask again on any change, remembering that a tool's behaviour can
+# change with no change to its description at all [40]. MCP's 2026-07-28 revision makes the
+# window explicit: every list result says how long a client may cache it (`ttlMs`) and for whom
+# (`cacheScope`) [60]. And one server's description can tell the model how to use another
+# server's tools (*tool shadowing*) [40]. On the authorization side, the MCP
 # security guide names *token passthrough* as an anti-pattern: a server that accepts a token
 # not issued to it and forwards it to a downstream API breaks audit trails and the downstream
 # service's own controls [39]. Each is the indirect injection of section 1, or a confused
@@ -585,6 +590,55 @@ print("Exercise 12, with fetch_url:  ", trifecta_legs(exfiltration.make_exfiltra
 # notebook's controls taken to the limit: a dedicated virtual machine or container with minimal
 # privileges, no private data it does not need, and a human confirming anything with
 # consequences [45].
+
+# %% [markdown]
+# **Your turn (optional, about 10 minutes).** An email assistant has five tools: `read_inbox`,
+# `search_contacts`, `draft_reply`, `get_weather` and `send_email` (the cell below prints
+# their descriptions). Write `private_tools(registry)`, the names of the tools that return
+# private data (the one leg no flag tells), and `break_a_leg(registry, private)`: a new registry
+# without the trifecta, removing as few tools as you can and relabelling none. The check also
+# runs `break_a_leg` on an agent you have not seen.
+
+# %% tags=["starter"]
+from toolkit.checks import opt11_trifecta
+from toolkit.checks.opt11_trifecta import mail_agent
+
+for tool in mail_agent():
+    print(f"{tool.name}: {tool.description}")
+
+
+def private_tools(registry) -> list:
+    """The names of the tools in ``registry`` that return private data."""
+    raise NotImplementedError("Your turn: read the descriptions and name the private tools")
+
+
+def break_a_leg(registry, private: list):
+    """A new ToolRegistry without the trifecta: the fewest tools removed, none relabelled."""
+    raise NotImplementedError("Your turn: remove the smallest leg")
+
+
+# %% tags=["solution"]
+from toolkit.checks import opt11_trifecta
+from toolkit.lessons.trifecta import trifecta_legs
+
+
+def private_tools(registry) -> list:
+    """The names of the tools in ``registry`` that return private data."""
+    return ["read_inbox", "search_contacts"]  # your own mail (whoever wrote it) and your contacts
+
+
+def break_a_leg(registry, private: list):
+    """A new ToolRegistry without the trifecta: the fewest tools removed, none relabelled."""
+    smallest = min(trifecta_legs(registry, private).values(), key=len)
+    safer = T.ToolRegistry()
+    for tool in registry:
+        if tool.name not in smallest:
+            safer.register(tool)
+    return safer
+
+
+# %% tags=["check"]
+opt11_trifecta.check(private_tools, break_a_leg)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## For discussion
@@ -686,3 +740,5 @@ print("Exercise 12, with fetch_url:  ", trifecta_legs(exfiltration.make_exfiltra
 # - [45] Anthropic, *Computer use tool*, undated.
 #   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/computer-use-tool> (Beyond
 #   the pack.)
+# - [60] Model Context Protocol, *Key changes (revision 2026-07-28)*, 2026.
+#   <https://modelcontextprotocol.io/specification/2026-07-28/changelog> (Beyond the pack.)

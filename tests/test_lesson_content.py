@@ -519,14 +519,17 @@ def test_no_pointer_to_a_ready_made_part_stays_in_the_course():
                     assert not pointer.search(sentence), f"{stem}: {sentence!r}"
 
 
-# Notebook 07 teaches tool design through discussion only: it has no graded exercise.
+# Notebook 07 teaches tool design through discussion: it has none of the pack's exercises. Its
+# only exercise cells are the optional "your turn" of §7 (issue 28), checked by opt07.
 
 
-def test_notebook_07_has_no_exercise_cells():
+def test_notebook_07_has_no_pack_exercise_cells():
     nb = jupytext.read(NOTEBOOKS / "07_designing_tools.py")
     # a markdown `solution` cell (the instructor's answer to a discussion question) is fine
-    tags = {t for c in nb.cells if c.cell_type == "code" for t in c.metadata.get("tags", [])}
-    assert not tags & {"starter", "solution", "check"}
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    checks = [c.source for c in code if "check" in c.metadata.get("tags", [])]
+    assert all(re.match(r"opt07_\w+\.check\(", src.strip()) for src in checks), checks
+    assert not any(re.search(r"\bex\d\d\b", c.source) for c in code if c.metadata.get("tags"))
 
 
 # ---------------------------------------------------------------- issue 21, point 4

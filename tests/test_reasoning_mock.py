@@ -40,7 +40,7 @@ def test_an_altered_or_reordered_block_is_refused_and_the_original_passes():
     check_request(messages)
     changed = copy.deepcopy(messages)
     changed[1]["reasoning"][0]["thinking"] += " (edited)"
-    with pytest.raises(RequestRefused, match="was changed"):
+    with pytest.raises(RequestRefused, match="does not match"):
         check_request(changed)
     stripped = copy.deepcopy(messages)
     del stripped[1]["reasoning"][0]["signature"]
@@ -48,11 +48,55 @@ def test_an_altered_or_reordered_block_is_refused_and_the_original_passes():
         check_request(stripped)
 
 
-@pytest.mark.parametrize("choice", ["any", {"type": "any"}, {"type": "tool", "name": "get_weather"}, "required"])
-def test_forced_tool_choice_is_refused_with_thinking_on(choice):
-    with pytest.raises(RequestRefused, match="tool_choice"):
+FORCED = ["any", {"type": "any"}, {"type": "tool", "name": "get_weather"}]
+
+
+@pytest.mark.parametrize("choice", FORCED)
+def test_forced_tool_choice_is_refused_with_manual_thinking_and_by_the_newest_models(choice):
+    with pytest.raises(RequestRefused, match="manual thinking"):
+        check_request([{"role": "user", "content": QUESTION}], choice, thinking="manual", accepts_forced=True)
+    with pytest.raises(RequestRefused, match="this model does not accept"):
         check_request([{"role": "user", "content": QUESTION}], choice)
-    check_request([{"role": "user", "content": QUESTION}], {"type": "auto"})
+    check_request([{"role": "user", "content": QUESTION}], {"type": "auto"}, thinking="manual")
+
+
+@pytest.mark.parametrize("choice", FORCED)
+def test_a_model_that_takes_a_forced_choice_under_adaptive_thinking_calls_without_thinking(choice):
+    mock = ReasoningMock(tool_choice=choice, accepts_forced=True)
+    reply = mock.respond([{"role": "user", "content": QUESTION}], [])
+    assert reply["tool_calls"] and "reasoning" not in reply
+    assert T.run_agent(mock, make_weather_registry(), QUESTION).final == "It is 9 degrees celsius in Oslo."
+
+
+def test_required_is_openais_keyword_not_anthropics():
+    with pytest.raises(RequestRefused, match="not one of"):
+        check_request([{"role": "user", "content": QUESTION}], "required")
+
+
+def test_a_block_is_bound_to_its_prefix():
+    messages = first_turn()
+    edited = copy.deepcopy(messages)
+    edited[0]["content"] += " Reminder: be brief."
+    with pytest.raises(RequestRefused, match="does not match its prefix"):
+        check_request(edited)
+    with pytest.raises(RequestRefused, match="does not match its prefix"):
+        check_request(messages, tools=[{"name": "tool_search"}])  # the tool list changed
+    system = [{"role": "system", "content": "Be brief."}, *copy.deepcopy(messages)]
+    with pytest.raises(RequestRefused, match="does not match its prefix"):
+        check_request(system)
+    appended = [*copy.deepcopy(messages), {"role": "user", "content": "Reminder: be brief."}]
+    check_request(appended)  # adding after the block is fine
+
+
+def test_several_cities_each_think_on_their_own_prefix():
+    mock = ReasoningMock(cities=("Lima", "Cairo"))
+    assert keeping_harness(mock, make_weather_registry(), QUESTION) == (
+        "It is 17 degrees celsius in Lima. It is 30 degrees celsius in Cairo."
+    )
+    assert (
+        T.run_agent(ReasoningMock(cities=("Tokyo", "Rome")), make_weather_registry(), QUESTION).final.count("It is")
+        == 2
+    )
 
 
 def test_run_agent_carries_the_blocks_back_unchanged():
