@@ -8,6 +8,9 @@ tests marked ``kernel`` take turns (one at a time) across the pytest-xdist worke
 ``badge_run``: one mock run whose transcript carries a repaired call, a retry and an unknown
 tool (tests/test_widgets.py, tests/test_widgets_a11y.py).
 
+``sdk_waits``: the back-off waits of the ``openai`` and ``anthropic`` SDKs, recorded instead of
+slept (tests/test_endpoints.py, tests/test_model_eval.py: a fake's first answer is a 429).
+
 ``student_edition``: one `make student --git` edition built by the script for the whole test
 session (the student-edition tests, tests/classroom/, tests/hub/), never written to by a test.
 
@@ -47,6 +50,31 @@ def make_student_git(out: Path) -> subprocess.CompletedProcess:
     root = Path(__file__).resolve().parent.parent
     script = [sys.executable, str(root / "scripts" / "make_student.py"), "--out", str(out), "--git"]
     return subprocess.run(script, capture_output=True, text=True, cwd=root, timeout=300)
+
+
+class _RecordedSleep:
+    """The ``time`` module as an SDK sees it, with ``sleep`` recorded instead of slept."""
+
+    def __init__(self, waits: list) -> None:
+        self.sleep = waits.append
+
+    def __getattr__(self, name):
+        import time
+
+        return getattr(time, name)
+
+
+@pytest.fixture
+def sdk_waits(monkeypatch) -> list:
+    """Every wait the SDKs would sleep before a retry, in order (their retry loops call
+    ``time.sleep`` in ``_base_client``; a changed SDK makes this fixture fail loudly)."""
+    import anthropic._base_client
+    import openai._base_client
+
+    waits: list = []
+    for module in (openai._base_client, anthropic._base_client):
+        monkeypatch.setattr(module, "time", _RecordedSleep(waits))
+    return waits
 
 
 @pytest.fixture(scope="session")

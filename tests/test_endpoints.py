@@ -3,6 +3,8 @@
 No network and no key: tests/fakes/llm.py serves OpenAI's Chat Completions and Anthropic's
 Messages on 127.0.0.1 and refuses what the real services refuse (illegal names, BFCL types,
 a wrong key, unanswered tool calls), and answers the first request with 429 + Retry-After.
+The adapters send through the official ``openai`` and ``anthropic`` SDKs, whose retry waits
+the ``sdk_waits`` fixture (tests/conftest.py) records instead of sleeping.
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ from toolkit.lessons.toy_tools import make_weather_registry
 KEY = "sk-test-LEAKCANARY-123"
 APIS = [(FakeChatCompletions, ChatCompletionsModel), (FakeMessages, MessagesModel)]
 IDS = ["openai", "anthropic"]
+pytestmark = pytest.mark.usefixtures("sdk_waits")
 
 
-def model_for(fake, cls, *, key=KEY, waits=None, **options):
-    waits = [] if waits is None else waits
-    return cls(fake.base_url, "test-model", key, sleep=waits.append, **options)
+def model_for(fake, cls, *, key=KEY, **options):
+    return cls(fake.base_url, "test-model", key, **options)
 
 
 def tool_results_in(body) -> int:
@@ -185,10 +187,10 @@ def test_usage_is_counted(fake_cls, model_cls):
 
 
 @pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
-def test_429_is_retried_after_the_seconds_retry_after_names(fake_cls, model_cls):
-    waits: list = []
+def test_429_is_retried_after_the_seconds_retry_after_names(fake_cls, model_cls, sdk_waits):
+    waits = sdk_waits
     with fake_cls(retry_after="3") as fake:
-        reply = model_for(fake, model_cls, waits=waits).respond([{"role": "user", "content": "x"}], [])
+        reply = model_for(fake, model_cls).respond([{"role": "user", "content": "x"}], [])
         assert len(fake.requests) == 2
     assert waits == [3.0]
     assert reply["content"] == "ok"
@@ -199,40 +201,30 @@ def failing(body):
 
 
 @pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
-def test_5xx_backs_off_exponentially_and_gives_up_after_max_retries(fake_cls, model_cls):
-    waits: list = []
+def test_5xx_backs_off_exponentially_and_gives_up_after_max_retries(fake_cls, model_cls, sdk_waits):
     with fake_cls(failing, rate_limit_first=False) as fake:
-        model = model_for(fake, model_cls, waits=waits, max_retries=3)
+        model = model_for(fake, model_cls, max_retries=3)
         with pytest.raises(EndpointError) as err:
             model.respond([{"role": "user", "content": "x"}], [])
         assert len(fake.requests) == 4
-    assert waits == [0.5, 1.0, 2.0]
-    assert err.value.status == 500 and "after 4 tries" in str(err.value)
+    assert len(sdk_waits) == 3 and sdk_waits == sorted(sdk_waits) and sdk_waits[0] < sdk_waits[-1] / 2
+    assert err.value.status == 500 and "after 4 tries" in str(err.value) and model.usage["requests"] == 4
     assert "\n" not in str(err.value)
 
 
-def test_back_off_waits_are_capped_and_their_total_is_bounded():
-    waits: list = []
+def test_back_off_waits_are_capped(sdk_waits):
     with FakeChatCompletions(failing, rate_limit_first=False) as fake:
-        model = model_for(fake, ChatCompletionsModel, waits=waits, max_retries=8, max_wait=1000)
+        model = model_for(fake, ChatCompletionsModel, max_retries=8)
         with pytest.raises(EndpointError):
             model.respond([{"role": "user", "content": "x"}], [])
-    assert waits == [0.5, 1, 2, 4, 8, 16, 30, 30]
-    waits.clear()
-    with FakeChatCompletions(failing, rate_limit_first=False) as fake:
-        model = model_for(fake, ChatCompletionsModel, waits=waits, max_retries=8, max_wait=3)
-        with pytest.raises(EndpointError) as err:
-            model.respond([{"role": "user", "content": "x"}], [])
-    assert sum(waits) <= 3 and waits == [0.5, 1.0]
-    assert "limit of 3 s of waiting" in str(err.value)
+    assert len(sdk_waits) == 8 and max(sdk_waits) <= 8 and sum(sdk_waits) <= 0.5 + 1 + 2 + 4 + 8 * 4
 
 
-def test_a_retry_after_longer_than_the_waiting_limit_is_not_slept():
-    waits: list = []
+def test_a_retry_after_beyond_two_minutes_is_not_slept(sdk_waits):
     with FakeChatCompletions(retry_after="600") as fake:
         with pytest.raises(EndpointError) as err:
-            model_for(fake, ChatCompletionsModel, waits=waits).respond([{"role": "user", "content": "x"}], [])
-    assert waits == [] and err.value.status == 429 and "600" in str(err.value)
+            model_for(fake, ChatCompletionsModel).respond([{"role": "user", "content": "x"}], [])
+    assert sdk_waits == [] and err.value.status == 429 and "600" in str(err.value)
 
 
 @pytest.fixture
@@ -247,11 +239,11 @@ def silent_server():
 
 @pytest.mark.parametrize("model_cls", [ChatCompletionsModel, MessagesModel], ids=IDS)
 def test_a_timeout_is_one_clear_error(silent_server, model_cls):
-    model = model_cls(silent_server + "/v1", "m", KEY, timeout=0.3, sleep=lambda s: None)
+    model = model_cls(silent_server + "/v1", "m", KEY, timeout=0.3, max_retries=1)
     with pytest.raises(EndpointError) as err:
         model.respond([{"role": "user", "content": "x"}], [])
     text = str(err.value)
-    assert err.value.kind == "timeout" and "within 0.3 s" in text and "\n" not in text
+    assert err.value.kind == "timeout" and "within 0.3 s (timeout, 2 tries)" in text and "\n" not in text
     assert KEY not in text
 
 
@@ -327,7 +319,8 @@ def test_the_key_goes_in_its_header_and_nowhere_else(fake_cls, model_cls):
     if model_cls is ChatCompletionsModel:
         assert request["headers"]["authorization"] == f"Bearer {KEY}"
     else:
-        assert request["headers"]["x-api-key"] == KEY
+        # the anthropic SDK sends the key as a bearer token; Anthropic's API takes it there or in x-api-key
+        assert f"Bearer {KEY}" == request["headers"].get("authorization") or request["headers"].get("x-api-key") == KEY
         assert request["headers"]["anthropic-version"] == "2023-06-01"
     assert KEY not in json.dumps(request["body"])
     assert KEY not in repr(model) and KEY not in str(model) and "api_key=<set>" in repr(model)
@@ -610,17 +603,6 @@ def test_a_short_placeholder_key_is_not_scrubbed_out_of_ordinary_words():
     assert "'ollama/llama3'" in str(err.value)
 
 
-def test_retry_after_in_milliseconds_or_as_a_date_is_understood():
-    from email.utils import formatdate
-
-    from toolkit.lessons.endpoints import _retry_after
-
-    assert _retry_after({"retry-after-ms": "1500", "Retry-After": "9"}) == 1.5
-    assert _retry_after({"Retry-After": "2"}) == 2.0
-    assert _retry_after({"Retry-After": formatdate(1_000_010, usegmt=True)}, now=lambda: 1_000_000) == 10
-    assert _retry_after({"Retry-After": "soon"}) is None and _retry_after({}) is None
-
-
 def test_an_anthropic_base_url_given_with_v1_still_reaches_v1_messages():
     with FakeMessages(rate_limit_first=False) as fake:
         reply = MessagesModel(fake.base_url + "/v1/", "m").respond([{"role": "user", "content": "x"}], [])
@@ -654,12 +636,11 @@ def test_an_answer_cut_short_is_a_one_line_connection_error():
     threading.Thread(target=serve_half_an_answer, daemon=True).start()
     try:
         with pytest.raises(EndpointError) as err:
-            ChatCompletionsModel(f"http://127.0.0.1:{sock.getsockname()[1]}/v1", "m", timeout=5).respond(
-                [{"role": "user", "content": "x"}], []
-            )
+            url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+            ChatCompletionsModel(url, "m", timeout=5, max_retries=0).respond([{"role": "user", "content": "x"}], [])
     finally:
         sock.close()
-    assert err.value.kind == "connection" and "IncompleteRead" in str(err.value)
+    assert err.value.kind == "connection" and "the connection broke" in str(err.value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -748,27 +729,26 @@ def test_a_500_whose_body_is_a_validation_error_is_reported_once_in_the_servers_
             body["messages"][1]["content"] = None
             return body
 
-    waits: list = []
     with FakeChatCompletions(local=True, rate_limit_first=False) as fake:
-        model = NullContent(fake.base_url, "m", sleep=waits.append)
+        model = NullContent(fake.base_url, "m", max_retries=1)
         with pytest.raises(EndpointError) as err:
             model.respond(conversation, TOOLS)
-    assert len(fake.requests) == 1 and waits == []  # asked once, never retried
+    assert len(fake.requests) == 2  # the SDK retries every 5xx; the sentence says a retry cannot help
     assert err.value.kind == "refused" and err.value.status == 500
     message = str(err.value)
     assert "busy" not in message and "validation error" in message and "would refuse it again" in message
 
 
-def test_a_plain_400_is_not_retried_and_a_500_without_a_validation_error_still_is():
-    waits: list = []
+def test_a_plain_400_is_not_retried_and_a_500_without_a_validation_error_still_is(sdk_waits):
+    waits = sdk_waits
     with FakeChatCompletions(rate_limit_first=False, respond=failing) as fake:
         with pytest.raises(EndpointError) as err:
-            model_for(fake, ChatCompletionsModel, waits=waits, max_retries=2).respond(CONVERSATION, TOOLS)
+            model_for(fake, ChatCompletionsModel, max_retries=2).respond(CONVERSATION, TOOLS)
     assert err.value.kind == "http" and len(waits) == 2 and "busy or failing" in str(err.value)
     waits.clear()
     with FakeChatCompletions(rate_limit_first=False) as fake:
         with pytest.raises(EndpointError) as err:
-            model_for(fake, ChatCompletionsModel, waits=waits, temperature=None, max_tokens=None,
+            model_for(fake, ChatCompletionsModel, temperature=None, max_tokens=None,
                       extra_body={"max_tokens": 0}).respond(CONVERSATION, TOOLS)  # fmt: skip
     assert (err.value.kind, err.value.status, waits, len(fake.requests)) == ("refused", 400, [], 1)
 

@@ -209,8 +209,9 @@ def select_cases(categories: Iterable[str] | None = None, limit: int | None = No
 
 
 def _fatal(exc: EndpointError) -> bool:
-    """Errors that every later request would repeat: a refused key, a wrong URL or model, no server."""
-    return exc.status in (401, 403, 404) or exc.kind == "connection"
+    """Errors that every later request would repeat: a refused key, a wrong URL or model, no server,
+    no SDK."""
+    return exc.status in (401, 403, 404) or exc.kind in ("connection", "setup")
 
 
 def run_bfcl(
