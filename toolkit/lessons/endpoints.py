@@ -1,27 +1,17 @@
-"""Real models behind the mocks' interface: the vendors' SDKs carry the request, this module
-converts it. Pack §2.2 (the model only asks for a call), §2.5 (function calling as the
-vendors define it) and §2.8 (retries, timeouts).
+"""Real models in the mocks' place: the vendors' SDKs carry the request, this module converts
+it. Pack §2.2 (the model only asks for a call), §2.5 (function calling as the vendors define
+it), §2.8 (bad arguments, retries).
 
-* :class:`ChatCompletionsModel`: OpenAI's Chat Completions, which OpenAI, Ollama, llama.cpp's
-  server, vLLM and LM Studio all serve; ``base_url`` ends in ``/v1``.
-* :class:`MessagesModel`: Anthropic's Messages API; ``base_url`` is the host alone.
-
-Both answer ``respond(messages, tools)`` like a mock: ``messages`` is the OpenAI-style list
-:func:`toolkit.run_agent` keeps, ``tools`` its registry's schemas (or BFCL's functions), the
-reply ``{"content", "tool_calls": [{"id", "name", "arguments"}], "stop_reason", "refusal",
-"usage"}``, plus ``"reasoning"``: the opaque blocks a reasoning model sent, which the caller
-keeps on the assistant turn (run_agent does) so they go back unmodified. What this module
-does is the conversion the lessons teach: tool names outside ``^[a-zA-Z0-9_-]{1,64}$`` get a
-legal alias, mapped back on the way in; BFCL's types become JSON Schema's, as BFCL's own
-handlers convert them; arguments that are not a JSON object stay the string the model wrote,
-for the loop's validation to report (pack §2.8); every request with tools says
-``tool_choice`` ("auto": llama.cpp reads a missing one as "none") and caps ``max_tokens``.
-
-The HTTP, the retries (408, 409, 429 and 5xx, after ``Retry-After`` or an exponential
-back-off), the timeouts and the key are the official ``openai`` and ``anthropic`` SDKs' (``pip
-install 'tooluse-course[models]'``), imported at the first request: the mocks never need
-them. Their errors come back as one :class:`EndpointError` sentence that says what to fix, and
-the key is in no ``repr``, error or reply.
+:class:`ChatCompletionsModel` speaks OpenAI's Chat Completions (served by OpenAI, Ollama,
+llama.cpp, vLLM, LM Studio), :class:`MessagesModel` Anthropic's Messages API. Both answer
+``respond(messages, tools)`` as a mock does: ``{"content", "tool_calls": [{"id", "name",
+"arguments"}], "stop_reason", "refusal", "usage"}``, plus ``"reasoning"``, opaque blocks the
+caller keeps on the assistant turn so they go back unmodified (run_agent does). The conversion
+is the lesson: illegal tool names get legal aliases, mapped back on the way in; BFCL's types
+become JSON Schema's; arguments that are not a JSON object stay the string the model wrote, for
+the loop's validation to report. HTTP, retries, timeouts and keys are the ``openai`` and
+``anthropic`` SDKs' (``pip install 'tooluse-course[models]'``), imported at the first request;
+their errors come back as one :class:`EndpointError` sentence, never with the key.
 """
 
 from __future__ import annotations
@@ -30,31 +20,29 @@ import copy
 import importlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 __all__ = ["ChatCompletionsModel", "MessagesModel", "EndpointError", "DEFAULT_MAX_TOKENS", "TOOL_CHOICES"]
 __all__ += ["wire_tools", "wire_schema", "legal_names", "LEGAL_NAME"]
 
 LEGAL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-DEFAULT_MAX_TOKENS = 1024
+DEFAULT_MAX_TOKENS = 1024  # a small local model that rambles stops in seconds
 DEFAULT_TIMEOUT, LOCAL_TIMEOUT = 60.0, 300.0  # seconds for one answer: hosted, or on this machine
-TOOL_CHOICES = ("auto", "none", "required")  # or a tool's name; None sends no tool_choice
-NO_KEY = "no-key"  # what the SDKs send when no key is given: local servers want none
+TOOL_CHOICES = ("auto", "none", "required")  # or a tool's name; None sends none
+NO_KEY = "no-key"  # sent when no key is given: local servers want none, the SDKs want one
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")  # Chat Completions servers'
 THINKING_BLOCKS = ("thinking", "redacted_thinking")  # Anthropic's
 _LOOPBACK = re.compile(r"^https?://(localhost|127\.[\d.]+|\[::1\])(:\d+)?(/|$)", re.IGNORECASE)
-# BFCL's type names (Python's and Java's) -> JSON Schema's; unknown names and "any" -> string, as
-# BFCL's function-calling handlers (GORILLA_TO_OPENAPI) send them.
+# BFCL's type names (Python's and Java's) -> JSON Schema's; "any" and unknown names -> string, as
+# BFCL's own function-calling handlers send them. Values under _DATA keys are data, not schemas.
 _JSON_TYPES = {"string", "number", "integer", "boolean", "array", "object", "null"}
 _BFCL = {"object": "dict hashmap hashtable", "number": "float double", "boolean": "bool", "string": "char str any",
          "array": "tuple list arraylist queue stack", "integer": "int long short byte bigint"}  # fmt: skip
 _BFCL_TYPES = {name: kind for kind, names in _BFCL.items() for name in names.split()}
-_ONE_SCHEMA = ("items", "additionalProperties", "not", "contains", "if", "then", "else")
-_SCHEMA_LISTS = ("items", "anyOf", "oneOf", "allOf", "prefixItems")
-_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
-# A 5xx that says the request itself is malformed (llama-cpp-python on a null content): retrying
-# cannot help. And a refusal because the conversation outgrew the model's context.
+_DATA = ("enum", "const", "default", "examples", "required", "description", "title")
+# A 5xx whose text says the request is malformed (llama-cpp-python on a null content) would be
+# refused again; a 400 of this kind means the conversation outgrew the model's context.
 _VALIDATION = re.compile(r"validation error|validationerror|input should be|field required|is not a valid|"
                          r"invalid (?:request|value|type|parameter)|unexpected keyword|unsupported|not supported", re.I)  # fmt: skip
 _CONTEXT_FULL = re.compile(r"maximum context length|context window|context_length_exceeded|prompt is too long", re.I)
@@ -62,23 +50,20 @@ _CONTEXT_FULL = re.compile(r"maximum context length|context window|context_lengt
 
 class EndpointError(RuntimeError):
     """A request to a model endpoint failed; the message is one line that says what to fix.
-
-    ``status`` is the HTTP status (None when no answer came); ``kind`` is ``"http"``,
-    ``"refused"`` (refused, and would be again), ``"context"`` (the conversation outgrew the
-    context window), ``"timeout"``, ``"connection"`` (no server reached, or the answer broke
-    off), ``"protocol"`` (an answer that is not the API's) or ``"setup"`` (the SDK is missing).
+    ``status``: the HTTP status, or None. ``kind``: ``"http"``, ``"refused"`` (and would be
+    again), ``"context"`` (the conversation outgrew the context window), ``"timeout"``,
+    ``"connection"``, ``"protocol"`` (not the API's answer) or ``"setup"`` (no SDK).
 
     Used by: docs/real-models.md: Using a real model.
     """
 
     def __init__(self, message: str, status: int | None = None, kind: str = "http") -> None:
         super().__init__(message)
-        self.status = status
-        self.kind = kind
+        self.status, self.kind = status, kind
 
 
 # --------------------------------------------------------------------------------------------
-# tool definitions a real endpoint accepts (pack §2.5)
+# tools a real endpoint accepts, and calls as they come back (pack §2.5)
 
 
 def _json_type(kind: Any) -> Any:
@@ -90,22 +75,13 @@ def _json_type(kind: Any) -> Any:
 
 
 def _convert(node: Any) -> Any:
-    """One schema node with every type renamed, all the way down (a new object)."""
+    """A copy of a schema with every ``type`` renamed, all the way down."""
+    if isinstance(node, list):
+        return [_convert(v) for v in node]
     if not isinstance(node, Mapping):
         return node
-    out = {}
-    for key, value in node.items():
-        if key == "type":
-            out[key] = _json_type(value)
-        elif key in _ONE_SCHEMA and isinstance(value, Mapping):
-            out[key] = _convert(value)
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
-            out[key] = [_convert(v) for v in value]
-        elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
-            out[key] = {k: _convert(v) for k, v in value.items()}
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
+    return {k: _json_type(v) if k == "type" and not isinstance(v, Mapping) else copy.deepcopy(v) if k in _DATA
+            else _convert(v) for k, v in node.items()}  # fmt: skip
 
 
 def wire_schema(parameters: Any) -> dict:
@@ -158,12 +134,9 @@ def wire_tools(tools: Iterable[Mapping] | None) -> tuple[list[dict], dict[str, s
     """
     tools = [t for t in (tools or []) if isinstance(t, Mapping)]
     names = legal_names(t.get("name", "") for t in tools)
-    specs = []
-    for t in tools:
-        params = t.get("parameters", t.get("inputSchema", t.get("input_schema")))
-        specs.append({"name": names[str(t.get("name", ""))], "description": str(t.get("description") or ""),
-                      "parameters": wire_schema(params)})  # fmt: skip
-    return specs, names
+    schema = [t.get("parameters", t.get("inputSchema", t.get("input_schema"))) for t in tools]
+    return [{"name": names[str(t.get("name", ""))], "description": str(t.get("description") or ""),
+             "parameters": wire_schema(s)} for t, s in zip(tools, schema)], names  # fmt: skip
 
 
 def _arguments(raw: Any) -> Any:
@@ -184,25 +157,19 @@ def _call_back(call_id: str, name: Any, raw_arguments: Any, original: dict[str, 
     return {"id": call_id, "name": original.get(name, name), "arguments": _arguments(raw_arguments)}
 
 
-def _refused(text: str | None, refusal: str | None) -> str | None:
-    if not refusal:
-        return text
-    return f"The model refused: {refusal}" if not text else f"{text}\n(The model refused: {refusal})"
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _reply(text: str | None, calls: list, stop: Any, refusal: str | None, usage: dict, reasoning: list) -> dict:
+    if refusal:
+        text = f"The model refused: {refusal}" if not text else f"{text}\n(The model refused: {refusal})"
+    reply = {"content": text, "tool_calls": calls, "stop_reason": stop, "refusal": refusal or None, "usage": usage}
+    return {**reply, "reasoning": reasoning} if reasoning else reply
 
 
 def _server_message(body: bytes) -> tuple[str, str | None]:
-    """The error text and the field (``param``) a server named, in OpenAI's or Anthropic's
-    error shape; the body's first line when it is not JSON."""
+    """The error text and the field (``param``) an error body names, in either API's shape."""
     try:
         data = json.loads(body.decode("utf-8", "replace"))
     except ValueError:
-        lines = body.decode("utf-8", "replace").strip().splitlines()
-        return (lines[0] if lines else ""), None
+        return (body.decode("utf-8", "replace").strip().splitlines() or [""])[0], None
     err = data.get("error", data) if isinstance(data, dict) else data
     if not isinstance(err, dict):
         return str(err), None
@@ -216,6 +183,12 @@ def _server_message(body: bytes) -> tuple[str, str | None]:
 
 class _Endpoint:
     api_name = key_env = sdk = ""  # the API's name in messages, its key's variable, its SDK
+    # each API's own: URL, SDK call, body, tool_choice and answer (the classes below)
+    _url: Callable[[], str]
+    _call: Callable[[Any, dict], Any]
+    _body: Callable[[list, list, dict], dict]
+    _choice: Callable[[str, dict], Any]
+    _parse: Callable[[dict, dict], dict]
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, *, timeout: float | None = None,
                  max_retries: int = 4, temperature: float | None = 0, max_tokens: int | None = DEFAULT_MAX_TOKENS,
@@ -234,9 +207,7 @@ class _Endpoint:
         ):
             raise ValueError(f"max_tokens must be a positive integer (or None to leave it out), got {max_tokens!r}")
         if tool_choice is not None and (not isinstance(tool_choice, str) or not tool_choice):
-            raise ValueError(
-                f"tool_choice must be {', '.join(TOOL_CHOICES)}, a tool's name or None, got {tool_choice!r}"
-            )
+            raise ValueError(f"tool_choice must be {', '.join(TOOL_CHOICES)}, a tool's name or None, got {tool_choice!r}")  # fmt: skip
         self.base_url, self.model, self._api_key = base_url.rstrip("/"), model, api_key or None
         self.timeout, self.max_retries, self.temperature = timeout, max_retries, temperature
         self.max_tokens, self.tool_choice, self.extra_body = max_tokens, tool_choice, dict(extra_body or {})
@@ -253,13 +224,10 @@ class _Endpoint:
         """The JSON body this model sends for ``respond(messages, tools)``."""
         specs, names = wire_tools(tools)
         body = self._body(messages, specs, names)
-        if specs and self.tool_choice is not None:
+        if specs and self.tool_choice is not None:  # llama.cpp's server reads none as "none"
             body["tool_choice"] = self._choice(self.tool_choice, names)
-        if self.max_tokens is not None:
-            body["max_tokens"] = self.max_tokens
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        return {**body, **self.extra_body}
+        settings = {"max_tokens": self.max_tokens, "temperature": self.temperature}
+        return {**body, **{k: v for k, v in settings.items() if v is not None}, **self.extra_body}
 
     def respond(self, messages: list, tools: list | None = None) -> dict:
         """One model turn, in the mocks' reply shape (see the module docstring)."""
@@ -275,8 +243,7 @@ class _Endpoint:
             raise self._fail(f"a real model needs the {self.sdk} package: pip install 'tooluse-course[models]'",
                              kind="setup") from None  # fmt: skip
         try:
-            self._client = self._client or self._connect(sdk)
-            raw = self._create(body)
+            raw = self._call(sdk, body)
         except sdk.APIStatusError as exc:
             self.usage["requests"] += _tries(exc.response)
             raise self._status_error(exc.response) from None
@@ -285,17 +252,15 @@ class _Endpoint:
                              "tries); a local model may need a longer timeout, a hosted one may be overloaded.",
                              kind="timeout") from None  # fmt: skip
         except sdk.APIConnectionError as exc:
-            cause = type(exc.__cause__ or exc).__name__
-            raise self._fail(f"could not reach {self._url()}, or the connection broke ({cause}): is the server "
-                             "running, and is --base-url right?", kind="connection") from None  # fmt: skip
+            raise self._fail(f"could not reach {self._url()}, or the connection broke ({type(exc.__cause__).__name__}): "
+                             "is the server running, and is --base-url right?", kind="connection") from None  # fmt: skip
         self.usage["requests"] += raw.retries_taken + 1
         try:
             data = json.loads(raw.http_response.text)
         except ValueError:
             data = None
         if not isinstance(data, dict):
-            raise self._fail(f"the answer from {self._url()} is not a JSON object; is --base-url the API's address "
-                             "rather than a web page?")  # fmt: skip
+            raise self._fail(f"the answer from {self._url()} is not a JSON object; is --base-url the API's address?")
         return data
 
     def _scrub(self, text: str) -> str:
@@ -305,46 +270,32 @@ class _Endpoint:
         return text.replace(key, "[key hidden]") if key and len(key) >= 8 else text
 
     def _fail(self, message: str, status: int | None = None, kind: str = "protocol") -> EndpointError:
-        return EndpointError(self._scrub(_one_line(message)), status, kind)
+        text = " ".join(message.split())
+        return EndpointError(self._scrub(text if len(text) <= 300 else text[:297] + "..."), status, kind)
 
     def _status_error(self, response: Any) -> EndpointError:
-        """A refusal the SDK gave up on (at once for most 4xx, after its retries for 429, 5xx)."""
-        status, (message, param) = response.status_code, _server_message(response.content)
-        said = f" The server said: {_one_line(message, 200)}" if message else ""
-        where, model, tries = f"{self.api_name} endpoint {self._url()}", repr(self.model), _tries(response)
-        full = status == 400 and bool(_CONTEXT_FULL.search(message))
-        final = (status not in (408, 409, 429) and status < 500) or bool(_VALIDATION.search(message))
-        kind = "context" if full else "refused" if final else "http"
-        if full:
-            text = (
-                f"400 from {where}: the conversation no longer fits the context window of model {model} "
-                "(a model that loops fills it); serve it with a longer context, or lower --max-tokens."
+        """A refusal the SDK gave up on: at once for most 4xx, after its retries for 429 and 5xx."""
+        status, (said, param), model = response.status_code, _server_message(response.content), repr(self.model)
+        final = (status not in (408, 409, 429) and status < 500) or bool(_VALIDATION.search(said))
+        key = f"the server refused the key; check the API key in ${self.key_env} (and that it may use model {model})"
+        field = f"the field {param!r}" if param else "the request (it named no field)"
+        kind, advice = ("refused" if final else "http"), {
+            400: f"it rejected {field}; fix or leave out that setting, and check that model {model} takes tools",
+            401: key, 403: key, 404: f"check --base-url (OpenAI-style URLs end in /v1) and --model (now {model})",
+        }.get(status)  # fmt: skip
+        if status == 400 and _CONTEXT_FULL.search(said):
+            kind, advice = "context", (f"the conversation no longer fits the context window of model {model} (a "
+                                       "model that loops fills it); serve it with a longer context, or lower --max-tokens")  # fmt: skip
+        elif advice is None and final:
+            advice = f"the server refused this request, and would refuse it again; check model {model} and the settings"
+        elif advice is None:
+            asked = (
+                f" (it asked to wait {response.headers['retry-after']} s)" if "retry-after" in response.headers else ""
             )
-        elif status == 400:
-            text = (
-                f"400 Bad Request from {where}: it rejected "
-                f"{f'the field {param!r}' if param else 'the request (it named no field)'}; fix or leave out "
-                f"that setting, and check that model {model} takes tools."
-            )
-        elif status in (401, 403):
-            text = (
-                f"{status} from {where}: the server refused the key; check the API key in ${self.key_env} "
-                f"(and that it may use model {model})."
-            )
-        elif status == 404:
-            text = f"404 Not Found from {where}: check --base-url (OpenAI-style URLs end in /v1) and --model (now {model})."
-        elif final:
-            text = (
-                f"{status} from {where}: the server refused this request, and would refuse it again; "
-                f"check model {model} and the settings sent."
-            )
-        else:
-            asked = response.headers.get("retry-after")
-            text = (
-                f"{status} from {where} after {tries} {'try' if tries == 1 else 'tries'}: the server is busy or "
-                f"failing{f' (it asked to wait {asked} s)' if asked else ''}; wait a while and run again."
-            )
-        return self._fail(text + said, status, kind)
+            advice = f"after {_tries(response)} tries the server is busy or failing{asked}; wait a while and run again"
+        said = f" The server said: {said[:200]}" if said else ""
+        where = f"{self.api_name} endpoint {self._url()}"
+        return self._fail(f"{status} {response.reason_phrase} from {where}: {advice}.{said}", status, kind)
 
     def _count(self, data: dict, sent: str, received: str) -> dict:
         """Add an answer's token counts (``sent``, ``received``: its API's names) to :attr:`usage`."""
@@ -353,25 +304,6 @@ class _Endpoint:
             if isinstance(value, int) and not isinstance(value, bool):
                 self.usage[key] += value
         return usage
-
-    # each API: its URL, SDK client and call, body, tool_choice and answer
-    def _url(self) -> str:
-        raise NotImplementedError
-
-    def _connect(self, sdk: Any) -> Any:
-        raise NotImplementedError
-
-    def _create(self, body: dict) -> Any:
-        raise NotImplementedError
-
-    def _body(self, messages: list, specs: list[dict], names: dict[str, str]) -> dict:
-        raise NotImplementedError
-
-    def _choice(self, choice: str, names: dict[str, str]) -> Any:
-        raise NotImplementedError
-
-    def _parse(self, data: dict, original: dict[str, str]) -> dict:
-        raise NotImplementedError
 
 
 def _tries(response: Any) -> int:
@@ -385,14 +317,10 @@ def _tries(response: Any) -> int:
 
 class ChatCompletionsModel(_Endpoint):
     """A model behind an OpenAI-compatible ``/chat/completions`` endpoint (OpenAI, Ollama,
-    llama.cpp's server, vLLM, LM Studio, many university gateways), through the ``openai`` SDK.
-
-    ``base_url`` ends in ``/v1`` (Ollama: ``http://localhost:11434/v1``). ``temperature=None``
-    and ``max_tokens=None`` leave those settings out (OpenAI's reasoning models want
-    ``max_completion_tokens``: pass it in ``extra_body``, which is merged into every request).
-    ``tool_choice`` is ``"auto"`` (default), ``"none"``, ``"required"``, a tool's name, or None
-    to send none. ``timeout=None`` gives a server on this machine 300 s, a hosted one 60 s.
-    Pack §2.5.
+    llama.cpp's server, vLLM, LM Studio, university gateways), through the ``openai`` SDK.
+    ``base_url`` ends in ``/v1`` (Ollama: ``http://localhost:11434/v1``). ``temperature`` and
+    ``max_tokens`` set to None are left out; ``extra_body`` is merged into every request.
+    ``tool_choice``: ``"auto"``, ``"none"``, ``"required"``, a tool's name, or None. Pack §2.5.
 
     Used by: docs/real-models.md: Using a real model.
     """
@@ -402,43 +330,36 @@ class ChatCompletionsModel(_Endpoint):
     def _url(self) -> str:
         return self.base_url + "/chat/completions"
 
-    def _connect(self, sdk: Any) -> Any:
-        key = self._api_key or NO_KEY
-        return sdk.OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=self.max_retries)
-
-    def _create(self, body: dict) -> Any:
-        rest = dict(body)
-        model, messages = rest.pop("model"), rest.pop("messages")
-        return self._client.chat.completions.with_raw_response.create(model=model, messages=messages, extra_body=rest)
+    def _call(self, sdk: Any, body: dict) -> Any:
+        self._client = self._client or sdk.OpenAI(base_url=self.base_url, api_key=self._api_key or NO_KEY,
+                                                  timeout=self.timeout, max_retries=self.max_retries)  # fmt: skip
+        rest = dict(body)  # what the SDK has no parameter for goes in extra_body, as it is
+        create = self._client.chat.completions.with_raw_response.create
+        return create(model=rest.pop("model"), messages=rest.pop("messages"), extra_body=rest)
 
     def _body(self, messages: list, specs: list[dict], names: dict[str, str]) -> dict:
-        body: dict = {"model": self.model, "messages": _openai_messages(messages, names)}
-        if specs:
-            body["tools"] = [{"type": "function", "function": s} for s in specs]
-        return body
+        tools = {"tools": [{"type": "function", "function": s} for s in specs]} if specs else {}
+        return {"model": self.model, "messages": _openai_messages(messages, names), **tools}
 
     def _choice(self, choice: str, names: dict[str, str]) -> Any:
-        if choice in TOOL_CHOICES:
-            return choice
-        return {"type": "function", "function": {"name": _wire_name(choice, names)}}
+        return (
+            choice if choice in TOOL_CHOICES else {"type": "function", "function": {"name": _wire_name(choice, names)}}
+        )
 
     def _parse(self, data: dict, original: dict[str, str]) -> dict:
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise self._fail(f"the answer from {self._url()} has no choices; it is not a Chat Completions response")
         message, stop = choices[0].get("message") or {}, choices[0].get("finish_reason")
-        calls = [
-            _call_back(tc.get("id") or f"call_{i}", fn.get("name"), fn.get("arguments"), original)
-            for i, tc in enumerate(message.get("tool_calls") or [])
-            for fn in [tc.get("function") or {}]
-        ]
-        refusal = message.get("refusal")
-        if stop == "content_filter" and not refusal:
-            refusal = "the endpoint's content filter stopped the answer"
-        reply = {"content": _refused(message.get("content"), refusal), "tool_calls": calls, "stop_reason": stop,
-                 "refusal": refusal or None, "usage": self._count(data, "prompt_tokens", "completion_tokens")}  # fmt: skip
+        calls = [_call_back(tc.get("id") or f"call_{i}", (tc.get("function") or {}).get("name"),
+                            (tc.get("function") or {}).get("arguments"), original)
+                 for i, tc in enumerate(message.get("tool_calls") or [])]  # fmt: skip
+        refusal = message.get("refusal") or (
+            "the endpoint's content filter stopped the answer" if stop == "content_filter" else None
+        )
         reasoning = [{"type": f, f: message[f]} for f in REASONING_FIELDS if message.get(f) not in (None, "", [])]
-        return {**reply, "reasoning": reasoning} if reasoning else reply
+        usage = self._count(data, "prompt_tokens", "completion_tokens")
+        return _reply(message.get("content"), calls, stop, refusal, usage, reasoning)
 
 
 def _openai_messages(messages: list, names: dict[str, str]) -> list[dict]:
@@ -455,11 +376,9 @@ def _openai_messages(messages: list, names: dict[str, str]) -> list[dict]:
             for block in m.get("reasoning") or []:  # opaque, sent back as it came
                 if isinstance(block, Mapping) and block.get("type") in REASONING_FIELDS:
                     turn[block["type"]] = block.get(block["type"])
-            turn["tool_calls"] = [
-                {"id": str(c.get("id")), "type": "function",
-                 "function": {"name": _wire_name(c.get("name"), names), "arguments": _arguments_text(c.get("arguments"))}}
-                for c in m["tool_calls"]
-            ]  # fmt: skip
+            turn["tool_calls"] = [{"id": str(c.get("id")), "type": "function", "function": {
+                "name": _wire_name(c.get("name"), names), "arguments": _arguments_text(c.get("arguments"))}}
+                for c in m["tool_calls"]]  # fmt: skip
             out.append(turn)
         else:
             out.append({"role": role, "content": content if content is not None else ""})
@@ -477,18 +396,13 @@ def _arguments_text(args: Any) -> str:
 
 class MessagesModel(_Endpoint):
     """A model behind Anthropic's Messages API, through the ``anthropic`` SDK. Pack §2.5.
-
-    ``base_url`` is the host alone (``https://api.anthropic.com``). ``max_tokens`` is required
-    by the API; ``temperature`` is left out unless given. ``tool_choice`` as for
-    :class:`ChatCompletionsModel` (``"required"`` goes out as ``{"type": "any"}``), except that
-    with ``thinking`` on it goes out as ``"auto"``: extended thinking refuses forced tool use.
-    The conversation is converted: system text to ``system``, tool answers to ``tool_result``
-    blocks in a user turn, consecutive turns of one role merged, thinking blocks first.
-
-    Thinking: ``extra_body={"thinking": {"type": "adaptive"}}``. The older manual mode
-    (``{"type": "enabled", "budget_tokens": N}``, deprecated) counts N inside ``max_tokens`` and
-    the API refuses a ``max_tokens`` not above N: with the default cap the request sends
-    ``N + 1024``; any other cap not above N is a ``ValueError`` here, before anything is sent.
+    ``base_url`` is the host alone (``https://api.anthropic.com``); ``max_tokens`` is required;
+    ``temperature`` is left out unless given. ``tool_choice`` as for ChatCompletionsModel
+    (``"required"`` goes out as ``{"type": "any"}``), but ``"auto"`` when thinking is on: it
+    refuses forced tool use. Thinking: ``extra_body={"thinking": {"type": "adaptive"}}``. The
+    older manual mode, ``{"type": "enabled", "budget_tokens": N}``, counts N inside
+    ``max_tokens``, which must exceed N: the default cap becomes ``N + 1024``, any other cap
+    not above N is a ValueError before anything is sent.
 
     Used by: docs/real-models.md: Using a real model.
     """
@@ -508,16 +422,15 @@ class MessagesModel(_Endpoint):
     def _cap(self) -> Any:
         """The ``max_tokens`` a request sends: above a manual thinking budget, or a clear error."""
         cap, thinking = self.extra_body.get("max_tokens", self.max_tokens), self.extra_body.get("thinking")
-        manual = isinstance(thinking, Mapping) and thinking.get("type") == "enabled"
-        budget = thinking.get("budget_tokens") if manual else None  # type: ignore[union-attr]
+        budget = thinking.get("budget_tokens") if isinstance(thinking, Mapping) and thinking.get("type") == "enabled" else None  # fmt: skip
         if not isinstance(budget, int) or isinstance(budget, bool) or not isinstance(cap, int) or cap > budget:
             return cap
         if cap == DEFAULT_MAX_TOKENS and "max_tokens" not in self.extra_body:
             return budget + DEFAULT_MAX_TOKENS  # the budget, then the default's room for the answer
         raise ValueError(
             f"max_tokens ({cap}) must be greater than thinking.budget_tokens ({budget}): the thinking tokens count "
-            f"inside max_tokens and the API refuses the request otherwise. Pass max_tokens={budget + DEFAULT_MAX_TOKENS} "
-            f"or more, or use adaptive thinking, extra_body={{'thinking': {{'type': 'adaptive'}}}}."
+            f"inside max_tokens and the API refuses the request otherwise. Pass max_tokens={budget + DEFAULT_MAX_TOKENS}"
+            " or more, or use adaptive thinking, extra_body={'thinking': {'type': 'adaptive'}}."
         )
 
     def request_body(self, messages: list, tools: list | None) -> dict:
@@ -527,24 +440,20 @@ class MessagesModel(_Endpoint):
     def _url(self) -> str:
         return self.base_url.removesuffix("/v1") + "/v1/messages"
 
-    def _connect(self, sdk: Any) -> Any:
-        return sdk.Anthropic(base_url=self.base_url.removesuffix("/v1"), api_key=self._api_key or NO_KEY,
-                             timeout=self.timeout, max_retries=self.max_retries,
-                             default_headers={"anthropic-version": self.anthropic_version})  # fmt: skip
-
-    def _create(self, body: dict) -> Any:
-        rest = dict(body)
-        model, messages, cap = rest.pop("model"), rest.pop("messages"), rest.pop("max_tokens")
-        return self._client.messages.with_raw_response.create(model=model, messages=messages, max_tokens=cap,
-                                                              extra_body=rest)  # fmt: skip
+    def _call(self, sdk: Any, body: dict) -> Any:
+        self._client = self._client or sdk.Anthropic(
+            base_url=self.base_url.removesuffix("/v1"), api_key=self._api_key or NO_KEY, timeout=self.timeout,
+            max_retries=self.max_retries, default_headers={"anthropic-version": self.anthropic_version})  # fmt: skip
+        rest = dict(body)  # what the SDK has no parameter for goes in extra_body, as it is
+        create = self._client.messages.with_raw_response.create
+        return create(model=rest.pop("model"), messages=rest.pop("messages"), max_tokens=rest.pop("max_tokens"),
+                      extra_body=rest)  # fmt: skip
 
     def _body(self, messages: list, specs: list[dict], names: dict[str, str]) -> dict:
         system, turns = _anthropic_messages(messages, names)
-        body: dict = {"model": self.model, "messages": turns, **({"system": system} if system else {})}
-        if specs:
-            body["tools"] = [{"name": s["name"], "description": s["description"], "input_schema": s["parameters"]}
-                             for s in specs]  # fmt: skip
-        return body
+        tools = [{"name": s["name"], "description": s["description"], "input_schema": s["parameters"]} for s in specs]
+        return {"model": self.model, "messages": turns, **({"system": system} if system else {}),
+                **({"tools": tools} if tools else {})}  # fmt: skip
 
     def _choice(self, choice: str, names: dict[str, str]) -> Any:
         thinking = self.extra_body.get("thinking")
@@ -558,21 +467,21 @@ class MessagesModel(_Endpoint):
         blocks = data.get("content")
         if not isinstance(blocks, list):
             raise self._fail(f"the answer from {self._url()} has no content list; it is not a Messages response")
-        texts, calls, reasoning = [], [], []
-        for i, b in enumerate(b for b in blocks if isinstance(b, dict)):
-            if b.get("type") in THINKING_BLOCKS:
-                reasoning.append(b)  # kept whole, signature and all, to go back unmodified
-            elif b.get("type") == "text":
-                texts.append(str(b.get("text", "")))
-            elif b.get("type") == "tool_use":
-                calls.append(_call_back(b.get("id") or f"toolu_{i}", b.get("name"), b.get("input"), original))
+        blocks = [b for b in blocks if isinstance(b, dict)]
+        reasoning = [b for b in blocks if b.get("type") in THINKING_BLOCKS]  # whole, signature and all
+        texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
+        calls = [_call_back(b.get("id") or f"toolu_{i}", b.get("name"), b.get("input"), original)
+                 for i, b in enumerate(blocks) if b.get("type") == "tool_use"]  # fmt: skip
         stop, text, refusal = data.get("stop_reason"), ("".join(texts) if texts else None), None
         if stop == "refusal":
-            details = data.get("stop_details") if isinstance(data.get("stop_details"), dict) else {}
-            refusal, text = text or details.get("explanation") or "the model declined (stop_reason: refusal)", None
-        reply = {"content": _refused(text, refusal), "tool_calls": calls, "stop_reason": stop, "refusal": refusal,
-                 "usage": self._count(data, "input_tokens", "output_tokens")}  # fmt: skip
-        return {**reply, "reasoning": reasoning} if reasoning else reply
+            details = data.get("stop_details") or {}
+            refusal, text = (
+                text
+                or (details.get("explanation") if isinstance(details, dict) else None)
+                or "the model declined (stop_reason: refusal)",
+                None,
+            )
+        return _reply(text, calls, stop, refusal, self._count(data, "input_tokens", "output_tokens"), reasoning)
 
 
 def _blocks(content: Any) -> list:
@@ -582,35 +491,30 @@ def _blocks(content: Any) -> list:
 
 
 def _anthropic_messages(messages: list, names: dict[str, str]) -> tuple[str | None, list[dict]]:
-    """run_agent's conversation as ``(system, messages)`` in the Messages wire format."""
+    """run_agent's conversation as ``(system, messages)`` in the Messages wire format: tool
+    answers become ``tool_result`` blocks, turns of one role merge, thinking goes first."""
     system: list[str] = []
     turns: list[dict] = []
-
-    def add(role: str, content: Any) -> None:
-        if turns and turns[-1]["role"] == role:  # the API wants user and assistant to alternate
-            turns[-1]["content"] = _blocks(turns[-1]["content"]) + _blocks(content)
-        else:
-            turns.append({"role": role, "content": content})
-
     for m in messages:
         role, content = m.get("role"), m.get("content")
         if role == "system":
             system.append(str(content or ""))
-        elif role == "tool":
-            block = {
-                "type": "tool_result",
-                "tool_use_id": str(m.get("tool_call_id")),
-                "content": str(m.get("content", "")),
-            }
-            add("user", [{**block, "is_error": True} if m.get("is_error") else block])
+            continue
+        if role == "tool":
+            result = {"type": "tool_result", "tool_use_id": str(m.get("tool_call_id")), "content": str(m.get("content", ""))}  # fmt: skip
+            role, content = "user", [{**result, "is_error": True} if m.get("is_error") else result]
         elif role == "assistant":
             thinking = [dict(b) for b in m.get("reasoning") or []
                         if isinstance(b, Mapping) and b.get("type") in THINKING_BLOCKS]  # fmt: skip
             uses = [{"type": "tool_use", "id": str(c.get("id")), "name": _wire_name(c.get("name"), names),
                      "input": _arguments_object(c.get("arguments"))} for c in m.get("tool_calls") or []]  # fmt: skip
-            add("assistant", thinking + _blocks(content) + uses if uses or thinking else (content or ""))
+            content = thinking + _blocks(content) + uses if uses or thinking else (content or "")
         else:
-            add("user", content if content is not None else "")
+            role, content = "user", content if content is not None else ""
+        if turns and turns[-1]["role"] == role:  # the API wants user and assistant to alternate
+            turns[-1]["content"] = _blocks(turns[-1]["content"]) + _blocks(content)
+        else:
+            turns.append({"role": role, "content": content})
     return ("\n\n".join(system) or None), turns
 
 
