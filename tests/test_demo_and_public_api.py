@@ -73,3 +73,29 @@ def test_core_imports_only_the_standard_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_mocks_run_without_the_model_sdks_and_a_real_model_without_them_says_what_to_install():
+    """The SDKs (the ``models`` extra) are imported at a real model's first request, never by
+    ``import toolkit``, a mock run or building a real model; without them that request is one
+    sentence naming the extra."""
+    code = textwrap.dedent("""
+        import sys
+        sys.modules["openai"] = sys.modules["anthropic"] = None  # as if not installed
+        import toolkit as T
+        from toolkit.lessons.toy_tools import make_weather_registry
+        call = {"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}
+        mock = T.ScriptedModel([{"tool_calls": [call]}, {"content": "21 C"}])
+        print(T.run_agent(mock, make_weather_registry(), "Paris?").final)
+        for cls in (T.ChatCompletionsModel, T.MessagesModel):
+            try:
+                cls("http://127.0.0.1:9/v1", "m").respond([{"role": "user", "content": "x"}])
+            except T.EndpointError as exc:
+                print(exc.kind, exc)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    final, openai, anthropic = out.stdout.strip().splitlines()
+    assert final == "21 C"
+    assert openai == "setup a real model needs the openai package: pip install 'tooluse-course[models]'"
+    assert anthropic == "setup a real model needs the anthropic package: pip install 'tooluse-course[models]'"

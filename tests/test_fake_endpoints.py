@@ -2,7 +2,7 @@
 
 tests/fakes/llm.py stands in for OpenAI's Chat Completions and Anthropic's Messages APIs in
 the adapter tests. A fake is only worth trusting if the official SDKs accept it: here each
-fake is driven by the ``openai`` and ``anthropic`` SDKs (test extra only), and every body it
+fake is driven by the ``openai`` and ``anthropic`` SDKs (the ``models`` extra), and every body it
 answers with is also validated field by field against the SDK's own response model.
 """
 
