@@ -123,7 +123,9 @@ def _parser(command: str, environ: Mapping[str, str]) -> argparse.ArgumentParser
         default=None,
         help="seconds to wait for each answer (default 60; 300 for a server on 127.0.0.1 or localhost)",
     )
-    p.add_argument("--max-retries", type=int, default=4, help="retries after 429/5xx, timeouts and dropped connections (default 4)")
+    p.add_argument(
+        "--max-retries", type=int, default=4, help="retries after 429/5xx, timeouts and dropped connections (default 4)"
+    )
     temperature_help = (
         "sampling temperature (default: 0 for openai, left out for anthropic); "
         "'none' leaves it out, for models that accept only their default"

@@ -342,9 +342,9 @@ class ChatCompletionsModel(_Endpoint):
         return {"model": self.model, "messages": _openai_messages(messages, names), **tools}
 
     def _choice(self, choice: str, names: dict[str, str]) -> Any:
-        return (
-            choice if choice in TOOL_CHOICES else {"type": "function", "function": {"name": _wire_name(choice, names)}}
-        )
+        if choice in TOOL_CHOICES:
+            return choice
+        return {"type": "function", "function": {"name": _wire_name(choice, names)}}
 
     def _parse(self, data: dict, original: dict[str, str]) -> dict:
         choices = data.get("choices")
@@ -354,9 +354,9 @@ class ChatCompletionsModel(_Endpoint):
         calls = [_call_back(tc.get("id") or f"call_{i}", (tc.get("function") or {}).get("name"),
                             (tc.get("function") or {}).get("arguments"), original)
                  for i, tc in enumerate(message.get("tool_calls") or [])]  # fmt: skip
-        refusal = message.get("refusal") or (
-            "the endpoint's content filter stopped the answer" if stop == "content_filter" else None
-        )
+        refusal = message.get("refusal")
+        if stop == "content_filter" and not refusal:
+            refusal = "the endpoint's content filter stopped the answer"
         reasoning = [{"type": f, f: message[f]} for f in REASONING_FIELDS if message.get(f) not in (None, "", [])]
         usage = self._count(data, "prompt_tokens", "completion_tokens")
         return _reply(message.get("content"), calls, stop, refusal, usage, reasoning)
@@ -474,13 +474,9 @@ class MessagesModel(_Endpoint):
                  for i, b in enumerate(blocks) if b.get("type") == "tool_use"]  # fmt: skip
         stop, text, refusal = data.get("stop_reason"), ("".join(texts) if texts else None), None
         if stop == "refusal":
-            details = data.get("stop_details") or {}
-            refusal, text = (
-                text
-                or (details.get("explanation") if isinstance(details, dict) else None)
-                or "the model declined (stop_reason: refusal)",
-                None,
-            )
+            details = data.get("stop_details")
+            why = details.get("explanation") if isinstance(details, dict) else None
+            refusal, text = text or why or "the model declined (stop_reason: refusal)", None
         return _reply(text, calls, stop, refusal, self._count(data, "input_tokens", "output_tokens"), reasoning)
 
 
