@@ -296,6 +296,40 @@ def test_401_says_to_check_the_key_in_its_variable(fake_cls, model_cls, var):
 
 
 @pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
+def test_no_key_where_one_is_needed_says_which_variable_to_set(fake_cls, model_cls):
+    with fake_cls(api_key=KEY) as fake:
+        text = one_line_error(fake, model_for(fake, model_cls, key=None))
+    assert text.startswith("401") and "check the API key in $" in text
+
+
+@pytest.mark.parametrize("model_cls", [ChatCompletionsModel, MessagesModel], ids=IDS)
+def test_a_base_url_that_serves_a_web_page_says_to_check_it(model_cls):
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    class Page(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            page = b"<html><body>Welcome to the course portal</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Page) as server:
+        Thread(target=server.serve_forever, daemon=True).start()
+        model = model_cls(f"http://127.0.0.1:{server.server_address[1]}/v1", "m", KEY)
+        with pytest.raises(EndpointError) as err:
+            model.respond([{"role": "user", "content": "x"}], [])
+        server.shutdown()
+    assert err.value.kind == "protocol" and "is --base-url the API's address?" in str(err.value)
+
+
+@pytest.mark.parametrize("fake_cls,model_cls", APIS, ids=IDS)
 def test_404_for_an_unknown_model_says_to_check_the_url_and_model(fake_cls, model_cls):
     with fake_cls(model_names=["other-model"], rate_limit_first=False) as fake:
         text = one_line_error(fake, model_for(fake, model_cls))
