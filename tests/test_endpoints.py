@@ -420,6 +420,13 @@ def test_bfcl_types_become_json_schema_types_all_the_way_down():
     assert schema_type_problem(schema) is None  # what the fakes (and real APIs) check
 
 
+def test_parameters_named_like_schema_keywords_are_converted_too():
+    keywords = ("title", "description", "default", "enum", "type", "required", "items")
+    schema = wire_schema({"type": "dict", "properties": {k: {"type": "float"} for k in keywords}})
+    assert schema["properties"] == {k: {"type": "number"} for k in keywords}
+    assert schema_type_problem(schema) is None
+
+
 def test_a_missing_or_empty_schema_becomes_an_empty_object():
     assert wire_schema(None) == {"type": "object", "properties": {}}
     assert wire_schema({"type": "dict"}) == {"type": "object", "properties": {}}

@@ -41,6 +41,7 @@ _BFCL = {"object": "dict hashmap hashtable", "number": "float double", "boolean"
          "array": "tuple list arraylist queue stack", "integer": "int long short byte bigint"}  # fmt: skip
 _BFCL_TYPES = {name: kind for kind, names in _BFCL.items() for name in names.split()}
 _DATA = ("enum", "const", "default", "examples", "required", "description", "title")
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 # A 5xx whose text says the request is malformed (llama-cpp-python on a null content) would be
 # refused again; a 400 of this kind means the conversation outgrew the model's context.
 _VALIDATION = re.compile(r"validation error|validationerror|input should be|field required|is not a valid|"
@@ -74,14 +75,22 @@ def _json_type(kind: Any) -> Any:
     return kind if kind in _JSON_TYPES else _BFCL_TYPES.get(kind.lower(), "string")
 
 
-def _convert(node: Any) -> Any:
-    """A copy of a schema with every ``type`` renamed, all the way down."""
+def _convert(node: Any, names_schemas: bool = False) -> Any:
+    """A copy of a schema with every ``type`` renamed, all the way down. Under ``properties``
+    and the like every value is a schema, whatever its name (a parameter may be "title")."""
     if isinstance(node, list):
         return [_convert(v) for v in node]
     if not isinstance(node, Mapping):
         return node
-    return {k: _json_type(v) if k == "type" and not isinstance(v, Mapping) else copy.deepcopy(v) if k in _DATA
-            else _convert(v) for k, v in node.items()}  # fmt: skip
+    out = {}
+    for key, value in node.items():
+        if names_schemas:
+            out[key] = _convert(value)
+        elif key == "type" and not isinstance(value, Mapping):
+            out[key] = _json_type(value)
+        else:
+            out[key] = copy.deepcopy(value) if key in _DATA else _convert(value, key in _SCHEMA_MAPS)
+    return out
 
 
 def wire_schema(parameters: Any) -> dict:
