@@ -244,6 +244,16 @@ def test_lessons_hold_no_command_line():
     assert not found, "toolkit/lessons/ must not parse arguments (toolkit/cli/ does):\n" + "\n".join(found)
 
 
+HTTP_CLIENTS = ("urllib.request", "urllib.error", "http.client", "socket", "ssl", "httpx", "requests", "urllib3")
+
+
+def test_lessons_send_no_http_themselves():
+    """A real model's requests go through the vendors' SDKs, imported at its first request
+    (issue 32): lessons/ converts, and holds no HTTP client of its own."""
+    found = violations(layer_files("lessons"), lambda t: any(t == c or t.startswith(c + ".") for c in HTTP_CLIENTS))
+    assert not found, "toolkit/lessons/ must not speak HTTP itself (the openai/anthropic SDKs do):\n" + "\n".join(found)
+
+
 # --- (d) notebooks import check modules whole -------------------------------------------------
 
 
