@@ -348,7 +348,7 @@ class Session:
             return ran
         if ran.get("answers") is None:
             why = ran["error"] or "nothing came back"
-            part = {"status": "timeout" if ran.get("stopped") else "error"}
+            part: dict[str, Any] = {"status": "timeout" if ran.get("stopped") else "error"}
             part["lines"] = [f"your answers could not be handed to the check: {why}"]
         else:
             part = self._verdict(check, ran["answers"])

@@ -40,7 +40,7 @@ def _assign_last(source: str) -> str:
 
 def grade(job: dict) -> dict:
     """The verdict of ``job``'s check cell on ``job``'s answers."""
-    import cloudpickle
+    import cloudpickle  # type: ignore[import-untyped]
 
     import toolkit.checks as base
 
