@@ -150,6 +150,7 @@ def served():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server.server_address[1]
     server.shutdown()
+    server.server_close()  # its listening socket, or pytest reports it unclosed
 
 
 @pytest.fixture(scope="module")
