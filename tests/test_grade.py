@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.course import grade
+from toolkit.course import grade, grade_sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 NB = "10_reliability_pass_k"
@@ -138,6 +138,79 @@ def test_an_answer_cell_that_ran_out_of_time_makes_its_check_a_timeout_naming_th
     assert session.kernel.timeouts[0] == 6.0
 
 
+def test_a_check_of_names_an_unfinished_cell_bound_is_a_timeout_and_does_not_run(monkeypatch):
+    """A function defined before an endless loop in the same cell is not handed to the check (it
+    would pass 3 of 9 items of Exercise 11), here or in a later check; a cell that finishes and
+    binds the name again lifts that."""
+    late = {"status": "timeout", "error": "ran longer than 6 s", "text": "", "stopped": True}
+    handed = {"status": "ok", "error": "", "text": "", "answers": "e30="}
+    session = grade.Session(CHECKS, (6.0, 240.0))
+    session.kernel = _ScriptedKernel([late, handed])
+    monkeypatch.setattr(session, "_verdict", lambda check, answers: {"status": "graded", "passed": 5, "total": 5})
+    endless = "def enforce_cancel_policy(env):\n    pass\nwhile True:\n    pass"
+    session._run([grade.Step(endless), grade.Step(CHECKS[0].source, 0), grade.Step(CHECKS[1].source, 1)])
+    assert session.parts[0]["status"] == "graded"  # Exercise 10 reads nothing that cell bound
+    assert session.parts[1]["status"] == "timeout" and session.kernel.replies == []
+    assert session.parts[1]["lines"][0].startswith("your cell `def enforce_cancel_policy(env):` ran longer than 6 s")
+    again = {"status": "ok", "error": "", "text": ""}
+    session = grade.Session(CHECKS, (6.0, 240.0))
+    session.kernel = _ScriptedKernel([late, again, handed])
+    monkeypatch.setattr(session, "_verdict", lambda check, answers: {"status": "graded", "passed": 9, "total": 9})
+    session._run(
+        [grade.Step(endless), grade.Step("def enforce_cancel_policy(env): ..."), grade.Step(CHECKS[1].source, 1)]
+    )
+    assert session.parts[1]["status"] == "graded"
+
+
+@pytest.mark.parametrize("passed, status", [(9, "graded"), (3, "timeout")])
+def test_after_a_stray_cell_ran_out_of_time_only_a_failed_check_is_a_timeout(monkeypatch, passed, status):
+    """A loop in a cell of its own costs a right answer nothing; a wrong one is told the cell ran out of time."""
+    late = {"status": "timeout", "error": "ran longer than 6 s", "text": "", "stopped": True}
+    handed = {"status": "ok", "error": "", "text": "", "answers": "e30="}
+    session = grade.Session(CHECKS, (6.0, 240.0))
+    session.kernel = _ScriptedKernel([late, handed])
+    monkeypatch.setattr(session, "_verdict", lambda check, answers: {"status": "graded", "passed": passed, "total": 9})
+    session._run([grade.Step("while True:\n    pass"), grade.Step(CHECKS[1].source, 1)])
+    assert session.parts[1]["status"] == status
+
+
+def test_the_names_a_cell_binds_are_its_own_not_its_functions_locals():
+    source = "import numpy as np, os.path\nfrom math import comb\nX, (y, z) = 1, (2, 3)\n%time 1 + 1\n"  # a magic: still Python after IPython rewrites it
+    source += "def f(a):\n    local = a\nclass C:\n    attr = 1\nfor i in range(2):\n    pass"
+    assert grade._binds(source) == {"np", "os", "comb", "X", "y", "z", "f", "C", "i"}
+    assert grade._binds("def broken(:") == set()
+
+
+class _FakeClient:
+    """A kernel client whose cell answers (goes idle) after ``polls`` empty polls."""
+
+    def __init__(self, polls: int) -> None:
+        self.polls = polls
+
+    def execute(self, code, **kwargs):
+        return "m1"
+
+    def get_iopub_msg(self, timeout):
+        self.polls -= 1
+        if self.polls >= 0:
+            raise grade_sandbox.Empty
+        return {"parent_header": {"msg_id": "m1"}, "msg_type": "status", "content": {"execution_state": "idle"}}
+
+
+@pytest.mark.parametrize("queued, status", [(1.0, "ok"), (0.0, "timeout")], ids=["busy-machine", "own-time"])
+def test_a_cells_time_limit_does_not_count_the_time_it_waited_for_a_cpu(monkeypatch, queued, status):
+    """On a clock that moves 1 s a poll: a cell that took 10 polls of which (busy-machine) the
+    kernel spent all waiting for a CPU is not stopped at 3 s; one whose time was its own is."""
+    clock = iter(range(1000))
+    monkeypatch.setattr(grade_sandbox.time, "monotonic", lambda: float(next(clock)))
+    kernel = grade_sandbox.Kernel.__new__(grade_sandbox.Kernel)
+    kernel.kc = _FakeClient(10)
+    waited = iter(range(1000))
+    monkeypatch.setattr(kernel, "waited", lambda: queued * next(waited))
+    monkeypatch.setattr(kernel, "alive", lambda: True)
+    assert kernel.run("x = 1", 3.0, interrupt=False)["status"] == status
+
+
 def test_an_edited_or_deleted_check_cell_is_replaced_only_by_the_same_modules_check():
     """The old plan gave a later check cell with its call edited away the check of an exercise
     whose cell was deleted; a check cell of another module now runs as the course's own."""
@@ -153,6 +226,9 @@ def test_check_cells_of_optional_sections_are_found_with_their_label():
     match = grade.CHECK_CALL.search("opt04_pick_k.check(pick_k, seed=SEED)")
     assert match and match.group(1) == "opt04_pick_k" and grade._exercise(match.group(1)) == "opt04_pick_k"
     assert grade._exercise(grade.CHECK_CALL.search("ex07.check(f)").group(1)) == 7
+    optional = grade.CheckCell("opt02_prefix", "opt02_prefix.check(cached_prefix, SEED)", module="opt02_prefix")
+    assert grade.CHECK_CALL.search(optional.source).group(0) == "opt02_prefix.check("
+    assert grade._reads(optional) == ["SEED", "cached_prefix"]  # the module is the course's, not handed over
 
 
 def test_the_hand_over_publishes_only_the_names_the_check_cell_reads():

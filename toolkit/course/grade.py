@@ -198,12 +198,39 @@ def _plan(cells: list[dict], checks: list[CheckCell]) -> list[Step]:
     return steps
 
 
+def _reads(check: CheckCell) -> list[str]:
+    """The names of the student's that the course's check cell reads (its answers)."""
+    modules = {m.group(1) for m in CHECK_CALL.finditer(check.source)}
+    return sorted({n.id for n in ast.walk(ast.parse(check.source)) if isinstance(n, ast.Name)} - modules)
+
+
+def _binds(source: str) -> set[str]:
+    """The names a student's cell binds in the notebook (assigns, defines, imports; not inside its
+    functions); none if it is not Python even after IPython's own rewriting of magics."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        todo: list[ast.AST] = list(ast.parse(TransformerManager().transform_cell(source)).body)
+    except (SyntaxError, ValueError):
+        return set()
+    names = set()
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        todo.extend(ast.iter_child_nodes(node))
+    return names
+
+
 def _hand_over(check: CheckCell) -> str:
     """The cell the student's kernel runs in place of a check: it publishes the cloudpickle of the
     names the course's check cell reads (its answers), for the grader to take to the fresh check."""
-    modules = {m.group(1) for m in CHECK_CALL.finditer(check.source)}
-    loaded = {n.id for n in ast.walk(ast.parse(check.source)) if isinstance(n, ast.Name)}
-    names = sorted(loaded - modules)
+    names = _reads(check)
     return (
         f"__import__('IPython.display').display.publish_display_data({{{ANSWERS!r}: __import__('base64')"
         f".b64encode(__import__('cloudpickle').dumps({{_n: _v for _n, _v in globals().items() if _n in {names!r}}}))"
@@ -288,6 +315,7 @@ class Session:
         self.cell_timeout, self.notebook_timeout = timeouts
         self.parts: list[dict] = [{} for _ in checks]
         self.late: list[str] = []  # the student's cells that ran out of time since the last check
+        self.unfinished: dict[str, str] = {}  # a name bound by a cell that ran out of time: that cell
         self.stopped = ""  # why the kernel was stopped, if it was stopped for running out of time
         self.started = time.monotonic()
         self.kernel: Any = None
@@ -319,6 +347,9 @@ class Session:
                 if ran.get("stopped"):
                     first = step.source.strip().splitlines()[0][:60]
                     self.late.append(f"your cell `{first}` ran longer than {self.cell_timeout:g} s and was stopped")
+                    self.unfinished |= dict.fromkeys(_binds(step.source), self.late[-1])
+                elif ran["status"] == "ok":  # a cell that finished binds them afresh
+                    self.unfinished = {k: v for k, v in self.unfinished.items() if k not in _binds(step.source)}
             if ran["status"] == "dead":
                 if ran.get("stopped"):
                     self.stopped = self.late[-1] if self.late else "the kernel was stopped for its time"
@@ -343,16 +374,20 @@ class Session:
         index = step.check
         assert index is not None
         check = self.checks[index]
-        ran = self.kernel.run(_hand_over(check), min(self.left(), 120.0))
+        unfinished = sorted({self.unfinished[n] for n in _reads(check) if n in self.unfinished})
+        ran = {"status": "ok"} if unfinished else self.kernel.run(_hand_over(check), min(self.left(), 120.0))
         if ran["status"] == "dead":
             return ran
-        if ran.get("answers") is None:
+        if unfinished:  # what it defined may be half made: the check does not run on it
+            part: dict[str, Any] = {"status": "timeout", "lines": [*unfinished, "the check did not run"]}
+        elif ran.get("answers") is None:
             why = ran["error"] or "nothing came back"
-            part: dict[str, Any] = {"status": "timeout" if ran.get("stopped") else "error"}
+            part = {"status": "timeout" if ran.get("stopped") else "error"}
             part["lines"] = [f"your answers could not be handed to the check: {why}"]
         else:
             part = self._verdict(check, ran["answers"])
-        if self.late and part["status"] in ("error", "not_done"):
+        failed = part["status"] != "graded" or part.get("passed", 0) < part.get("total", 0)
+        if self.late and failed and part["status"] != "timeout":  # it may have failed for want of time
             part = {"status": "timeout", "lines": self.late + part.get("lines", [])}
         if step.edited:
             part.setdefault("notes", []).append("the check cell was edited; the course's ran in its place")
@@ -362,9 +397,10 @@ class Session:
     def _verdict(self, check: CheckCell, answers: str) -> dict:
         modules = sorted({m.group(1) for m in CHECK_CALL.finditer(check.source)})
         job = json.dumps({"cell": check.source, "modules": modules, "answers": answers})
-        argv = self.box.command([sys.executable, "-m", "toolkit.course.grade_check"])
+        argv = self.box.command([sys.executable, "-m", "toolkit.course.grade_check"], check=True)
         env = self.box.environment() | {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         env["PYTHONPATH"] = str(PACKAGE.parent)  # --no-sandbox: the toolkit this grader runs
+        self.box.freeze(True)  # nothing the notebook left running competes with its check
         try:
             done = subprocess.run(
                 argv, input=job, capture_output=True, text=True, timeout=max(self.left(), 1), env=env, cwd=self.box.work
@@ -374,6 +410,8 @@ class Session:
                 "status": "timeout",
                 "lines": [f"the notebook's {self.notebook_timeout:g} s ran out during this check"],
             }
+        finally:
+            self.box.freeze(False)
         try:
             verdict = json.loads(done.stdout.strip().splitlines()[-1])
         except (IndexError, ValueError):

@@ -77,13 +77,15 @@ class Sandbox:
         self.root = Path(tempfile.mkdtemp(prefix="nb-", dir=parent)).resolve()
         self.work, self.sock = self.root / "work", self.root / "sock"
         self.sandboxed, self.cpu = sandboxed, int(cpu_seconds) + 1
-        self.cgroups: list[Path] = []
+        self.cgroups: list[Path] = []  # the kernel's and everything it starts
+        self.checking: list[Path] = []  # the fresh check processes'
         for folder in (self.work, self.sock):
             folder.mkdir()
             if sandboxed and _root():
                 os.chown(folder, NOBODY, NOBODY)
         if sandboxed and _root():
-            self.cgroups = _cgroups(self.root.name)
+            self.cgroups = _cgroups(self.root.name, freezer=True)
+            self.checking = _cgroups(self.root.name + "-check") if self.cgroups else []
 
     @property
     def inside(self) -> str:
@@ -103,8 +105,9 @@ class Sandbox:
             "OPENBLAS_NUM_THREADS": "1",
         }
 
-    def command(self, argv: list[str]) -> list[str]:
-        """``argv`` run in this notebook's sandbox, limits and cgroup (as it is with ``--no-sandbox``)."""
+    def command(self, argv: list[str], check: bool = False) -> list[str]:
+        """``argv`` run in this notebook's sandbox, limits and cgroups, the kernel's or (``check``) the
+        check's own (as it is with ``--no-sandbox``)."""
         if not self.sandboxed:
             return argv
         limits = [f"--as={ADDRESS_SPACE}", f"--fsize={FILE_SIZE}", f"--nofile={OPEN_FILES}", f"--cpu={self.cpu}"]
@@ -128,8 +131,9 @@ class Sandbox:
         else:
             box += ["--"]
         wrapped = ["prlimit", *limits, "--", *box, *argv]
-        if self.cgroups:  # join the cgroups first, so every process the notebook makes is counted
-            joins = " && ".join(f'echo $$ > "{g}/cgroup.procs"' for g in self.cgroups)
+        groups = self.checking if check else self.cgroups
+        if groups:  # join the cgroups first, so every process the notebook makes is counted
+            joins = " && ".join(f'echo $$ > "{g}/cgroup.procs"' for g in groups)
             wrapped = ["/bin/sh", "-c", joins + ' && exec "$@"', "sandbox", *wrapped]
         return wrapped
 
@@ -137,7 +141,7 @@ class Sandbox:
         """SIGKILL every process left in the notebook's cgroups; how many there were."""
         killed: set[int] = set()
         for _ in range(100):
-            alive = {int(p) for g in self.cgroups for p in _read(g / "cgroup.procs").split()}
+            alive = {int(p) for g in self.cgroups + self.checking for p in _read(g / "cgroup.procs").split()}
             if not alive:
                 break
             for pid in alive:
@@ -149,10 +153,18 @@ class Sandbox:
             time.sleep(0.02)
         return len(killed)
 
+    def freeze(self, frozen: bool) -> None:
+        """Stop (or restart) every process of the kernel's cgroup, so that while a check runs nothing
+        the notebook left running (a fork bomb, a busy thread) competes with it for the machine."""
+        for group in self.cgroups:
+            _write(group / "cgroup.freeze", str(int(frozen)))  # cgroup v2
+            _write(group / "freezer.state", "FROZEN" if frozen else "THAWED")  # v1's freezer group
+
     def close(self) -> None:
         """Kill what is left, remove the cgroups and the folder."""
+        self.freeze(False)
         self.kill()
-        for group in self.cgroups:
+        for group in self.cgroups + self.checking:
             for _ in range(50):
                 try:
                     group.rmdir()
@@ -181,9 +193,11 @@ def _data_root() -> Path:
     return data_dir().resolve()
 
 
-def _cgroups(name: str) -> list[Path]:
-    """The notebook's cgroups (v2: one; v1: pids and memory), with their limits; [] if none can be made."""
+def _cgroups(name: str, freezer: bool = False) -> list[Path]:
+    """Cgroups with the notebook's limits (v2: one; v1: pids, memory and, with ``freezer``, one to
+    freeze them with); [] if none can be made."""
     top = Path("/sys/fs/cgroup")
+    plan: dict[Path, dict[str, int]]
     if (top / "cgroup.controllers").exists():
         _write(top / "cgroup.subtree_control", "+pids +memory")
         plan = {top / f"toolkit-grade-{name}": {"pids.max": TASKS, "memory.max": MEMORY, "memory.swap.max": 0}}
@@ -192,6 +206,8 @@ def _cgroups(name: str) -> list[Path]:
             top / "pids" / f"toolkit-grade-{name}": {"pids.max": TASKS},
             top / "memory" / f"toolkit-grade-{name}": {"memory.limit_in_bytes": MEMORY},
         }
+        if freezer and (top / "freezer").is_dir():
+            plan[top / "freezer" / f"toolkit-grade-{name}"] = {}
     made = []
     for group, limits in plan.items():
         try:
@@ -250,26 +266,39 @@ class Kernel:
         while True:
             try:
                 self.kc.wait_for_ready(timeout=2)
-                return
+                break
             except RuntimeError:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 why = _read(box.root / "kernel.log").strip().splitlines()[-1:] or ["no answer"]
                 self.close()
                 raise RuntimeError(why[0][:300])
+        import psutil  # type: ignore[import-untyped]  # ipykernel's own dependency
+
+        tree = [psutil.Process(self.proc.pid), *psutil.Process(self.proc.pid).children(recursive=True)]
+        found = [p.pid for p in tree if "ipykernel_launcher" in " ".join(p.cmdline())]  # before any cell ran
+        self.schedstat = Path(f"/proc/{found[0]}/schedstat") if found else None
+
+    def waited(self) -> float:
+        """Seconds the kernel's main thread has spent ready to run but waiting for a CPU (0 if unknown):
+        a cell's time limit does not count them, so a busy machine does not stop an honest cell."""
+        fields = _read(self.schedstat).split() if self.schedstat else []
+        return int(fields[1]) / 1e9 if len(fields) > 1 else 0.0
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
     def run(self, code: str, timeout: float, interrupt: bool = True) -> dict[str, Any]:
         """Run ``code``: ``{"status": ok|error|timeout|dead, "text", "error", "answers", "stopped"}``.
-        A cell out of time is interrupted, and the sandbox stopped if that does not work
-        (``stopped``: the kernel is gone because of the time limit, not by itself)."""
+        ``timeout`` is seconds of the cell's own time: the time it ran or waited for something, not
+        the time the machine kept it waiting for a CPU (:meth:`waited`). A cell out of time is
+        interrupted, and the sandbox stopped if that does not work (``stopped``: the kernel is gone
+        because of the time limit, not by itself)."""
         msg_id = self.kc.execute(code, store_history=False, allow_stdin=False, stop_on_error=False)
-        deadline, size, error, answers = time.monotonic() + timeout, 0, "", None
+        began, queued, size, error, answers = time.monotonic(), self.waited(), 0, "", None
         text: list[str] = []
         while True:
-            left = deadline - time.monotonic()
+            left = timeout - (time.monotonic() - began - (self.waited() - queued))
             if left <= 0:
                 status = self._interrupt() if interrupt else "timeout"
                 return {
