@@ -132,7 +132,9 @@ def _add_hostile(ed: Path, folder: Path) -> None:
     never = "def enforce_cancel_policy(env):\n    pass\nwhile True:\n    pass  # the answer cell never ends"
     _add("endless", _notebook(ed, [RIGHT[0], never]), {10: "full", 11: "timeout"})
     bomb = "import subprocess\nsubprocess.Popen(['/bin/sh', '-c', 'b() { b | b & }; b'])\nimport time\ntime.sleep(2)"
-    _add("forkbomb", _notebook(ed, RIGHT, {1: bomb}), {10: "full", 11: "failed"})
+    # the bomb fails alone: it fills its own cgroup, is frozen while the check of the right answer
+    # beside it runs in a cgroup of its own, and is killed with the notebook
+    _add("forkbomb", _notebook(ed, RIGHT, {1: bomb}), {10: "full", 11: "full"})
     _add("hog", _notebook(ed, RIGHT, {1: "hog = bytearray(6 << 30)"}), {10: "full", 11: "full"})
 
 
@@ -203,7 +205,8 @@ def graded(student_edition, tmp_path_factory, served):
         f"    c.Checker.done = lambda self, next_step='': c.{FAKE}\n"
         "    return []\n"
     )
-    _add("incheck", _notebook(ed, [inside, RIGHT[1]]), {10: "tampered", 11: "full"})
+    # the rest of the answer stays right (my_pass2_by_hand, the slip rates): only passk_table tampers
+    _add("incheck", _notebook(ed, [RIGHT[0] + inside, RIGHT[1]]), {10: "tampered", 11: "full"})
     _add_hostile(ed, folder)
     _add_undone_tampering(ed)
     edited = _notebook(ed, RIGHT)
