@@ -14,7 +14,8 @@ recorded: nothing the student's code did to its own kernel reaches it.
 * ``error``: the check could not run (the kernel died by itself, the answers could not be handed
   over, the check raised, the notebook is not one of the course's or could not be read);
 * ``timeout``: the check, or a cell before it whose kernel had to be stopped, or the notebook ran
-  out of time; or the check failed after a cell of the student's ran out of time (named);
+  out of time; or a cell that binds a name the check reads ran out of time (named; the check does
+  not run); or the check failed, in part or whole, after a cell of the student's ran out of time;
 * ``tampered``: the check's own code was changed while it ran (by the student's functions).
 
 Output: one CSV row per student, notebook and exercise (``student,notebook,exercise,passed,
@@ -528,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
         "--cell-timeout",
         type=float,
         default=CELL_TIMEOUT,
-        help="seconds per cell of the student's (a check cell has the notebook's time)",
+        help="seconds a cell of the student's may take, not counting its waits for a CPU",
     )
     parser.add_argument("--notebook-timeout", type=float, default=NOTEBOOK_TIMEOUT, help="seconds per notebook")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at once, one sandbox each (default 1)")

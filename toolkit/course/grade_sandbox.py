@@ -9,7 +9,8 @@ of the host in sight), a read-only view of the system folders, Python, the venv,
 and ``/proc``, and ``--die-with-parent``. Around it: ``prlimit`` (address space, file size, open
 files, CPU seconds) and, when the grader is root, a cgroup (tasks and memory; ``RLIMIT_NPROC``
 does not bind root) that every process of the notebook joins and that :meth:`Sandbox.close`
-empties with SIGKILL. As root the sandbox runs its command as ``nobody`` (``setpriv``).
+empties with SIGKILL; the fresh check processes get cgroups of their own, and the kernel's is
+frozen while they run. As root the sandbox runs its command as ``nobody`` (``setpriv``).
 
 Where bwrap cannot run, :func:`unavailable` says why, and ``grade`` refuses without ``--no-sandbox``.
 
