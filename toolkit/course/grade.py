@@ -349,7 +349,7 @@ class Session:
                     first = step.source.strip().splitlines()[0][:60]
                     self.late.append(f"your cell `{first}` ran longer than {self.cell_timeout:g} s and was stopped")
                     self.unfinished |= dict.fromkeys(_binds(step.source), self.late[-1])
-                elif ran["status"] == "ok":  # a cell that finished binds them afresh
+                elif ran["status"] == "ok" and self.unfinished:  # a cell that finished binds them afresh
                     self.unfinished = {k: v for k, v in self.unfinished.items() if k not in _binds(step.source)}
             if ran["status"] == "dead":
                 if ran.get("stopped"):
