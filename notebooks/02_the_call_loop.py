@@ -378,7 +378,9 @@ for label, model in forcing.items():
 # OpenAI's Responses API is more forgiving. Leaving the reasoning items out is accepted, but the
 # model reasons again from scratch, which costs quality and cache; the guide recommends passing
 # them back, as the items themselves or, when nothing is stored on the server, as their
-# `encrypted_content`, and `previous_response_id` does it for you [37].
+# `encrypted_content`, and `previous_response_id` does it for you [37]. What it does refuse is
+# a broken pair: a reasoning item sent back without the function call that followed it, or the
+# call without its reasoning item, gets HTTP 400, as SDK authors found in 2025 and 2026 [63].
 #
 # ### One call on the wire, in both vendors' shapes
 #
@@ -527,3 +529,6 @@ real_run = notebook_loop("Is it warmer in Paris or Oslo?")
 # - [57] Anthropic, *Thinking in tool and multi-turn workflows*, undated.
 #   <https://platform.claude.com/docs/build-with-claude/thinking-tool-workflows> (Beyond the
 #   pack.)
+# - [63] vercel/ai contributors, *Issue #7099: Item 'rs_...' of type 'reasoning' was provided
+#   without its required following item*, 2025. <https://github.com/vercel/ai/issues/7099>
+#   (Beyond the pack.)
