@@ -52,7 +52,10 @@ UNPROTECTED = (
 
 
 def unavailable() -> str:
-    """Why bubblewrap cannot run here ("" when it can): not installed, or no namespaces allowed."""
+    """Why bubblewrap cannot run here ("" when it can): not installed, or no namespaces allowed.
+
+    Used by: python -m toolkit grade.
+    """
     if shutil.which("bwrap") is None:
         return "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
     probe = subprocess.run(
