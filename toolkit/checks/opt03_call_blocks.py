@@ -11,6 +11,7 @@ notebook never shows.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 
@@ -145,10 +146,7 @@ def check(read_tool_calls: Callable) -> CheckResult:
     if probe_parts(c, {"read_tool_calls": (read_tool_calls, (EXAMPLE_REPLY, list(EXAMPLE_TOOLS)))})[1]:
         return not_done(TITLE)
     for label, reply, calls, keep, bad in CASES:
-        c.run(
-            label,
-            lambda lb=label, r=reply, ca=calls, k=keep, b=bad: _one(c, read_tool_calls, lb, r, ca, k, b),
-        )
+        c.run(label, functools.partial(_one, c, read_tool_calls, label, reply, calls, keep, bad))
     c.run("the list of tools is left as it was", lambda: _leaves_known(c, read_tool_calls))
     return c.done(
         next_step="This is the job llama.cpp's parser does on every reply of the local model; a "
