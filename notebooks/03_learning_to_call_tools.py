@@ -235,9 +235,10 @@ toolformer_explorer(candidates, tau=1.0)
 # Qwen2.5-Coder-1.5B-Instruct served by llama.cpp (`make local-model-serve`, described in
 # [docs/real-models.md](../docs/real-models.md)). No model runs in this section.
 #
-# **The template.** A chat template is a small Jinja program shipped with the model. Below,
-# the course's template (`data/local_model/qwen2.5-coder-tools.jinja`, the file the server is
-# given) renders one tool and a conversation that already holds a call and its result.
+# **The template.** A chat template is a small program in Jinja, a templating language, shipped
+# with the model. Below, the course's template (`data/local_model/qwen2.5-coder-tools.jinja`,
+# the file the server is given) renders one tool and a conversation that already holds a call
+# and its result.
 
 # %%
 from toolkit.lessons.open_models import call_grammar, chat_tools, grammar_admits, render_prompt
@@ -361,11 +362,12 @@ opt03_call_blocks.check(read_tool_calls)
 # %% [markdown] slideshow={"slide_type": "slide"}
 # **The grammar.** A parser reads whatever the model wrote. A server can instead make a broken
 # call impossible to write: while sampling, it drops every token that would take the text out
-# of a formal grammar. llama.cpp writes such grammars in GBNF (rules of the form
-# `name ::= ...`) and converts a JSON Schema into one [63]; vendors' strict tool use and
-# structured outputs rest on the same idea, constrained decoding (notebook 05 §6, [52]). Below
-# is a grammar derived from `get_weather`'s schema by the toolkit's small converter, whose rules
-# follow the style of llama.cpp's, and a test of which texts it admits.
+# of a formal grammar. llama.cpp writes such grammars in GBNF, its variant of Backus–Naur form
+# (rules of the form `name ::= ...`), and converts a JSON Schema into one [63]; vendors'
+# strict tool use and structured outputs rest on the same idea, constrained decoding
+# (notebook 05 §6, [52]). Below is a grammar derived from `get_weather`'s schema by the
+# toolkit's small converter, whose rules follow the style of llama.cpp's, and a test of which
+# texts it admits.
 
 # %%
 print(call_grammar(weather_tools))
@@ -393,18 +395,20 @@ for label, text in attempts.items():
 # it cannot make a well-formed call right (Exercise 2 of notebook 05, one level down).
 #
 # **Training with verifiable rewards.** Where does a model's skill at writing good calls come
-# from today? After supervised training on call transcripts (the TALM row of the table in
-# section 1), recent open models are also trained with reinforcement learning in which a
-# program computes the reward from a known answer, not a learned judge; Tülu 3 named this
-# reinforcement learning with verifiable rewards, RLVR [65]. For tools, ToolRL compares each
-# call the model writes with the gold calls: a format reward (0 or 1, did the reply follow the
-# format) plus a correctness reward in [−3, 3] built from matching tool names, parameter names
-# and parameter values, optimized with GRPO; the authors report 17% over the base models and
-# 15% over supervised fine-tuning [64]. That reward is a call scorer, like the AST matching of
-# notebook 09, used for training instead of grading, and it answers part of the first
-# discussion question below: the reward checks the call itself, where Toolformer's loss could
-# only see the next few tokens. It also inherits a scorer's blind spots: a call that matches
-# the gold call in every field earns full marks even if the gold call was wrong.
+# from? Supervised training on call transcripts (the TALM row of the table in section 1) is
+# one source. Open models can also be trained with reinforcement learning in which a program
+# computes the reward by checking the answer, instead of a learned judge scoring it; Tülu 3
+# named this reinforcement learning with verifiable rewards, RLVR [65]. For tools, ToolRL
+# compares each call the model writes with the gold calls: a format reward (0 or 1, did the
+# reply follow the format) plus a correctness reward in [−3, 3] built from matching tool
+# names, parameter names and parameter values. It optimizes that reward with GRPO (group
+# relative policy optimization: each sampled reply is scored against the others sampled for
+# the same prompt), and the authors report 17% over the base models and 15% over supervised
+# fine-tuning [64]. Such a reward is a call scorer, like the matching of calls in notebook 09,
+# used for training instead of grading. It answers part of the first discussion question
+# below, since it checks the call itself where Toolformer's loss could only see the next few
+# tokens, and it inherits a scorer's blind spots: a different call that would also have
+# served the user earns less than the gold one.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Discussion
