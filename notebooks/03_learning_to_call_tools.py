@@ -265,11 +265,11 @@ print(render_prompt(conversation, weather_tools))
 #
 # Qwen's own template for this family asks for each call inside `<tool_call></tool_call>`
 # tags instead (the convention of the Hermes models) [62], and llama.cpp knows that format
-# natively [63]. The course changed it because this small coder model answers in ```` ```json ````
-# blocks and never writes the tag; with the original template the server found no tag and
-# returned every call as plain text (the template's comments say so, and `tests/local_model/`
-# checks it). The format is an agreement between the template and the model's training data.
-# When the two disagree, calls get lost.
+# natively [63]. The course changed it because this small coder model answers in
+# ```` ```json ```` blocks and never writes the tag: with the original template the server found
+# no tag and returned every call as plain text (the template's comments record this, and
+# `tests/local_model/` checks that the server now reads the calls). The format is an agreement
+# between the template and the model's training data. When the two disagree, calls get lost.
 #
 # **The parser.** llama.cpp's server (started with `--jinja`) reads the calls out of the reply
 # and returns them as OpenAI-style `tool_calls`. Its newer parser learns the format from the
@@ -297,11 +297,10 @@ print("the call:       ", repr(one))
 # What the two renders share is the frame of a call: the fence and `{"name": "` before the
 # name, then (the arguments being the same in both) the arguments and the closing fence.
 # Another comparison, with different arguments, splits the second part the same way. A parser
-# also has to decide what to do with what does not fit the
-# frame: text around the calls (the user should still see it), a code block that is not a call,
-# and a block it cannot read. The safe rule is the one you will write next: never drop text
-# silently. A block that is not a valid call stays in the reply's text, with one sentence
-# saying why.
+# also has to decide what to do with what does not fit the frame: text around the calls (the
+# user should still see it), a code block that is not a call, and a block it cannot read. The
+# safe rule is the one you will write next: never drop text silently. A block that is not a
+# valid call stays in the reply's text, with one sentence saying why.
 
 # %% [markdown]
 # **Your turn (optional, about 15 minutes).** Write `read_tool_calls(reply, known)`, the parser
@@ -392,7 +391,7 @@ for label, text in attempts.items():
 # plain answers, so a server does not hold every reply to it: llama.cpp's parser comes with the
 # grammar *and* the triggers that switch it on once a call begins [63]. Second, the last line:
 # the grammar admits a call for the wrong city. Constrained decoding removes malformed calls;
-# it cannot make a well-formed call right (Exercise 2 of notebook 05, one level down).
+# it cannot make a well-formed call right (the lesson of Exercise 2 in notebook 05).
 #
 # **Training with verifiable rewards.** Where does a model's skill at writing good calls come
 # from? Supervised training on call transcripts (the TALM row of the table in section 1) is
