@@ -264,8 +264,8 @@ print(render_prompt(conversation, weather_tools))
 # with an open assistant turn: whatever the model writes next is its reply.
 #
 # Qwen's own template for this family asks for each call inside `<tool_call></tool_call>`
-# tags instead (the convention of the Hermes models) [62], and llama.cpp knows that format
-# natively [63]. The course changed it because this small coder model answers in
+# tags instead (the convention of the Hermes models) [64], and llama.cpp knows that format
+# natively [65]. The course changed it because this small coder model answers in
 # ```` ```json ```` blocks and never writes the tag: with the original template the server found
 # no tag and returned every call as plain text (the template's comments record this, and
 # `tests/local_model/` checks that the server now reads the calls). The format is an agreement
@@ -274,7 +274,7 @@ print(render_prompt(conversation, weather_tools))
 # **The parser.** llama.cpp's server (started with `--jinja`) reads the calls out of the reply
 # and returns them as OpenAI-style `tool_calls`. Its newer parser learns the format from the
 # template itself: it renders the template with different calls and compares the outputs to
-# find the fixed text around a call [63]. The same comparison, here:
+# find the fixed text around a call [65]. The same comparison, here:
 
 # %%
 import os
@@ -362,7 +362,7 @@ opt03_call_blocks.check(read_tool_calls)
 # **The grammar.** A parser reads whatever the model wrote. A server can instead make a broken
 # call impossible to write: while sampling, it drops every token that would take the text out
 # of a formal grammar. llama.cpp writes such grammars in GBNF, its variant of Backus–Naur form
-# (rules of the form `name ::= ...`), and converts a JSON Schema into one [63]; vendors'
+# (rules of the form `name ::= ...`), and converts a JSON Schema into one [65]; vendors'
 # strict tool use and structured outputs rest on the same idea, constrained decoding
 # (notebook 05 §6, [52]). Below is a grammar derived from `get_weather`'s schema by the
 # toolkit's small converter, whose rules follow the style of llama.cpp's, and a test of which
@@ -387,9 +387,9 @@ for label, text in attempts.items():
 # %% [markdown]
 # The enum became a choice between two literals, the required property is not optional, and no
 # other key can appear (llama.cpp's converter also leaves out additional properties unless a
-# schema allows them [63]). Two consequences. First, a grammar that admits only calls forbids
+# schema allows them [65]). Two consequences. First, a grammar that admits only calls forbids
 # plain answers, so a server does not hold every reply to it: llama.cpp's parser comes with the
-# grammar *and* the triggers that switch it on once a call begins [63]. Second, the last line:
+# grammar *and* the triggers that switch it on once a call begins [65]. Second, the last line:
 # the grammar admits a call for the wrong city. Constrained decoding removes malformed calls;
 # it cannot make a well-formed call right (the lesson of Exercise 2 in notebook 05).
 #
@@ -397,13 +397,13 @@ for label, text in attempts.items():
 # from? Supervised training on call transcripts (the TALM row of the table in section 1) is
 # one source. Open models can also be trained with reinforcement learning in which a program
 # computes the reward by checking the answer, instead of a learned judge scoring it; Tülu 3
-# named this reinforcement learning with verifiable rewards, RLVR [65]. For tools, ToolRL
+# named this reinforcement learning with verifiable rewards, RLVR [67]. For tools, ToolRL
 # compares each call the model writes with the gold calls: a format reward (0 or 1, did the
 # reply follow the format) plus a correctness reward in [−3, 3] built from matching tool
 # names, parameter names and parameter values. It optimizes that reward with GRPO (group
 # relative policy optimization: each sampled reply is scored against the others sampled for
 # the same prompt), and the authors report 17% over the base models and 15% over supervised
-# fine-tuning [64]. Such a reward is a call scorer, like the matching of calls in notebook 09,
+# fine-tuning [66]. Such a reward is a call scorer, like the matching of calls in notebook 09,
 # used for training instead of grading. It answers part of the first discussion question
 # below, since it checks the call itself where Toolformer's loss could only see the next few
 # tokens, and it inherits a scorer's blind spots: a different call that would also have
@@ -541,14 +541,14 @@ for label, text in attempts.items():
 # - [52] Anthropic, *Structured outputs*, undated.
 #   <https://platform.claude.com/docs/en/build-with-claude/structured-outputs> (Beyond the
 #   pack.)
-# - [62] Qwen team, *Qwen2.5-Coder-1.5B-Instruct: tokenizer_config.json (chat_template)*,
+# - [64] Qwen team, *Qwen2.5-Coder-1.5B-Instruct: tokenizer_config.json (chat_template)*,
 #   undated.
 #   <https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct/blob/main/tokenizer_config.json>
 #   (Beyond the pack.)
-# - [63] llama.cpp contributors, *llama.cpp documentation: Function calling, the auto-parser,
+# - [65] llama.cpp contributors, *llama.cpp documentation: Function calling, the auto-parser,
 #   and the GBNF guide*, 2026.
 #   <https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md> (Beyond the pack.)
-# - [64] Qian et al., *ToolRL: Reward is All Tool Learning Needs*, 2025.
+# - [66] Qian et al., *ToolRL: Reward is All Tool Learning Needs*, 2025.
 #   <https://arxiv.org/abs/2504.13958> (Beyond the pack.)
-# - [65] Lambert et al., *Tülu 3: Pushing Frontiers in Open Language Model Post-Training*, 2024.
+# - [67] Lambert et al., *Tülu 3: Pushing Frontiers in Open Language Model Post-Training*, 2024.
 #   <https://arxiv.org/abs/2411.15124> (Beyond the pack.)

@@ -711,14 +711,15 @@ class MessagesModel(_Endpoint):
     (``https://api.anthropic.com``). ``max_tokens`` is required by the API. ``temperature`` is
     left out unless given: the current ``anthropic`` SDK no longer offers it. ``tool_choice``
     as for :class:`ChatCompletionsModel` (``"required"`` is sent as ``{"type": "any"}``); with
-    ``thinking`` enabled in ``extra_body`` it is always ``"auto"``, the only forcing-free choice
-    the API accepts with extended thinking besides ``"none"``. The conversation is
+    ``thinking`` on in ``extra_body`` it is always ``"auto"``: manual thinking refuses a forced
+    choice, and under adaptive thinking only some models accept one (notebook 02, section 4b).
+    The conversation is
     converted: system text goes to ``system``, tool answers become ``tool_result`` blocks in a
     user turn, and consecutive turns of one role are merged, as the API requires.
 
     Thinking: ``extra_body={"thinking": {"type": "adaptive"}}`` is the current mode, with no
     budget. The older manual mode, ``{"type": "enabled", "budget_tokens": N}`` (deprecated by
-    Anthropic; Claude 4.7 and later models refuse it), counts the N thinking tokens inside
+    Anthropic; the newest models refuse it), counts the N thinking tokens inside
     ``max_tokens``, and the API refuses a request whose ``max_tokens`` is not greater than N. So
     with a budget and ``max_tokens`` left at its default (1024, which cannot hold even the
     smallest budget, 1024), the request sends ``N + 1024``: the budget, then the default's room

@@ -9,7 +9,7 @@ kind of grammar (llama.cpp's GBNF) a server can hold the model's sampling to. No
 
 The grammar converter is a teaching one: it covers the schemas of the course's tools (objects
 with at least one required property, strings, numbers, integers, booleans, enums, arrays) and
-raises ``ValueError`` for anything else; llama.cpp's own converter covers much more [63].
+raises ``ValueError`` for anything else; llama.cpp's own converter covers much more [65].
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def call_grammar(tools: list[dict]) -> str:
     (chat-template shape, or the registry's MCP-style schemas) with arguments that fit its schema.
 
     Properties are written in the schema's order, required ones first, as llama.cpp's converter
-    also fixes an order [63].
+    also fixes an order [65].
 
     Notebook 03.
     """
