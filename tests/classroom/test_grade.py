@@ -33,6 +33,7 @@ from toolkit.course.grade_sandbox import NOBODY
 ROOT = Path(__file__).resolve().parents[2]
 NB = "10_reliability_pass_k"
 CHECKS = grade.course_checks(ROOT / "notebooks" / f"{NB}.ipynb")
+OPT = "opt10_dual_control"  # the optional your turn's check (10 §6), graded like the exercises
 
 WRONG_10 = """
 def passk_table(p_skip_check, p_typo):
@@ -55,7 +56,7 @@ def _code(source: str) -> dict:
 
 def _notebook(edition: Path, answers: list[str | None], before_check: dict[int, str] | None = None) -> dict:
     """The student edition's notebook with ``answers[i]`` in the starter cell before check ``i``
-    (None: left as the stub) and ``before_check[i]`` as an extra cell just before check ``i``."""
+    (None, or no ``answers[i]``: left as the stub) and ``before_check[i]`` as an extra cell just before check ``i``."""
     nb = json.loads((edition / "notebooks" / f"{NB}.ipynb").read_text())
     cells, check, starter = [], 0, None
     for cell in nb["cells"]:
@@ -63,7 +64,7 @@ def _notebook(edition: Path, answers: list[str | None], before_check: dict[int, 
         if "starter" in tags:
             starter = len(cells)
         if "check" in tags:
-            if answers[check] is not None and starter is not None:
+            if check < len(answers) and answers[check] is not None and starter is not None:
                 cells[starter] = _code(answers[check])
             if before_check and check in before_check:
                 cells.append(_code(before_check[check]))
@@ -159,10 +160,10 @@ def served():
 def graded(student_edition, tmp_path_factory, served):
     ed = student_edition
     folder = tmp_path_factory.mktemp("submissions") / "submitted"
-    _add("right", _notebook(ed, RIGHT), {10: "full", 11: "full"})
+    _add("right", _notebook(ed, RIGHT), {10: "full", 11: "full", OPT: "full"})  # the optional your turn too
     _add("wrong", _notebook(ed, [RIGHT[0] + WRONG_10, WRONG_11]), {10: "partial", 11: "partial"})
     _add("half", _notebook(ed, [RIGHT[0], None]), {10: "full", 11: "not_done"})
-    _add("blank", _notebook(ed, [None, None]), {10: "not_done", 11: "not_done"})
+    _add("blank", _notebook(ed, [None, None]), {10: "not_done", 11: "not_done", OPT: "not_done"})
     loop = _notebook(ed, RIGHT, {0: "while True:\n    pass"})
     _add("loops", loop, {10: "full", 11: "full"})
     # a plain cell that ignores interrupts: its kernel is stopped, and the check after it is out
@@ -321,7 +322,7 @@ def _rows(graded, student):
 def test_each_submission_gets_the_verdict_it_deserves(graded, student):
     rows = _rows(graded, student)
     _, expected = CLASS[student]
-    assert set(rows) == {str(n) for n in expected}
+    assert set(rows) == {str(n) for n in expected} | {OPT}  # every notebook 10 gets its optional row
     for number, want in expected.items():
         row = rows[str(number)]
         passed, total = int(row["passed"]), int(row["total"])
