@@ -238,7 +238,9 @@ toolformer_explorer(candidates, tau=1.0)
 # **The template.** A chat template is a small program in Jinja, a templating language, shipped
 # with the model. Below, the course's template (`data/local_model/qwen2.5-coder-tools.jinja`,
 # the file the server is given) renders one tool and a conversation that already holds a call
-# and its result.
+# and its result. It is rendered here with the jinja2 library; llama.cpp's server has a Jinja
+# engine of its own, and the course's local-model tests ask the server for the same prompts and
+# find them identical, character for character.
 
 # %%
 from toolkit.lessons.open_models import call_grammar, chat_tools, grammar_admits, render_prompt
