@@ -117,9 +117,12 @@ test: $(STAMP)
 	$(NO_REAL_MODEL) $(WRITE_BYTECODE) $(BIN)/python -m pytest $(XDIST) $(NBVAL) tests notebooks/[0-9][0-9]_*.ipynb
 
 # The class tier (tests/classroom/): the student edition's twelve notebooks run top to bottom, every
-# exercise's right answers with every core busy, a class's submissions graded. Minutes of kernels
+# exercise's right answers with every core busy, a class's submissions graded in the bubblewrap
+# sandbox (Debian's bubblewrap, installed with apt when missing; CI is root). Minutes of kernels
 # and busy cores, so it runs beside `make test`, not in it; CI runs both.
 test-class: $(STAMP)
+	@command -v bwrap >/dev/null || { echo "bwrap not found: installing Debian's bubblewrap with apt (needs root)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }
 	TOOLKIT_CLASS_TESTS=1 $(NO_REAL_MODEL) $(WRITE_BYTECODE) $(BIN)/python -m pytest -n auto --dist loadfile tests/classroom \
 	  -p no:cacheprovider
 

@@ -41,10 +41,12 @@ SEED = 0  # the mock's "training" draw; the test problems use their own seed (1)
 #
 # The retrieval step from Week 2 already was a tool: a call that only reads and hands back
 # text. This week the calls also compute, and some of them change things, which is where
-# the risk starts (notebooks 10 and 11). The far end of the last row is a *computer-use*
-# tool: the model gets screenshots and answers with mouse clicks and key presses that your code
-# carries out, so it can do whatever the logged-in user can [45]. Notebook 11, section 8,
-# treats it as the extreme case of its controls (beyond the pack).
+# the risk starts (notebooks 10 and 11).
+#
+# *Looking ahead (beyond the pack).* The far end of the last row is a *computer-use* tool: the
+# model gets screenshots and answers with mouse clicks and key presses that your code carries
+# out, so it can do whatever the logged-in user can [45]. Notebook 11, section 8, treats it as
+# the extreme case of its controls.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 2. A model that multiplies by recalling examples (mock)

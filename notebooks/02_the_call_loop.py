@@ -378,7 +378,9 @@ for label, model in forcing.items():
 # OpenAI's Responses API is more forgiving. Leaving the reasoning items out is accepted, but the
 # model reasons again from scratch, which costs quality and cache; the guide recommends passing
 # them back, as the items themselves or, when nothing is stored on the server, as their
-# `encrypted_content`, and `previous_response_id` does it for you [37].
+# `encrypted_content`, and `previous_response_id` does it for you [37]. What it does refuse is
+# a broken pair: a reasoning item sent back without the function call that followed it, or the
+# call without its reasoning item, gets HTTP 400, as SDK authors found in 2025 and 2026 [63].
 #
 # ### One call on the wire, in both vendors' shapes
 #
@@ -387,11 +389,15 @@ for label, model in forcing.items():
 # with the reasoning blocks of the section above and `disable_parallel_tool_use`, which sits
 # *inside* Anthropic's `tool_choice` [36]. Anthropic's request turns thinking on with
 # `{"type": "adaptive"}`, the current mode, in which the model decides how much to think and no
-# budget is set [49]. The older manual mode, `{"type": "enabled", "budget_tokens": N}`, is
-# deprecated, and the newest models refuse it (the page lists which; the list moves); where it
-# still runs, the N thinking tokens count inside `max_tokens`, so `max_tokens` must be greater
-# than N, and N is at least 1,024 [35]. We wrote these after the documentation; ids and signatures are placeholders, and
-# the documentation changes often (checked 2 December 2026).
+# budget is set; the dial, if you want one, is `output_config.effort` [49]. The older manual
+# mode, `{"type": "enabled", "budget_tokens": N}`, is deprecated, and the newest models refuse
+# it (the page lists which; the list moves); where it still runs, the N thinking tokens count
+# inside `max_tokens`, so `max_tokens` must be greater than N, and N is at least 1,024 [35].
+# After the result comes the *next request*, where the section's rule shows on the wire: the
+# conversation so far, with the reply's reasoning and call copied back unchanged, then the
+# result; below, only its conversation part is printed, since the rest repeats the first
+# request. We wrote these after the documentation; ids and signatures are placeholders, and the
+# documentation changes often (checked 2 December 2026; the next request added 4 December).
 
 # %%
 wire = T.load_json("wire_formats.json")["shapes"]
@@ -399,6 +405,9 @@ for vendor, shape in wire.items():
     print(f"== {vendor} ==")
     for part in ("request", "reply", "result"):
         print(f"-- {part}:\n{json.dumps(shape[part], indent=1)}")
+    follow_up = shape["next_request"]
+    conversation = "messages" if "messages" in follow_up else "input"
+    print(f"-- next request, its {conversation}:\n{json.dumps(follow_up[conversation], indent=1)}")
 
 # %% [markdown]
 # **Your turn (optional, about 10 minutes).** A harness often has something new to tell the
@@ -520,3 +529,6 @@ real_run = notebook_loop("Is it warmer in Paris or Oslo?")
 # - [57] Anthropic, *Thinking in tool and multi-turn workflows*, undated.
 #   <https://platform.claude.com/docs/build-with-claude/thinking-tool-workflows> (Beyond the
 #   pack.)
+# - [63] vercel/ai contributors, *Issue #7099: Item 'rs_...' of type 'reasoning' was provided
+#   without its required following item*, 2025. <https://github.com/vercel/ai/issues/7099>
+#   (Beyond the pack.)

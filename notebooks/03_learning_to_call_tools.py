@@ -224,6 +224,194 @@ toolformer_explorer(candidates, tau=1.0)
 # this visible: a call made a few tokens too early gets most of its gain weighted away.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
+# ## 8. How an open model writes a tool call today (beyond the pack)
+#
+# *Optional, outside the week's hours.* Toolformer wrote its calls into plain text, and so do
+# today's open models: a call is text in a format the model was trained to write. What turns
+# that text into an API is software around the model, in three parts: the **chat template**
+# that writes the tools and the conversation into one prompt, the **parser** that reads calls
+# back out of the reply, and, if the server uses one, a **grammar** that keeps the model from
+# writing a malformed call at all. We look at each on the course's own local model,
+# Qwen2.5-Coder-1.5B-Instruct served by llama.cpp (`make local-model-serve`, described in
+# [docs/real-models.md](../docs/real-models.md)). No model runs in this section.
+#
+# **The template.** A chat template is a small program in Jinja, a templating language, shipped
+# with the model. Below, the course's template (`data/local_model/qwen2.5-coder-tools.jinja`,
+# the file the server is given) renders one tool and a conversation that already holds a call
+# and its result. It is rendered here with the jinja2 library; llama.cpp's server has a Jinja
+# engine of its own, and the course's local-model tests ask the server for the same prompts and
+# find them identical, character for character.
+
+# %%
+from toolkit.lessons.open_models import call_grammar, chat_tools, grammar_admits, render_prompt
+from toolkit.lessons.toy_tools import make_weather_registry
+
+weather_tools = chat_tools(make_weather_registry().list_schemas()[:1])  # get_weather only
+conversation = [
+    {"role": "user", "content": "Is it cold in Oslo?"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}],
+    },
+    {"role": "tool", "content": '{"city": "Oslo", "temp": 9, "unit": "celsius"}'},
+]
+print(render_prompt(conversation, weather_tools))
+
+# %% [markdown]
+# Read it from the top. The tool list is one JSON line per tool inside `<tools>` tags, then an
+# instruction says how to write a call. The earlier call is written in exactly that format, so
+# the model sees its own convention in use. The tool's result comes back as a *user* turn
+# inside `<tool_response>` tags, followed by one sentence the course added. The prompt ends
+# with an open assistant turn: whatever the model writes next is its reply.
+#
+# Qwen's own template for this family asks for each call inside `<tool_call></tool_call>`
+# tags instead (the convention of the Hermes models) [64], and llama.cpp knows that format
+# natively [65]. The course changed it because this small coder model answers in
+# ```` ```json ```` blocks and never writes the tag: with the original template the server found
+# no tag and returned every call as plain text (the template's comments record this, and
+# `tests/local_model/` checks that the server now reads the calls). The format is an agreement
+# between the template and the model's training data. When the two disagree, calls get lost.
+#
+# **The parser.** llama.cpp's server (started with `--jinja`) reads the calls out of the reply
+# and returns them as OpenAI-style `tool_calls`. Its newer parser learns the format from the
+# template itself: it renders the template with different calls and compares the outputs to
+# find the fixed text around a call [65]. The same comparison, here:
+
+# %%
+import os
+
+
+def assistant_turn(name):
+    call = {"function": {"name": name, "arguments": {"x": 1}}}
+    turn = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "", "tool_calls": [call]}]
+    return render_prompt(turn, weather_tools, add_generation_prompt=False).split("<|im_start|>assistant")[-1]
+
+
+one, other = assistant_turn("find"), assistant_turn("search")  # the same arguments, two names
+before = os.path.commonprefix([one, other])
+after = os.path.commonprefix([one[::-1], other[::-1]])[::-1]
+print("before the name:", repr(before))
+print("after the name: ", repr(after))
+print("the call:       ", repr(one))
+
+# %% [markdown]
+# What the two renders share is the frame of a call: the fence and `{"name": "` before the
+# name, then (the arguments being the same in both) the arguments and the closing fence.
+# Another comparison, with different arguments, splits the second part the same way. A parser
+# also has to decide what to do with what does not fit the frame: text around the calls (the
+# user should still see it), a code block that is not a call, and a block it cannot read. The
+# safe rule is the one you will write next: never drop text silently. A block that is not a
+# valid call stays in the reply's text, with one sentence saying why.
+
+# %% [markdown]
+# **Your turn (optional, about 15 minutes).** Write `read_tool_calls(reply, known)`, the parser
+# for this template. Every ```` ```json ```` block holding one object with a `"name"` from the
+# list `known` and an object of `"arguments"` is a call, in the order they appear. Return a dict
+# with `"calls"` (a list of `{"name", "arguments"}`), `"content"` (the text outside the calls,
+# stripped) and `"errors"` (one sentence for each ```` ```json ```` block that is not a valid
+# call; its text stays in `"content"`). Other code blocks, such as ```` ```python ````, are text
+# for the user. The check uses tools and replies you have not seen.
+
+# %% tags=["starter"]
+from toolkit.checks import opt03_call_blocks
+
+print(opt03_call_blocks.EXAMPLE_REPLY)
+
+
+def read_tool_calls(reply: str, known: list) -> dict:
+    """The calls of the template's ```json blocks, the text around them, and what could not be read."""
+    raise NotImplementedError("Your turn: find the ```json blocks and read each one")
+
+
+# %% tags=["solution"]
+import json
+import re
+
+from toolkit.checks import opt03_call_blocks
+
+CALL_BLOCK = re.compile(r"```json[ \t]*\n(.*?)\n?```", re.DOTALL)
+
+
+def read_tool_calls(reply: str, known: list) -> dict:
+    """The calls of the template's ```json blocks, the text around them, and what could not be read."""
+    calls, errors, text, end = [], [], [], 0
+    for block in CALL_BLOCK.finditer(reply):
+        text.append(reply[end : block.start()])
+        end = block.end()
+        try:
+            call = json.loads(block.group(1))
+        except json.JSONDecodeError as exc:
+            problem = f"a ```json block is not valid JSON ({exc.msg})"
+        else:
+            if not isinstance(call, dict) or not isinstance(call.get("arguments"), dict):
+                problem = 'a ```json block is not {"name": ..., "arguments": {...}}'
+            elif call.get("name") not in known:
+                problem = f"a ```json block calls {call.get('name')!r}, which is not one of the tools"
+            else:
+                calls.append({"name": call["name"], "arguments": call["arguments"]})
+                continue
+        errors.append(problem + "; it is kept in the text")
+        text.append(block.group(0))
+    text.append(reply[end:])
+    return {"calls": calls, "content": "".join(text).strip(), "errors": errors}
+
+
+# %% tags=["check"]
+opt03_call_blocks.check(read_tool_calls)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# **The grammar.** A parser reads whatever the model wrote. A server can instead make a broken
+# call impossible to write: while sampling, it drops every token that would take the text out
+# of a formal grammar. llama.cpp writes such grammars in GBNF, its variant of Backus–Naur form
+# (rules of the form `name ::= ...`), and converts a JSON Schema into one [65]; vendors'
+# strict tool use and structured outputs rest on the same idea, constrained decoding
+# (notebook 05 §6, [52]). Below is a grammar derived from `get_weather`'s schema by the
+# toolkit's small converter, whose rules follow the style of llama.cpp's, and a test of which
+# texts it admits.
+
+# %%
+print(call_grammar(weather_tools))
+print()
+good = '```json\n{"name": "get_weather", "arguments": {"city": "Oslo", "unit": "celsius"}}\n```'
+attempts = {
+    "a well-formed call": good,
+    "a unit the enum does not list": good.replace("celsius", "kelvin"),
+    "the required city left out": good.replace('"city": "Oslo", ', ""),
+    "an extra argument": good.replace('"Oslo"', '"Oslo", "days": 3'),
+    "a trailing comma": good.replace('"celsius"}', '"celsius",}'),
+    "words before the block": "Sure! " + good,
+    "a well-formed call for the wrong city": good.replace("Oslo", "Bergen"),
+}
+for label, text in attempts.items():
+    print(f"{'admitted' if grammar_admits(weather_tools, text) else 'impossible':>10}: {label}")
+
+# %% [markdown]
+# The enum became a choice between two literals, the required property is not optional, and no
+# other key can appear (llama.cpp's converter also leaves out additional properties unless a
+# schema allows them [65]). Two consequences. First, a grammar that admits only calls forbids
+# plain answers, so a server does not hold every reply to it: llama.cpp's parser comes with the
+# grammar *and* the triggers that switch it on once a call begins [65]. Second, the last line:
+# the grammar admits a call for the wrong city. Constrained decoding removes malformed calls;
+# it cannot make a well-formed call right (the lesson of Exercise 2 in notebook 05).
+#
+# **Training with verifiable rewards.** Where does a model's skill at writing good calls come
+# from? Supervised training on call transcripts (the TALM row of the table in section 1) is
+# one source. Open models can also be trained with reinforcement learning in which a program
+# computes the reward by checking the answer, instead of a learned judge scoring it; Tülu 3
+# named this reinforcement learning with verifiable rewards, RLVR [67]. For tools, ToolRL
+# compares each call the model writes with the gold calls: a format reward (0 or 1, did the
+# reply follow the format) plus a correctness reward in [−3, 3] built from matching tool
+# names, parameter names and parameter values. It optimizes that reward with GRPO (group
+# relative policy optimization: each sampled reply is scored against the others sampled for
+# the same prompt), and the authors report 17% over the base models and 15% over supervised
+# fine-tuning [66]. Such a reward is a call scorer, like the matching of calls in notebook 09,
+# used for training instead of grading. It answers part of the first discussion question
+# below, since it checks the call itself where Toolformer's loss could only see the next few
+# tokens, and it inherits a scorer's blind spots: a different call that would also have
+# served the user earns less than the gold one.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## Discussion
 #
 # **For discussion.** *(Pack discussion question 1, in our words.)* Toolformer judges a call
@@ -334,6 +522,8 @@ toolformer_explorer(candidates, tau=1.0)
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with
 # venues, are in `data/references.json`).
+# Sources marked (Beyond the pack.) go past the course pack; each was checked against the
+# source itself on the date `data/references.json` gives.
 #
 # - [1] Schick et al., *Toolformer: Language Models Can Teach Themselves to Use Tools*, 2023.
 #   <https://arxiv.org/abs/2302.04761> Published: NeurIPS 2023, with 9 authors (adds Hambro,
@@ -350,3 +540,17 @@ toolformer_explorer(candidates, tau=1.0)
 #   Information Processing Systems 36, 38154-38180).
 # - [14] Hao et al., *ToolkenGPT: Augmenting Frozen Language Models with Massive Tools via Tool
 #   Embeddings*, 2023. <https://arxiv.org/abs/2305.11554> Published: NeurIPS 2023 (oral).
+# - [52] Anthropic, *Structured outputs*, undated.
+#   <https://platform.claude.com/docs/en/build-with-claude/structured-outputs> (Beyond the
+#   pack.)
+# - [64] Qwen team, *Qwen2.5-Coder-1.5B-Instruct: tokenizer_config.json (chat_template)*,
+#   undated.
+#   <https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct/blob/main/tokenizer_config.json>
+#   (Beyond the pack.)
+# - [65] llama.cpp contributors, *llama.cpp documentation: Function calling, the auto-parser,
+#   and the GBNF guide*, 2026.
+#   <https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md> (Beyond the pack.)
+# - [66] Qian et al., *ToolRL: Reward is All Tool Learning Needs*, 2025.
+#   <https://arxiv.org/abs/2504.13958> (Beyond the pack.)
+# - [67] Lambert et al., *Tülu 3: Pushing Frontiers in Open Language Model Post-Training*, 2024.
+#   <https://arxiv.org/abs/2411.15124> (Beyond the pack.)

@@ -380,8 +380,8 @@ ex01.check(to_openai, to_anthropic)
 # **Why the helper drops `default`.** Under strict mode every property is required, so the model
 # always sends a value (or `null`) and a `default` can never take effect. Some endpoints have
 # also refused it outright (OpenAI's Chat Completions in March 2025 [47]) while others accept it
-# (the Responses API in August 2026 [48]); the dated history is in the instructor's notes
-# (docs/teaching.md). Dropping `default` and saying "null means the default" in the description
+# (the Responses API in August 2026 [48]); the dated history is in the
+# [instructor's notes](../docs/teaching.md#instructors-notes). Dropping `default` and saying "null means the default" in the description
 # works on every provider and loses nothing.
 
 

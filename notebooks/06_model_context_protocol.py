@@ -325,7 +325,7 @@ print(T.mcp.result_text(course.call_tool("outing_tip", {"city": "Oslo"})))
 wire(course_link.log[mark:], title="tools/call; the server asks the client's model, then the result")
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# ### Every content type, progress and logs
+# ### Every content type, progress and logs (optional)
 #
 # A result (or prompt message) is a list of content blocks of five types: `text`, `image` and
 # `audio` (base64 data with a MIME type), `resource_link`, and an embedded `resource` with its
@@ -547,7 +547,8 @@ if schema7:
 # --trace`, whose standard error echoes each line read (`->`) and written (`<-`). The SDK asks
 # for 2025-11-25; the lesson server offers the pack's 2025-06-18 instead, and the SDK accepts.
 # With `--latest` (`T.LatestRevisionServer`) 2025-11-25 is agreed and the bad call becomes an
-# `isError` result: SEP-1303 moved schema-breaking arguments there so the model can fix its call.
+# `isError` result: SEP-1303 moved schema-breaking arguments there so the model can fix its call
+# [62].
 
 # %%
 print("official MCP SDK:", sdk_sessions.official_sdk_version())
@@ -562,7 +563,7 @@ for row in sdk_sessions.bad_argument_by_revision({"a": "two", "b": 3}):
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # ### 2026-07-28: no handshake (optional: beyond the pack's revision)
 #
-# Revision 2026-07-28 makes MCP stateless [3]: no `initialize`, no session. Every request
+# Revision 2026-07-28 makes MCP stateless [60]: no `initialize`, no session. Every request
 # carries its version and the client's capabilities in `_meta`; `server/discover` says which
 # versions a server speaks; `ping` and `logging/setLevel` are gone (a request asks for logs in
 # `_meta`); every result says `resultType`. A server sends no requests of its own: it ends the
@@ -572,8 +573,11 @@ for row in sdk_sessions.bad_argument_by_revision({"a": "two", "b": 3}):
 # --modern`) speaks it beside the handshake revisions. `MCPClient.connect()` probes with
 # `server/discover` and falls back to `initialize` on any error but the three codes 2026-07-28
 # defines (−32020 to −32022), which mark a server of that revision; so the lesson server
-# answers as older servers do, −32601 (no such method). Below: that answer, one `tools/call`
-# under each era, and `forecast`'s elicitation as a multi round-trip request.
+# answers as older servers do, −32601 (no such method). Lists change too: a `tools/list` result
+# says how long a client may cache it (`ttlMs`) and whether shared caches may keep it
+# (`cacheScope`), servers should list tools in the same order every time so a model's prompt
+# cache keeps working, and tasks leave the core for an extension [60]. Below: that answer, one
+# `tools/call` under each era, and `forecast`'s elicitation as a multi round-trip request.
 
 # %%
 for row in T.mcp.revision_notes():
@@ -605,20 +609,22 @@ wire(new_link.log[mark:], title="2026-07-28: input_required, then the same reque
 # `python -m toolkit serve --http` offers the same server at `http://127.0.0.1:8765/mcp`
 # (`--port 0` picks a free port) [3]. Under 2025-06-18 and 2025-11-25:
 #
-# * each client message is its own POST; the reply to `initialize` carries an `Mcp-Session-Id`
-#   that the client sends back, with `MCP-Protocol-Version`; DELETE ends the session;
+# * each client message is its own POST; the server may put an `Mcp-Session-Id` on its reply to
+#   `initialize` (the toolkit's always does), and the client then sends it back, with
+#   `MCP-Protocol-Version`; DELETE ends the session;
 # * a reply is one JSON object or, when the server has something to send first (progress, logs,
 #   section 5's elicitation), a stream of Server-Sent Events ([SSE](../docs/glossary.md))
 #   ending with the reply; a GET opens one more stream for messages outside any request;
-# * a broken stream is resumed with GET and `Last-Event-ID`; from 2025-11-25 a stream opens with
-#   a priming event (an id, no data) and a `retry` time, so the server may close it early;
+# * a broken stream is resumed with GET and `Last-Event-ID`; from 2025-11-25 a server should
+#   open a stream with a priming event (an id, no data), may then close the connection whenever
+#   it likes, and should send a `retry` time just before it does [62];
 # * the server listens on 127.0.0.1 and refuses a foreign `Origin` (403), the spec's defence
 #   against DNS rebinding, and a foreign `Host` (421), the toolkit's addition.
 #
 # Under 2026-07-28 there are no sessions, no GET stream and no resumption (events carry no id).
 # Headers repeat the body (`Mcp-Method`; `Mcp-Name`, in Base64 when not plain ASCII; an
 # `Mcp-Param-…` for each argument the tool's schema marks `x-mcp-header`), and a request whose
-# headers disagree gets −32020 [3]. The toolkit's server also wants the token it printed at
+# headers disagree gets −32020 [60]. The toolkit's server also wants the token it printed at
 # start (section 9). The official suite, `make test-conformance`, checks the 2025-06-18 and
 # 2025-11-25 behaviour; it has no 2026-07-28 scenarios, so that part rests on our own tests.
 
@@ -643,13 +649,21 @@ print(sdk_sessions.sdk_http_session().summary())
 # **The course's token is not MCP authorization.** `serve --http` prints a random bearer token,
 # much as Jupyter does, so that other programs on your computer cannot use your tools; that is
 # all it is. MCP's authorization, for HTTP servers, is OAuth 2.1 with the MCP server as a
-# *resource server* ([glossary](../docs/glossary.md)) [3]: it publishes *protected resource
-# metadata* (RFC 9728) naming the authorization server to use; a client can identify itself
-# with a *client ID metadata document*, a URL serving its own registration (recommended from
-# 2025-11-25); every token is bound to the one server it was issued for (the `resource`
-# parameter of RFC 8707) and the server must refuse tokens meant for anyone else; and a server
-# must never pass the client's token on to the services behind it (*no token passthrough*). A
-# stdio server reads its credentials from its environment instead [3].
+# *resource server* ([glossary](../docs/glossary.md)) [3]. It is optional: a server may have
+# none. When it is there, the server publishes *protected resource metadata* (RFC 9728) naming
+# the authorization server to use; the client must use PKCE, so a stolen authorization code is
+# useless without the secret the client kept; every token is bound to the one server it was
+# issued for (the `resource` parameter of RFC 8707) and the server must refuse tokens meant for
+# anyone else; and a server must never pass the client's token on to the services behind it
+# (*no token passthrough*). A stdio server reads its credentials from its environment instead
+# [3]. From 2025-11-25 a client can identify itself with a *client ID metadata document*, a URL
+# serving its own registration, which the spec recommends [62]. Revision 2026-07-28 goes
+# further [60]: registering a client on the fly (Dynamic Client Registration, RFC 7591) is
+# deprecated in favour of those documents and kept only for authorization servers that cannot
+# read them; a client records which authorization server (its *issuer*) it sent the user to
+# and, when the reply names an issuer (`iss`, RFC 9207), checks that it is the same one before
+# redeeming the code; and stored client credentials are keyed by issuer, never reused with
+# another.
 #
 # **Safety.** The tools page gives both sides duties [3]. Servers validate inputs, control
 # access, rate limit and clean their outputs; clients confirm sensitive operations, show a
@@ -693,7 +707,8 @@ print(sdk_sessions.sdk_http_session().summary())
 #   form field may carry a default; SSE streams open with a priming event and a `retry` time.
 # * *(2026-07-28)* No handshake, sessions or `ping`: version and capabilities in every
 #   request's `_meta`, `server/discover`, `resultType` everywhere, `input_required` in place of
-#   the server's own requests, no SSE event ids; sampling, roots and logging are deprecated.
+#   the server's own requests, no SSE event ids; list results say how long they may be cached;
+#   sampling, roots, logging and Dynamic Client Registration are deprecated [60].
 # * *(every revision)* A protocol error is for the host; an `isError` result is for the model.
 #   Check which revision a session agreed on before you rely on a rule.
 
@@ -737,6 +752,8 @@ print(sdk_sessions.sdk_http_session().summary())
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with
 # venues, are in `data/references.json`).
+# Sources marked (Beyond the pack.) go past the course pack; each was checked against the
+# source itself on the date `data/references.json` gives.
 #
 # - [3] Model Context Protocol, *Model Context Protocol Specification*, 2025.
 #   <https://modelcontextprotocol.io/specification/2025-06-18>
@@ -748,3 +765,7 @@ print(sdk_sessions.sdk_http_session().summary())
 #   <https://genai.owasp.org/llm-top-10/>
 # - [26] JSON-RPC Working Group, *JSON-RPC 2.0 Specification*, undated.
 #   <https://www.jsonrpc.org/specification>
+# - [60] Model Context Protocol, *Key changes (revision 2026-07-28)*, 2026.
+#   <https://modelcontextprotocol.io/specification/2026-07-28/changelog> (Beyond the pack.)
+# - [62] Model Context Protocol, *Key changes (revision 2025-11-25)*, 2025.
+#   <https://modelcontextprotocol.io/specification/2025-11-25/changelog> (Beyond the pack.)

@@ -741,5 +741,5 @@ opt08_program.check(least_spender_program)
 # - [38] Anthropic, *Programmatic tool calling*, undated.
 #   <https://platform.claude.com/docs/en/agents-and-tools/tool-use/programmatic-tool-calling>
 #   (Beyond the pack.)
-# - [53] Wang et al., *Executable Code Actions Elicit Better LLM Agents*, 2024.
+# - [53] Wang et al., *Executable Code Actions Elicit Better LLM Agents*, ICML 2024.
 #   <https://arxiv.org/abs/2402.01030> (Beyond the pack.)

@@ -103,10 +103,8 @@ print("ground truth:", json.dumps(example["ground_truth"]))
 # | V3 | 19 Sep 2024 | multi-turn conversations, the state compared with the answer key's after every turn; from 30 Oct 2024 a response check after every turn as well, and asking or declining no longer scored |
 # | V4 | 17 Jul 2025 | an "agentic" part: web search and memory; new weights for the overall score |
 #
-# SQL is not one of the newer categories: it was an early one, and by 14 March 2025 its data
-# file had been renamed `BFCL_v3_sql_unused.json`, outside the scored set. V4 added web search
-# and memory, plus a format-sensitivity test that is run but not scored. The executable
-# categories (and the REST one) were retired on 9 April 2025 [31]. V4's overall
+# V4 also runs a format-sensitivity test that is not scored, and the executable categories (and
+# the REST one) were retired on 9 April 2025 [31]. V4's overall
 # accuracy weighs Non-Live 10%, Live 10%, Irrelevance 10%, Multi-Turn 30% and Agentic 40%, where
 # before it was a third each for Non-Live, Live and Multi-Turn; the changelog's reason is that
 # single-turn tasks are close to saturation [31]. BFCL's scoring code shows where this

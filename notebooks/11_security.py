@@ -601,7 +601,7 @@ print("Exercise 12, with fetch_url:  ", trifecta_legs(exfiltration.make_exfiltra
 
 # %% tags=["starter"]
 from toolkit.checks import opt11_trifecta
-from toolkit.checks.opt11_trifecta import mail_agent
+from toolkit.lessons.trifecta import mail_agent
 
 for tool in mail_agent():
     print(f"{tool.name}: {tool.description}")

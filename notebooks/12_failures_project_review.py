@@ -152,10 +152,12 @@ failure_groups.check(sort_failures)
 #   mistakes [2] [4] (notebook 04).
 # * **Interfaces.** REST for programmers, function calling with JSON Schema for one vendor's
 #   API, MCP for a whole ecosystem [3] [23] [24] (notebook 05).
-# * **MCP.** Host, client and server exchange JSON-RPC 2.0 messages. A session opens with
-#   `initialize` and the `notifications/initialized` message, which gets no reply; only then
-#   come `tools/list` and `tools/call`. A protocol error and an `isError` result are different
-#   things [3] (notebook 06).
+# * **MCP.** Host, client and server exchange JSON-RPC 2.0 messages. Up to revision 2025-11-25
+#   (the pack's 2025-06-18 among them) a session opens with `initialize` and the
+#   `notifications/initialized` message, which gets no reply; only then come `tools/list` and
+#   `tools/call` [3]. Revision 2026-07-28 drops the handshake: every request carries its version
+#   in `_meta` [60]. In every revision a protocol error and an `isError` result are different
+#   things (notebook 06).
 # * **Design.** Few tools, clear names, small and meaningful results, errors that teach, careful
 #   descriptions [21] (notebook 07).
 # * **Harness mechanics.** Parallel calls when independent, retries with back-off only when
@@ -326,6 +328,8 @@ show_figure(9)
 #
 # The sources this notebook cites, under the course pack's numbers (all of them, with
 # venues, are in `data/references.json`).
+# Sources marked (Beyond the pack.) go past the course pack; each was checked against the
+# source itself on the date `data/references.json` gives.
 #
 # - [1] Schick et al., *Toolformer: Language Models Can Teach Themselves to Use Tools*, 2023.
 #   <https://arxiv.org/abs/2302.04761> Published: NeurIPS 2023, with 9 authors (adds Hambro,
@@ -370,3 +374,5 @@ show_figure(9)
 # - [24] JSON Schema, *JSON Schema Specification*, undated.
 #   <https://json-schema.org/specification>
 # - [29] Yang et al., *CS329Z: Engineering AI Agents*, 2026. <https://cs329z.stanford.edu/>
+# - [60] Model Context Protocol, *Key changes (revision 2026-07-28)*, 2026.
+#   <https://modelcontextprotocol.io/specification/2026-07-28/changelog> (Beyond the pack.)

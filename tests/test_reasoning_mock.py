@@ -124,6 +124,29 @@ def test_each_wire_shape_answers_the_call_it_made():
     assert anthropic["reply"]["content"][0]["type"] == "thinking", "the thinking block comes first"
 
 
+def test_each_next_request_carries_the_reply_back_unchanged_then_the_result():
+    """Review L2: the follow-up request is where the rule shows; it only appends to the first."""
+    for vendor, shape in WIRE.items():
+        first, follow = shape["request"], shape["next_request"]
+        key = "messages" if "messages" in first else "input"
+        sent, carried = first[key], follow[key]
+        assert carried[: len(sent)] == sent, f"{vendor}: the next request rewrites what was sent before"
+        rest = carried[len(sent) :]
+        if vendor == "OpenAI Responses API":
+            assert rest == [*shape["reply"]["output"], shape["result"]], vendor
+            assert rest[0]["type"] == "reasoning" and rest[0]["encrypted_content"], "store false: the item itself"
+        else:
+            reply = (
+                shape["reply"]
+                if vendor != "Anthropic Messages"
+                else {"role": "assistant", "content": shape["reply"]["content"]}
+            )
+            assert rest == [reply, shape["result"]], vendor
+        assert {k: v for k, v in follow.items() if k != key} == {k: v for k, v in first.items() if k != key}, (
+            f"{vendor}: the tools and settings of the next request stay as they were (a changed prefix is refused)"
+        )
+
+
 def post_status(url: str, body: dict) -> int:
     """The HTTP status a JSON POST gets, its response closed either way."""
     request = urllib.request.Request(

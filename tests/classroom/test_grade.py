@@ -1,32 +1,39 @@
 """``python -m toolkit grade`` (toolkit/course/grade.py) on a class of made-up submissions of notebook 10.
 
 Each student below is one kind of submission an instructor gets: right, wrong, half done,
-hostile (loops, crashes the kernel, deletes files, prints megabytes, calls the network) and
-tampering (redefines a check, patches Checker and puts it back, raises a check's constant,
-rewrites check cells with an IPython transformer, rebinds a check's name, edits a check cell,
-writes the course data, reaches into the check's frame). The whole class is graded once, by
-the command line, and each row of the CSV is compared with what that submission deserves.
-The grader's own robustness (a notebook it cannot read, a kernel that does not start, a run
-that stops half way, a kernel stopped for its time) is tested without kernels in
-tests/test_grade.py, in `make test`; the guard's attacks one by one are in
-tests/test_grade_guard.py (README "Grading submitted notebooks").
+hostile (loops, an answer cell that never ends, crashes the kernel, deletes the toolkit, prints
+megabytes, a fork bomb, a memory hog, reads the solutions or another submission through a child
+process, an isolated ``python -I`` or ``LD_PRELOAD``, fetches an answer from the grader's
+loopback) and tampering (redefines a check, patches Checker and puts it back, raises a check's
+constant, rewrites check cells with an IPython transformer, rebinds a check's name, edits a check
+cell, writes the course data, reads the check's frame, patches the check from inside the answer).
+The whole class is graded once, in the bubblewrap sandbox, by the command line with two jobs at
+once, and each row of the CSV is compared with what that submission deserves: tampering in the
+student's own kernel earns nothing, and nothing reaches a file outside the submission's copy.
+The grader's own robustness is tested without kernels in tests/test_grade.py, in `make test`
+(docs/running-a-class.md, "Grading").
 """
 
 from __future__ import annotations
 
 import csv
+import http.server
 import json
+import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from toolkit.course import grade
+from toolkit.course.grade_sandbox import NOBODY
 
 ROOT = Path(__file__).resolve().parents[2]
 NB = "10_reliability_pass_k"
 CHECKS = grade.course_checks(ROOT / "notebooks" / f"{NB}.ipynb")
+OPT = "opt10_dual_control"  # the optional your turn's check (10 §6), graded like the exercises
 
 WRONG_10 = """
 def passk_table(p_skip_check, p_typo):
@@ -49,7 +56,7 @@ def _code(source: str) -> dict:
 
 def _notebook(edition: Path, answers: list[str | None], before_check: dict[int, str] | None = None) -> dict:
     """The student edition's notebook with ``answers[i]`` in the starter cell before check ``i``
-    (None: left as the stub) and ``before_check[i]`` as an extra cell just before check ``i``."""
+    (None, or no ``answers[i]``: left as the stub) and ``before_check[i]`` as an extra cell just before check ``i``."""
     nb = json.loads((edition / "notebooks" / f"{NB}.ipynb").read_text())
     cells, check, starter = [], 0, None
     for cell in nb["cells"]:
@@ -57,7 +64,7 @@ def _notebook(edition: Path, answers: list[str | None], before_check: dict[int, 
         if "starter" in tags:
             starter = len(cells)
         if "check" in tags:
-            if answers[check] is not None and starter is not None:
+            if check < len(answers) and answers[check] is not None and starter is not None:
                 cells[starter] = _code(answers[check])
             if before_check and check in before_check:
                 cells.append(_code(before_check[check]))
@@ -88,24 +95,75 @@ def _add_undone_tampering(ed: Path) -> None:
         "    return CheckResult(self.title, 5, 5, ['All 5 checks passed.'])\n"
         "Checker.done = _done"
     )
-    _add("selfrestore", _notebook(ed, [None, None], {0: restore}), {10: "tampered", 11: "not_done"})
+    _add("selfrestore", _notebook(ed, [None, None], {0: restore}), {10: "not_done", 11: "not_done"})
     constant = "import toolkit.checks.ex10 as _m\n_m.TOLERANCE = 1.0  # a float, not a function"
-    _add("constant", _notebook(ed, [RIGHT[0] + WRONG_10, RIGHT[1]], {0: constant}), {10: "tampered", 11: "full"})
+    _add("constant", _notebook(ed, [RIGHT[0] + WRONG_10, RIGHT[1]], {0: constant}), {10: "partial", 11: "full"})
     transformer = (
         "def _rewrite(lines):\n"
         "    return [l.replace('.check(', '.not_done(') for l in lines]\n"
         "get_ipython().input_transformers_cleanup.append(_rewrite)"
     )
-    _add("transformer", _notebook(ed, [None, None], {0: transformer}), {10: "tampered", 11: "tampered"})
+    _add("transformer", _notebook(ed, [None, None], {0: transformer}), {10: "not_done", 11: "not_done"})
+
+
+def _reader(how: str, path: str) -> str:
+    """A cell that takes notebook 10's answers from ``path`` (the solutions, or another student's
+    submission) through a process of its own, and runs them."""
+    run = {
+        "child": f"subprocess.run(['cat', {path!r}], capture_output=True, text=True).stdout",
+        "isolated": f"subprocess.run([sys.executable, '-I', '-c', 'print(open({path!r}).read())'], capture_output=True, text=True).stdout",
+        "preload": f"subprocess.run(['cat', {path!r}], env={{'LD_PRELOAD': 'libc.so.6'}}, capture_output=True, text=True).stdout",
+    }[how]
+    return (
+        "import json, subprocess, sys\n"
+        f"_nb = json.loads({run})\n"
+        "for _c in _nb['cells']:\n"
+        "    if _c['cell_type'] == 'code' and 'passk_table' in ''.join(_c['source']) and 'check' not in ''.join(_c['source']):\n"
+        "        exec(''.join(_c['source']))"
+    )
+
+
+def _add_hostile(ed: Path, folder: Path) -> None:
+    """Attacks on the machine: each fails alone, and no read outside the submission's copy works."""
+    solutions = str(ROOT / "notebooks" / f"{NB}.ipynb")
+    other = str(folder / "right" / "week3" / f"{NB}.ipynb")
+    _add("child", _notebook(ed, [None, RIGHT[1]], {0: _reader("child", solutions)}), {10: "not_done", 11: "full"})
+    _add("isolated", _notebook(ed, [None, RIGHT[1]], {0: _reader("isolated", solutions)}), {10: "not_done", 11: "full"})
+    _add("preload", _notebook(ed, [None, RIGHT[1]], {0: _reader("preload", other)}), {10: "not_done", 11: "full"})
+    never = "def enforce_cancel_policy(env):\n    pass\nwhile True:\n    pass  # the answer cell never ends"
+    _add("endless", _notebook(ed, [RIGHT[0], never]), {10: "full", 11: "timeout"})
+    bomb = "import subprocess\nsubprocess.Popen(['/bin/sh', '-c', 'b() { b | b & }; b'])\nimport time\ntime.sleep(2)"
+    # the bomb fails alone: it fills its own cgroup, is frozen while the check of the right answer
+    # beside it runs in a cgroup of its own, and is killed with the notebook
+    _add("forkbomb", _notebook(ed, RIGHT, {1: bomb}), {10: "full", 11: "full"})
+    _add("hog", _notebook(ed, RIGHT, {1: "hog = bytearray(6 << 30)"}), {10: "full", 11: "full"})
 
 
 @pytest.fixture(scope="module")
-def graded(student_edition, tmp_path_factory):
+def served():
+    """Notebook 10's answer on the grader's loopback, for the student who tries to fetch it."""
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(RIGHT[0].encode())
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()  # its listening socket, or pytest reports it unclosed
+
+
+@pytest.fixture(scope="module")
+def graded(student_edition, tmp_path_factory, served):
     ed = student_edition
-    _add("right", _notebook(ed, RIGHT), {10: "full", 11: "full"})
+    folder = tmp_path_factory.mktemp("submissions") / "submitted"
+    _add("right", _notebook(ed, RIGHT), {10: "full", 11: "full", OPT: "full"})  # the optional your turn too
     _add("wrong", _notebook(ed, [RIGHT[0] + WRONG_10, WRONG_11]), {10: "partial", 11: "partial"})
     _add("half", _notebook(ed, [RIGHT[0], None]), {10: "full", 11: "not_done"})
-    _add("blank", _notebook(ed, [None, None]), {10: "not_done", 11: "not_done"})
+    _add("blank", _notebook(ed, [None, None]), {10: "not_done", 11: "not_done", OPT: "not_done"})
     loop = _notebook(ed, RIGHT, {0: "while True:\n    pass"})
     _add("loops", loop, {10: "full", 11: "full"})
     # a plain cell that ignores interrupts: its kernel is stopped, and the check after it is out
@@ -118,21 +176,22 @@ def graded(student_edition, tmp_path_factory):
         "os.remove('" + NB + ".ipynb')  # its own copy: allowed\n"
         "shutil.rmtree(os.path.dirname(toolkit.__file__), ignore_errors=True)"
     )
-    _add("deleter", _notebook(ed, RIGHT, {0: deleter}), {10: "tampered", 11: "tampered"})
+    _add("deleter", _notebook(ed, RIGHT, {0: deleter}), {10: "full", 11: "full"})  # read-only: nothing deleted
     _add("chatty", _notebook(ed, RIGHT, {0: "for _ in range(40):\n    print('x' * 250_000)"}), {10: "full", 11: "full"})
-    network = "import urllib.request\ntry:\n    urllib.request.urlopen('http://example.com', timeout=5)\nexcept Exception as e:\n    print(e)"
-    _add("network", _notebook(ed, RIGHT, {0: network}), {10: "full", 11: "full"})
+    # the answer to 10 served on the grader's own loopback: the sandbox has no network to fetch it
+    fetch = f"import urllib.request\nexec(urllib.request.urlopen('http://127.0.0.1:{served}/a.py', timeout=3).read().decode())"
+    _add("network", _notebook(ed, [None, RIGHT[1]], {0: fetch}), {10: "not_done", 11: "full"})
     redefine = FORGE_IMPORT + f"ex10.check = lambda *a, **k: {FAKE}"
-    _add("redefine", _notebook(ed, [None, RIGHT[1]], {0: redefine}), {10: "tampered", 11: "tampered"})
+    _add("redefine", _notebook(ed, [None, RIGHT[1]], {0: redefine}), {10: "not_done", 11: "full"})
     patch = (
         FORGE_IMPORT
         + "Checker.done = lambda self, next_step='': CheckResult(self.title, 1, 1, ['All 1 checks passed.'])"
     )
-    _add("patcher", _notebook(ed, [None, None], {0: patch}), {10: "tampered", 11: "tampered"})
+    _add("patcher", _notebook(ed, [None, None], {0: patch}), {10: "not_done", 11: "not_done"})
     rebind = FORGE_IMPORT + f"import types\nex10 = types.SimpleNamespace(check=lambda *a, **k: {FAKE})"
-    _add("rebind", _notebook(ed, [None, RIGHT[1]], {0: rebind}), {10: "tampered", 11: "full"})
+    _add("rebind", _notebook(ed, [None, RIGHT[1]], {0: rebind}), {10: "not_done", 11: "full"})
     data = "from toolkit.data import data_dir\nopen(data_dir() / 'retail.json', 'a').write(' ')"
-    _add("data", _notebook(ed, RIGHT, {0: data}), {10: "tampered", 11: "tampered"})
+    _add("data", _notebook(ed, RIGHT, {0: data}), {10: "full", 11: "full"})  # read-only: nothing written
     frames = RIGHT[0] + (
         "\n_honest = passk_table\n"
         "def passk_table(p_skip_check, p_typo):\n"
@@ -140,15 +199,23 @@ def graded(student_edition, tmp_path_factory):
         "    sys._getframe(1).f_locals  # the check's own frame\n"
         "    return _honest(p_skip_check, p_typo)\n"
     )
-    _add("frames", _notebook(ed, [frames, RIGHT[1]]), {10: "tampered", 11: "full"})  # the frame read taints check 10
+    _add("frames", _notebook(ed, [frames, RIGHT[1]]), {10: "full", 11: "full"})  # reading wins nothing
+    inside = (
+        "\ndef passk_table(p_skip_check, p_typo):  # runs inside the check: patches it there\n"
+        "    import toolkit.checks as c\n"
+        f"    c.Checker.done = lambda self, next_step='': c.{FAKE}\n"
+        "    return []\n"
+    )
+    # the rest of the answer stays right (my_pass2_by_hand, the slip rates): only passk_table tampers
+    _add("incheck", _notebook(ed, [RIGHT[0] + inside, RIGHT[1]]), {10: "tampered", 11: "full"})
+    _add_hostile(ed, folder)
     _add_undone_tampering(ed)
     edited = _notebook(ed, RIGHT)
     for cell in edited["cells"]:
         if "ex10.check(" in "".join(cell["source"]):
             cell["source"] = "print('All 5 checks passed.')  # ex10.check( was here"
-    _add("edited", edited, {10: "tampered", 11: "full"})
+    _add("edited", edited, {10: "full", 11: "full"})  # the course's check ran in its place
 
-    folder = tmp_path_factory.mktemp("submissions") / "submitted"
     for name, (nb, _) in CLASS.items():
         where = folder / name / "week3" / f"{NB}.ipynb"  # nbgrader's submitted/STUDENT/ASSIGNMENT/
         where.parent.mkdir(parents=True)
@@ -182,6 +249,8 @@ def graded(student_edition, tmp_path_factory):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert sorted(p.name for p in (ROOT / "toolkit").iterdir()) == toolkit_before
+    assert not [p for p in (ROOT / "toolkit").rglob("*") if p.stat().st_uid == NOBODY]  # nothing of the sandbox's
+    assert not _left_running(), "a process of a graded notebook outlived it"
     flat_out = folder.parent / "flat.csv"
     flat_done = subprocess.run(
         [sys.executable, "-m", "toolkit", "grade", str(flat), "--out", str(flat_out)],
@@ -196,6 +265,18 @@ def graded(student_edition, tmp_path_factory):
     in_csv = list(dict.fromkeys(row["student"] for row in rows))
     assert in_csv == [s.student for s in grade.find_submissions(folder)] + ["broken", "dana"]
     return rows, json.loads(out.with_suffix(".json").read_text()), done.stdout
+
+
+def _left_running() -> list[str]:
+    """Processes of the sandboxes' user (nobody) still running after the grader exited."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == NOBODY:
+                found.append(open(f"/proc/{entry}/cmdline", "rb").read().replace(b"\0", b" ").decode()[:80])
+        except OSError:
+            continue
+    return found
 
 
 def _rows(graded, student):
@@ -229,17 +310,26 @@ def _rows(graded, student):
         "constant",
         "transformer",
         "edited",
+        "incheck",
+        "child",
+        "isolated",
+        "preload",
+        "endless",
+        "forkbomb",
+        "hog",
     ],
 )
 def test_each_submission_gets_the_verdict_it_deserves(graded, student):
     rows = _rows(graded, student)
     _, expected = CLASS[student]
-    assert set(rows) == {str(n) for n in expected}
+    assert set(rows) == {str(n) for n in expected} | {OPT}  # every notebook 10 gets its optional row
     for number, want in expected.items():
         row = rows[str(number)]
         passed, total = int(row["passed"]), int(row["total"])
         if want == "full":
             assert (row["status"], passed == total, total > 0) == ("graded", True, True), row
+        elif want == "failed":  # the notebook failed alone: no marks, an honest status
+            assert row["status"] in ("error", "timeout") and passed == 0, row
         elif want == "partial":
             assert row["status"] == "graded" and 0 <= passed < total, row
         else:
@@ -253,10 +343,10 @@ def test_csv_columns_and_feedback_lines(graded):
     right = [f for f in feedback if f["student"] == "right" and f["exercise"] == 10][0]
     assert right["feedback"][0].startswith("Exercise 10")
     assert any(line.startswith("All 5 checks passed.") for line in right["feedback"])
-    tampered = [f for f in feedback if f["student"] == "patcher" and f["exercise"] == 10][0]
-    assert any("Checker" in line for line in tampered["feedback"])
-    net = [f for f in feedback if f["student"] == "network" and f["exercise"] == 10][0]
-    assert any(n.startswith("network access (example.com)") and n.endswith("refused") for n in net["notes"])
+    tampered = [f for f in feedback if f["student"] == "incheck" and f["exercise"] == 10][0]
+    assert any("Checker.done" in line for line in tampered["feedback"])
+    endless = [f for f in feedback if f["student"] == "endless" and f["exercise"] == 11][0]
+    assert endless["feedback"][0].startswith("your cell `def enforce_cancel_policy(env):` ran longer than 6 s")
     assert progress.count("] ") >= len(CLASS)  # one progress line per notebook
 
 

@@ -141,6 +141,42 @@ def test_a_multi_turn_request_with_a_tool_result_is_answered(server):
     record("multi_turn_reply", message.get("content") or message.get("tool_calls"))
 
 
+def _wire(messages: list[dict]) -> list[dict]:
+    """Notebook 03's messages (arguments as dicts) as an OpenAI-style request carries them."""
+    wire = json.loads(json.dumps(messages))
+    for i, message in enumerate(wire):
+        for call in message.get("tool_calls", []):
+            call.update(id=f"c{i}", type="function")
+            call["function"]["arguments"] = json.dumps(call["function"]["arguments"])
+        if message["role"] == "tool":
+            message["tool_call_id"] = f"c{i - 1}"
+    return wire
+
+
+def test_notebook_03s_rendered_prompt_is_the_one_the_server_builds(server):
+    """Notebook 03 section 8 renders the course's template with jinja2 and says it is the exact
+    text the model reads; llama.cpp renders it with its own Jinja engine. Same text, byte for byte."""
+    from toolkit.lessons.open_models import chat_tools, render_prompt
+    from toolkit.lessons.toy_tools import make_weather_registry
+
+    tools = chat_tools(make_weather_registry().list_schemas())
+    call = {"function": {"name": "get_weather", "arguments": {"city": "Oslo", "unit": "celsius"}}}
+    conversations = [
+        [{"role": "user", "content": "Is it cold in Oslo?"}],
+        [
+            {"role": "system", "content": "Answer in one sentence."},
+            {"role": "user", "content": "Is it cold in Oslo?"},
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "content": '{"city": "Oslo", "temp": 9, "unit": "celsius"}'},
+        ],
+    ]
+    base = server["url"].removesuffix("/v1")
+    for messages in conversations:
+        for listed in (tools[:1], tools):
+            served = post(base + "/apply-template", {"messages": _wire(messages), "tools": listed})["prompt"]
+            assert render_prompt(messages, listed) == served
+
+
 def test_bfcl_calls_are_parsed_by_the_server_and_beat_a_model_that_never_calls(server, tmp_path):
     proc, seconds = run_course(
         server, f"bfcl --limit {BFCL_LIMIT} --out {tmp_path / 'r.jsonl'} --summary {tmp_path / 's.json'}"

@@ -59,7 +59,6 @@ import os
 import sys
 import threading
 import time
-import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -151,42 +150,11 @@ _halting: dict[int, tuple[threading.Thread, float]] = {}  # thread id -> (the th
 _parked: set[int] = set()  # ids of the threads waiting forever
 _halt_lock = threading.Lock()  # held while threads are chosen and asked to stop
 _GRACE = 0.5  # seconds a halted thread may spend unwinding (its `finally:` blocks) before it is parked
-# seconds the grader's guard has spent on the checks' behalf (see :func:`_audited`); an object, not
-# a list, so the guard's fingerprint sees running state, not a table that changed
-_excused = types.SimpleNamespace(seconds=0.0)
-
-
-def _excused_time() -> float:
-    return _excused.seconds
-
-
-def _audited(checker: Checker) -> None:
-    """Tell the grader's guard (toolkit/course/grade_integrity.py) that a call into student code
-    returned. The guard fingerprints the toolkit then, which takes a while on a busy machine;
-    that time is the grader's, not the student's, so every time limit running now is moved on
-    by it (a right answer never runs out of time because it is being graded)."""
-    began = time.monotonic()
-    try:
-        sys.audit("toolkit.checks.returned", checker)
-    finally:
-        _excused.seconds += time.monotonic() - began
-
-
-def _excused_since(before: float, limit: float) -> float:
-    """The guard's time since ``before``, at most ``limit``: a limit is moved on once, by at most
-    its own length, so code that keeps the guard busy on purpose still runs out of time."""
-    return min(_excused_time() - before, limit)
 
 
 def _wait(done: threading.Event, seconds: float) -> bool:
-    """Wait for ``done`` at most ``seconds``, plus what the grader's guard spends meanwhile."""
-    end, before = time.monotonic() + seconds, _excused_time()
-    left = max(seconds, 0.001)
-    while not done.wait(left):
-        left = end + _excused_since(before, seconds) - time.monotonic()
-        if left <= 0:
-            return False
-    return True
+    """Wait for ``done`` at most ``seconds``."""
+    return done.wait(max(seconds, 0.001))
 
 
 class _Halt(SystemExit):
@@ -588,7 +556,6 @@ class Checker:
         self._threads = set(threading.enumerate())  # threads that were there before the check
         self._last_cell = last_cell_problem()
         self._deadline = time.monotonic() + RUN_TIME_LIMIT if self.time_limit else None
-        self._excused_before = _excused_time()
         self._budget = RUN_TIME_LIMIT
         self._used_up_by = ""  # the sentence of the stop that used the check's time up
 
@@ -596,7 +563,7 @@ class Checker:
         """Seconds left of the check's shared time (None: no limit)."""
         if self._deadline is None:
             return None
-        return self._deadline + _excused_since(self._excused_before, self._budget) - time.monotonic()
+        return self._deadline - time.monotonic()
 
     def _out_of_time(self) -> str:
         return f"not checked: this check's {self._budget:g} s ran out before this part" + (
@@ -649,8 +616,6 @@ class Checker:
             raise
         except Exception as exc:  # the student's bug, reported in one line
             raise StudentError(f"your code raised {type(exc).__name__}: {exc}") from None
-        finally:
-            _audited(self)
         if _is_stub_value(value):
             raise NotDone()
         return value
@@ -770,7 +735,6 @@ class Checker:
             result.lines.insert(0, self._last_cell)
         result.lines += self._printed.report()
         print(result.text)
-        sys.audit("toolkit.checks.result", self, result)  # the verdict, for the grader's guard only
 
     def done(self, next_step: str = "") -> CheckResult:
         result = CheckResult(self.title)

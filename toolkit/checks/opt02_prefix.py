@@ -13,6 +13,7 @@ on cities the notebook never asks about, and reads what each request carried.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from ..lessons.reasoning_mock import ReasoningMock
 from ..lessons.toy_tools import make_weather_registry
@@ -83,7 +84,7 @@ def check(reminding_harness: Callable) -> CheckResult:
     for label, cities in CASES.items():
         c.run(
             f"{label}: answered, with a reminder in every later request",
-            lambda lb=label, ci=cities: _one(c, reminding_harness, lb, ci),
+            partial(_one, c, reminding_harness, label, cities),
         )
     return c.done(
         next_step="Now try the hurried way (rewrite a system message each turn) and read the refusal: "

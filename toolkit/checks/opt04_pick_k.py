@@ -12,6 +12,7 @@ characters / 4). The check runs it on catalogs, queries and targets the notebook
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from ..lessons.catalog import CATALOG_QUERIES, make_catalog
 from ..selection import ToolIndex, schema_size_estimate, selection_recall
@@ -98,7 +99,7 @@ def check(pick_k: Callable) -> CheckResult:
     if probe_parts(c, {"pick_k": (pick_k, (make_catalog(), list(CATALOG_QUERIES), 1.0))})[1]:
         return not_done(TITLE)
     for label, catalog, queries, target in _cases():
-        c.run(label, lambda lb=label, ca=catalog, q=queries, t=target: _one(c, pick_k, lb, ca, q, t))
+        c.run(label, partial(_one, c, pick_k, label, catalog, queries, target))
     return c.done(
         next_step="Compare your price with the 'every tool' row above: how much recall does each "
         "extra hundred tokens buy?"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from functools import partial
 
 from ..schema import validate_args
 from . import Checker, CheckResult, not_done, probe_parts
@@ -44,7 +45,7 @@ GOOD_ANSWERS = [
     {"readings": [{"city": "Quito", "temperature": -2.5, "unit": "fahrenheit"}]},
 ]
 
-BROKEN_ANSWERS = (
+BROKEN_ANSWERS: tuple[tuple[dict, str], ...] = (
     ({"readings": [{"city": "Lima", "unit": "celsius"}]}, 'temperature is missing; list it in the item\'s "required"'),
     ({"readings": [{"city": "Lima", "temperature": "17 C", "unit": "celsius"}]}, "temperature is text"),
     (
@@ -154,7 +155,7 @@ def check(readings_schema: Callable, answer_problems: Callable) -> CheckResult:
         verb = "flags" if flag else "accepts"
         c.run(
             f"answer_problems {verb} {label} (unseen cities)",
-            lambda lb=label, m=make, f=flag: _judges(c, answer_problems, lb, m, f),
+            partial(_judges, c, answer_problems, label, make, flag),
         )
     return c.done(
         next_step="Structured outputs would make the first two kinds of reply impossible; the other "

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-import yaml
+import yaml  # type: ignore[import-untyped]  # no stubs in the lock; only safe_load is used
 
 from ..lessons.skills import prompt_tokens, skill_registry
 from . import Checker, CheckResult, not_done, probe_parts
@@ -101,7 +101,12 @@ def _body(c: Checker, skill_md: Callable) -> bool:
 
 def _loads(c: Checker, skill_md: Callable) -> bool:
     meta, body = _parsed(c, skill_md)
-    skill = {"name": meta.get("name"), "description": meta.get("description"), "instructions": body, "scripts": []}
+    skill: dict[str, object] = {
+        "name": meta.get("name"),
+        "description": meta.get("description"),
+        "instructions": body,
+        "scripts": [],
+    }
     loaded = skill_registry([skill]).run("use_skill", {"name": FOLDER})
     assert loaded.ok, f"use_skill could not load it: {loaded.content}"
     assert loaded.data["instructions"] == body, "use_skill returned other instructions than the file's body"

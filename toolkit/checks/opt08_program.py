@@ -12,6 +12,7 @@ other sizes than the notebook's, so a program must compute its answer, not carry
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from ..gate import PermissionGate
 from ..lessons.code_action import expense_registry, run_program
@@ -101,7 +102,7 @@ def check(least_spender_program: Callable) -> CheckResult:
     for label, (n, items) in TEAMS.items():
         c.run(
             f"{label}: the right answer, and the payment stopped by the gate",
-            lambda lb=label, n=n, i=items: _one(c, least_spender_program, lb, n, i),
+            partial(_one, c, least_spender_program, label, n, items),
         )
     c.run(
         "with a person confirming, exactly one payment goes through",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from functools import partial
 
 from ..lessons.multi_turn import MULTI_TURN_CASE, run_turns
 from ..scoring import parse_calls
@@ -100,7 +101,7 @@ def check(fool_one_check: Callable) -> CheckResult:
     for label, gold in keys.items():
         if label != "the notebook's case":
             label = f"an answer key you have not seen ({label})"
-        c.run(f"{label}: exactly one check passes", lambda g=gold, n=label: _one_key(c, fool_one_check, n, g))
+        c.run(f"{label}: exactly one check passes", partial(_one_key, c, fool_one_check, label, gold))
     c.run("the answer key you are given is left as it was", lambda: _does_not_edit(c, fool_one_check))
     return c.done(
         next_step="Which did you fool? Dropping a read keeps the state and loses a response; an extra "

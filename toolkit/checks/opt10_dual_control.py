@@ -12,6 +12,7 @@ breaks it again: the agent must read the state, not recite a script.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from ..lessons.dual_control import LiteralUser, Phone, agent_tools, user_tools
 from . import Checker, CheckResult, not_done, probe_parts
@@ -65,9 +66,7 @@ def check(guide: Callable) -> CheckResult:
     if probe_parts(c, {"guide": (guide, ({"registered": False, "data session": False}, ""))})[1]:
         return not_done(TITLE)
     for label, (start, flips) in PHONES.items():
-        c.run(
-            f"{label}: connected, no switch flipped twice", lambda lb=label, s=start, f=flips: _one(c, guide, lb, s, f)
-        )
+        c.run(f"{label}: connected, no switch flipped twice", partial(_one, c, guide, label, start, flips))
     return c.done(
         next_step="The scripted agent of the notebook reads nothing; yours reads the world each turn. "
         "Which of τ²-bench's scores would tell them apart?"

@@ -11,49 +11,15 @@ relabelling none (a flag changed to make a leg vanish hides the risk, it does no
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
-from ..lessons.trifecta import trifecta_legs
+from ..lessons.trifecta import mail_agent, trifecta_legs
 from ..registry import ToolRegistry
 from . import Checker, CheckResult, not_done, probe_parts
 
-__all__ = ["check", "mail_agent", "AGENTS"]
+__all__ = ["check", "AGENTS"]
 
 TITLE = "Your turn (11 §8): place the three legs of a new agent, then break one"
-
-
-def mail_agent() -> ToolRegistry:
-    """An email assistant: the agent of the notebook's your-turn (built afresh for each check).
-
-    Notebook 11.
-    """
-    registry = ToolRegistry()
-
-    def read_inbox(folder: str) -> list:
-        """Read the messages in one of your mail folders (written by anyone who mailed you)."""
-        return []
-
-    def search_contacts(name: str) -> list:
-        """Find people in your address book, with their phone numbers."""
-        return []
-
-    def draft_reply(text: str) -> str:
-        """Turn notes into a polite reply; returns the draft, sends nothing."""
-        return text
-
-    def get_weather(city: str) -> str:
-        """Today's weather for a city, from a public weather service."""
-        return "sunny"
-
-    def send_email(to: str, body: str) -> str:
-        """Send an email to any address."""
-        return "sent"
-
-    registry.add(read_inbox, read_only=True, outside_text=True)
-    registry.add(search_contacts, read_only=True, outside_text=False)
-    registry.add(draft_reply, read_only=True, outside_text=False)
-    registry.add(get_weather, read_only=True, open_world=True)
-    registry.add(send_email, read_only=False, open_world=True)
-    return registry
 
 
 def _files_agent() -> ToolRegistry:
@@ -158,9 +124,7 @@ def check(private_tools: Callable, break_a_leg: Callable) -> CheckResult:
         return not_done(TITLE)
     c.run("the email assistant's private tools, so all three legs are placed", lambda: _placed(c, private_tools))
     for name in AGENTS:
-        c.run(
-            f"{name}: one leg broken, fewest tools removed, none relabelled", lambda n=name: _broken(c, break_a_leg, n)
-        )
+        c.run(f"{name}: one leg broken, fewest tools removed, none relabelled", partial(_broken, c, break_a_leg, name))
     return c.done(
         next_step="Which leg did you break, and what can the agent no longer do? That price is the "
         "design patterns' trade: a narrower agent that injection cannot turn into a leak."

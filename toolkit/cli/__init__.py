@@ -29,7 +29,7 @@ python -m toolkit bfcl  --api openai|anthropic --base-url URL --model NAME
                         [--api-key-env VAR] [--categories LIST] [--limit N]
                         [--out replies.jsonl] [--summary summary.json]
                            score a real model on the shipped BFCL cases (docs/real-models.md)
-python -m toolkit grade SUBMISSIONS/ [--out grades.csv] [--cell-timeout S] [--notebook-timeout S] [--jobs N]
+python -m toolkit grade SUBMISSIONS/ [--out grades.csv] [--cell-timeout S] [--notebook-timeout S] [--jobs N] [--no-sandbox]
                            run submitted notebooks with the course's own checks (docs/running-a-class.md)
 python -m toolkit passk --api openai|anthropic --base-url URL --model NAME [--trials N]
                         [--out trials.jsonl] [--summary FILE]

@@ -1,32 +1,29 @@
 """Collect and grade: ``python -m toolkit grade SUBMISSIONS/ [--out grades.csv]`` (issue 22, point 4).
 
-README "Grading submitted notebooks". Each submitted notebook is copied into a fresh sandbox
-folder and run top to bottom in a fresh kernel, with a time limit per cell and per notebook
-(a check cell has the notebook's time: the check limits the student's code in it itself),
-and with the guard of toolkit/course/grade_guard.py installed before the student's first cell
-(no network, no writes outside the sandbox, no reading the course's or other students' files,
-no program but a guarded Python, tampering recorded). The check cells are not taken from the
-submission: the course's own copy of each check (notebooks/NN_*.ipynb, cells tagged ``check``)
-runs where the student's was, and its verdict comes from the guard, signed, on a pipe only the
-grader reads (toolkit/course/grade_integrity.py): a pass counts only when the course's
-unmodified check gave it, with the toolkit as it was before the student's code ran.
+docs/running-a-class.md, "Grading". Each submitted notebook runs top to bottom in a fresh kernel
+inside its own operating-system sandbox (toolkit/course/grade_sandbox.py: bubblewrap, no
+network, a read-only toolkit, only a copy of the submission writable, resource limits), with a
+time limit per cell and per notebook. The check cells are not taken from the submission: where
+the student's check cell was (or at the end, if it was deleted), the kernel only hands the names
+the course's check cell uses over to the grader (cloudpickle), and the course's check cell runs
+on them in a fresh sandboxed Python (toolkit/course/grade_check.py), whose verdict is the one
+recorded: nothing the student's code did to its own kernel reaches it.
 
 * ``graded``: the check ran (``passed`` of ``total`` items);
 * ``not_done``: the check found the starter stub;
-* ``error``: the check could not run (the kernel died by itself, the check raised, the notebook
-  is not one of the course's or could not be read, the kernel did not start);
-* ``timeout``: the check cell, a cell before it whose kernel had to be stopped, or the
-  notebook's time ran out;
-* ``tampered``: a check cell was edited, or the guard saw what decides the verdict being
-  changed or reached into (the feedback says what).
+* ``error``: the check could not run (the kernel died by itself, the answers could not be handed
+  over, the check raised, the notebook is not one of the course's or could not be read);
+* ``timeout``: the check, or a cell before it whose kernel had to be stopped, or the notebook ran
+  out of time; or a cell that binds a name the check reads ran out of time (named; the check does
+  not run); or the check failed, in part or whole, after a cell of the student's ran out of time;
+* ``tampered``: the check's own code was changed while it ran (by the student's functions).
 
 Output: one CSV row per student, notebook and exercise (``student,notebook,exercise,passed,
-total,status``) and a JSON file beside it with what each check printed (the lines the
-student saw) and the guard's notes; both are rewritten as each notebook finishes, so a run that
-stops loses nothing already graded. Layouts: ``SUBMISSIONS/alice.ipynb`` (student = file stem;
-the notebook is recognised by its check cells) or ``SUBMISSIONS/alice/NN_name.ipynb`` and
-nbgrader's ``submitted/alice/ASSIGNMENT/NN_name.ipynb`` (student = folder name). One bad
-submission gives its own ``error`` rows and the run goes on.
+total,status``) and a JSON file beside it with what each check printed; both are rewritten as
+each notebook finishes, so a run that stops loses nothing already graded. Layouts:
+``SUBMISSIONS/alice.ipynb`` (student = file stem; the notebook is recognised by its check cells)
+or ``SUBMISSIONS/alice/NN_name.ipynb`` and nbgrader's ``submitted/alice/ASSIGNMENT/NN_name.ipynb``
+(student = folder name). One bad submission gives its own ``error`` rows and the run goes on.
 
 Used by: python -m toolkit grade.
 """
@@ -36,23 +33,22 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
-import hashlib
 import json
 import os
 import re
-import secrets
 import shutil
+import subprocess
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import grade_integrity
-from .grade_kernel import Channel, GradingKernel, NotebookFolders, Workspace, become_subreaper, remove_tree
+from .grade_sandbox import ANSWERS, NOBODY, UNPROTECTED, Kernel, Sandbox, unavailable
 
 __all__ = ["CheckCell", "course_checks", "find_submissions", "grade_notebook", "grade_folder", "main"]
 
@@ -60,21 +56,29 @@ STATUSES = ("graded", "not_done", "error", "timeout", "tampered")
 COLUMNS = ["student", "notebook", "exercise", "passed", "total", "status"]
 CELL_TIMEOUT = 120.0  # seconds one of the student's cells may run
 NOTEBOOK_TIMEOUT = 900.0  # seconds one notebook may run
-CHECK_CALL = re.compile(r"\b(ex\d\d)\.check\w*\s*\(")
+# a check call: ``ex10.check(`` (an exercise of the pack) or ``opt04_pick_k.check(`` (an optional section)
+CHECK_CALL = re.compile(r"\b(ex\d\d|opt\d\d_\w+?)\.(check\w*)\s*\(")
 PACKAGE = Path(__file__).resolve().parents[1]
 
 
 @dataclass
 class CheckCell:
-    """One check cell of a course notebook: the exercise's number (the pack's), its source and
-    the solution cells since the check before it (the reference answer, for tests and benchmarks).
+    """One check cell of a course notebook: the exercise (the pack's number, or an optional
+    section's module name), the checks module and call, its source and the solution cells since
+    the check before it (the reference answer, for tests and benchmarks).
 
     Used by: toolkit/course/grade.py.
     """
 
-    number: int
+    number: int | str
     source: str
     solutions: list[str] = field(default_factory=list)
+    module: str = ""
+    call: str = ""
+
+
+def _exercise(module: str) -> int | str:
+    return int(module[2:]) if module.startswith("ex") else module
 
 
 def _cells(path: Path) -> list[dict]:
@@ -97,7 +101,8 @@ def _tags(cell: dict) -> list:
 
 
 def course_checks(notebook: Path) -> list[CheckCell]:
-    """The check cells of a course notebook, in order (cells tagged ``check`` that call ``exNN.check…``).
+    """The check cells of a course notebook, in order (cells tagged ``check`` that call ``exNN.check…``
+    or ``optNN_topic.check…``).
 
     Used by: benchmarks/bench_class.py.
     """
@@ -109,7 +114,8 @@ def course_checks(notebook: Path) -> list[CheckCell]:
             solutions.append(cell["source"])
         match = CHECK_CALL.search(cell["source"])
         if "check" in _tags(cell) and match:
-            found.append(CheckCell(int(match.group(1)[2:]), cell["source"].strip(), solutions))
+            module = match.group(1)
+            found.append(CheckCell(_exercise(module), cell["source"].strip(), solutions, module, match.group(0)))
             solutions = []
     return found
 
@@ -150,9 +156,9 @@ def _identify(cells: list[dict], path: Path, course: dict[str, list[CheckCell]])
         return path.stem
     sources = {_normal(c["source"]) for c in cells if c.get("cell_type") == "code"}
     scores = {name: float(sum(_normal(ch.source) in sources for ch in checks)) for name, checks in course.items()}
-    numbers = {int(m[2:]) for c in cells for m in CHECK_CALL.findall(c["source"])}
+    modules = {m.group(1) for c in cells for m in CHECK_CALL.finditer(c["source"])}
     for name, checks in course.items():
-        scores[name] += sum(ch.number in numbers for ch in checks) / 100
+        scores[name] += sum(ch.module in modules for ch in checks) / 100
     best = max(scores, key=lambda n: scores[n], default=None)
     return best if best is not None and scores[best] > 0 else None
 
@@ -167,8 +173,8 @@ class Step:
 
 
 def _plan(cells: list[dict], checks: list[CheckCell]) -> list[Step]:
-    """The student's code cells in order, each check cell replaced by the course's own; a check
-    cell the student deleted runs at the end; one they edited is run as the course's and marked."""
+    """The student's code cells in order, each check cell replaced by the course's own of the same
+    call (else of the same module); a check cell the student deleted runs at the end."""
     steps, used = [], set()
     pristine = {_normal(ch.source): i for i, ch in enumerate(checks)}
     for cell in cells:
@@ -181,9 +187,9 @@ def _plan(cells: list[dict], checks: list[CheckCell]) -> list[Step]:
             used.add(index)
             continue
         match = CHECK_CALL.search(source)
-        if "check" in _tags(cell) or match:
-            number = int(match.group(1)[2:]) if match else None
-            free = [i for i, ch in enumerate(checks) if i not in used and (number is None or ch.number == number)]
+        if match:
+            free = [i for i, ch in enumerate(checks) if i not in used and ch.module == match.group(1)]
+            free.sort(key=lambda i: checks[i].call != match.group(0))  # the same call first
             if free:
                 steps.append(Step(checks[free[0]].source, free[0], edited=True))
                 used.add(free[0])
@@ -193,58 +199,44 @@ def _plan(cells: list[dict], checks: list[CheckCell]) -> list[Step]:
     return steps
 
 
-def _assign_last(source: str, name: str) -> str:
-    """The check cell, one statement per line (``ast.unparse``), its last expression kept in ``name``."""
-    tree = ast.parse(source)
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = tree.body[-1]
-        tree.body[-1] = ast.Assign(targets=[ast.Name(name, ast.Store())], value=last.value, lineno=last.lineno)
-        ast.fix_missing_locations(tree)
-    return ast.unparse(tree)
+def _reads(check: CheckCell) -> list[str]:
+    """The names of the student's that the course's check cell reads (its answers)."""
+    modules = {m.group(1) for m in CHECK_CALL.finditer(check.source)}
+    return sorted({n.id for n in ast.walk(ast.parse(check.source)) if isinstance(n, ast.Name)} - modules)
 
 
-# The grader's first cell: every toolkit module imported, then the guard's fingerprint taken
-# (with the attributes a Checker has, so one given an attribute of its own is seen).
-SETUP = """\
-import importlib as _i, pkgutil as _p, sys as _s
-import toolkit as _t
-for _m in _p.walk_packages(_t.__path__, "toolkit."):
-    if not _m.name.endswith("__main__") and not _m.name.startswith("toolkit.course.grade"):
-        try:
-            _i.import_module(_m.name)
-        except Exception:
-            pass
-for _m in [m for n, m in list(_s.modules.items()) if n.startswith("toolkit") and hasattr(m, "__getattr__")]:
-    for _n in getattr(_m, "__all__", []):  # a lazy package keeps a name once looked up: look them all up now
-        getattr(_m, _n, None)
-from toolkit.checks import Checker as _C
-_s.audit("toolkit.grade.baseline", get_ipython(), sorted(vars(_C("the grader's baseline", time_limit=None))))
-del _i, _p, _s, _t, _m, _n, _C
-"""
-FINISH = '__import__("sys").audit("toolkit.grade.finish")'
+def _binds(source: str) -> set[str]:
+    """The names a student's cell binds in the notebook (assigns, defines, imports; not inside its
+    functions); none if it is not Python even after IPython's own rewriting of magics."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        todo: list[ast.AST] = list(ast.parse(TransformerManager().transform_cell(source)).body)
+    except (SyntaxError, ValueError):
+        return set()
+    names = set()
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        todo.extend(ast.iter_child_nodes(node))
+    return names
 
 
-def _tree_hash(roots: Iterable[Path]) -> str:
-    digest = hashlib.sha256()
-    for root in roots:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(str(path).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
-def _data_root() -> Path:
-    from ..data import data_dir
-
-    return data_dir().resolve()
-
-
-def _hidden_paths(extra: Iterable[Path] = ()) -> list[Path]:
-    """What a graded kernel may not read: the course's notebooks (the teacher's solutions), the
-    repository's history and tests, the submissions (``extra``)."""
-    repo = PACKAGE.parent
-    found = [repo / name for name in ("notebooks", ".git", "tests") if (repo / name).exists()]
-    return found + [Path(p).resolve() for p in extra]
+def _hand_over(check: CheckCell) -> str:
+    """The cell the student's kernel runs in place of a check: it publishes the cloudpickle of the
+    names the course's check cell reads (its answers), for the grader to take to the fresh check."""
+    names = _reads(check)
+    return (
+        f"__import__('IPython.display').display.publish_display_data({{{ANSWERS!r}: __import__('base64')"
+        f".b64encode(__import__('cloudpickle').dumps({{_n: _v for _n, _v in globals().items() if _n in {names!r}}}))"
+        ".decode()})"
+    )
 
 
 def _row(sub: Submission, notebook: str, number: int | str, status: str, passed=0, total=0, lines=(), notes=()):
@@ -266,8 +258,8 @@ def grade_notebook(
     course: dict[str, list[CheckCell]],
     cell_timeout: float = CELL_TIMEOUT,
     notebook_timeout: float = NOTEBOOK_TIMEOUT,
-    hidden: Iterable[Path] = (),
-    workspace: Workspace | None = None,
+    workspace: Path | None = None,
+    sandboxed: bool = True,
 ) -> list[dict]:
     """Grade one submitted notebook: one record per exercise (CSV columns plus feedback and notes).
     Never raises: a notebook the grader cannot handle gets ``error`` rows saying why.
@@ -275,7 +267,7 @@ def grade_notebook(
     Used by: python -m toolkit grade.
     """
     try:
-        return _grade_notebook(sub, course, (cell_timeout, notebook_timeout), list(hidden), workspace)
+        return _grade_notebook(sub, course, (cell_timeout, notebook_timeout), workspace, sandboxed)
     except Exception as exc:  # one submission never stops a class's run
         why = f"the grader could not grade this notebook ({type(exc).__name__}: {str(exc)[:300]})"
         return [_row(sub, sub.path.stem, "", "error", lines=[why])]
@@ -285,8 +277,8 @@ def _grade_notebook(
     sub: Submission,
     course: dict[str, list[CheckCell]],
     timeouts: tuple[float, float],
-    hidden: list[Path],
-    workspace: Workspace | None,
+    workspace: Path | None,
+    sandboxed: bool,
 ) -> list[dict]:
     try:
         cells = _cells(sub.path)
@@ -300,205 +292,133 @@ def _grade_notebook(
     if name is None:
         return [_row(sub, sub.path.stem, "", "error", lines=["not one of the course's notebooks with exercises"])]
     checks = course[name]
-    protected = [PACKAGE, _data_root()]
-    before = _tree_hash(protected)
-    own = workspace is None
-    workspace = workspace or Workspace()
-    folders = workspace.notebook()
+    scratch = Path(tempfile.mkdtemp(prefix="toolkit-grade-")) if workspace is None else workspace
+    box = Sandbox(scratch, sandboxed, timeouts[1])
     try:
-        shutil.copy(sub.path, folders.work / sub.path.name)  # the kernel sees a copy, never the original
-        session = Session(checks, timeouts)
-        session.grade(folders, _plan(cells, checks), protected, hidden, workspace.root)
+        copy = box.work / sub.path.name
+        shutil.copy(sub.path, copy)  # the kernel sees a copy, never the original
+        if sandboxed and box.cgroups:
+            os.chown(copy, NOBODY, NOBODY)
+        session = Session(checks, timeouts, box)
+        session.grade(_plan(cells, checks))
     finally:
-        remove_tree(folders.root)
-        if own:
-            workspace.remove()
-    if _tree_hash(protected) != before:
-        session.taint_all("the toolkit's or the course data's files changed during the run")
+        box.close()
+        if workspace is None:
+            shutil.rmtree(scratch, ignore_errors=True)
     return _merge(sub, name, [part | {"number": check.number} for check, part in zip(checks, session.parts)])
 
 
 class Session:
-    """One notebook's run: its steps through a kernel, the guard's reports, one part per check."""
+    """One notebook's run: its steps through a sandboxed kernel, one part per check."""
 
-    def __init__(self, checks: list[CheckCell], timeouts: tuple[float, float]) -> None:
-        self.checks = checks
+    def __init__(self, checks: list[CheckCell], timeouts: tuple[float, float], box: Any = None) -> None:
+        self.checks, self.box = checks, box
         self.cell_timeout, self.notebook_timeout = timeouts
         self.parts: list[dict] = [{} for _ in checks]
-        self.tainted: list[str] = []  # tampering the guard reported at once: it taints every later check
-        self.seen = 0  # records of the guard's already read
+        self.late: list[str] = []  # the student's cells that ran out of time since the last check
+        self.unfinished: dict[str, str] = {}  # a name bound by a cell that ran out of time: that cell
         self.stopped = ""  # why the kernel was stopped, if it was stopped for running out of time
         self.started = time.monotonic()
         self.kernel: Any = None
-        self.channel: Any = None
 
-    # -- the run --
+    def left(self) -> float:
+        return self.notebook_timeout - (time.monotonic() - self.started)
 
-    def grade(
-        self, folders: NotebookFolders, steps: list[Step], protected: list[Path], hidden: list[Path], root: Path
-    ) -> None:
+    def grade(self, steps: list[Step]) -> None:
         """Start the kernel, run the steps, stop every process the notebook started."""
-        self.channel = Channel()
         try:
-            self.kernel = GradingKernel(folders, folders.environment(protected, hidden, root), self.channel)
+            self.kernel = Kernel(self.box)
         except Exception as exc:
-            self.channel.close()
             self._fill("error", f"the kernel did not start ({type(exc).__name__}: {str(exc)[:200]})")
             return
         try:
-            if self._setup():
-                self._run(steps)
-                self._finish()
+            self._run(steps)
         finally:
             self.kernel.close()
-            self.channel.close()
-        self._children(folders.child_records())
-
-    def _setup(self) -> bool:
-        ran = self.kernel.run(SETUP, 120.0, silent=True)
-        self.channel.catch_up()
-        ready = any(r.get("kind") == "ready" for r in self.channel.records)
-        if ran["status"] == "ok" and ready:
-            return True
-        why = ran["error"] or "the guard did not answer"
-        self._fill("error", f"the grader could not prepare the kernel: {why}")
-        return False
+        self._fill_unrun()
 
     def _run(self, steps: list[Step]) -> None:
         for step in steps:
-            left = self.notebook_timeout - (time.monotonic() - self.started)
-            if left <= 0:
+            if self.left() <= 0:
                 return
-            if step.check is None:
-                ran = self.kernel.run(step.source, min(self.cell_timeout, left))
-            else:  # a check limits the student's code itself; the guard's share grows with the load
-                ran = self._check(step, left)
-            self._read_reports()
+            if step.check is not None:
+                ran = self._check(step)
+            else:
+                ran = self.kernel.run(step.source, min(self.cell_timeout, self.left()))
+                if ran.get("stopped"):
+                    first = step.source.strip().splitlines()[0][:60]
+                    self.late.append(f"your cell `{first}` ran longer than {self.cell_timeout:g} s and was stopped")
+                    self.unfinished |= dict.fromkeys(_binds(step.source), self.late[-1])
+                elif ran["status"] == "ok" and self.unfinished:  # a cell that finished binds them afresh
+                    self.unfinished = {k: v for k, v in self.unfinished.items() if k not in _binds(step.source)}
             if ran["status"] == "dead":
                 if ran.get("stopped"):
-                    self.stopped = f"a cell before this check ran longer than {self.cell_timeout:g} s and its kernel had to be stopped"
+                    self.stopped = self.late[-1] if self.late else "the kernel was stopped for its time"
                 return
-
-    def _finish(self) -> None:
-        """The guard's last look (a check's result replaced afterwards), then the checks that never ran."""
-        if self.kernel.km.is_alive():
-            self.kernel.run(FINISH, 30.0, silent=True)
-            self.channel.catch_up()
-            self._read_reports()
 
     def _fill(self, status: str, why: str) -> None:
         for part in self.parts:
             if not part:
                 part.update(status=status, lines=[why])
 
-    # -- one check --
-
-    def _check(self, step: Step, timeout: float) -> dict:
-        """Run the course's check cell between the guard's events and take the verdict it reports."""
-        index = step.check
-        assert index is not None
-        source = _assign_last(step.source, f"_grade_{secrets.token_hex(8)}")
-        cell = grade_integrity.check_cell(index, source, self.channel.mac(index, source))
-        ran = self.kernel.run(cell, timeout)
-        if ran.get("stopped") or ran["status"] == "timeout":
-            ran["error"] = f"the notebook's {self.notebook_timeout:g} s ran out during this check"
-        if ran["status"] == "dead":  # no report can come: stopped for its time, or crashed
-            self.parts[index] = {"status": "timeout" if ran.get("stopped") else "error", "lines": [ran["error"]]}
-            return ran
-        self.channel.catch_up()
-        part = self._verdict(step, ran)
-        if ran["status"] == "timeout" and part["status"] != "tampered":
-            part = {"status": "timeout", "lines": [ran["error"]], "notes": part.get("notes", [])}
-        self.parts[index] = part
-        return ran
-
-    def _verdict(self, step: Step, ran: dict) -> dict:
-        index = step.check
-        end = _record(self.channel.records, "end", index)
-        begin = _record(self.channel.records, "begin", index)
-        edited = ["the check cell was edited"] if step.edited else []
-        known = edited + self.tainted + self._forged()  # tampering seen before this check's end
-        if end is None and ran["status"] == "timeout":
-            # the grader interrupted it, maybe half way through the guard's report: only what was
-            # reported before the interrupt counts as tampering
-            return {"status": "tampered", "lines": known} if known else {"status": "timeout", "lines": [ran["error"]]}
-        if end is None:
-            why = "the check's end was not reported" if begin else "the check cell never reached the grading guard"
-            return {"status": "tampered", "lines": [f"{why} (something intercepted it)"] + known}
-        notes = [str(n) for n in end.get("notes", [])]
-        tampered = edited + [str(t) for t in end.get("tampered", [])] + self.tainted + self._forged()
-        if tampered:
-            return {"status": "tampered", "lines": list(dict.fromkeys(tampered)), "notes": notes}
-        result = end.get("result")
-        if not isinstance(result, dict):
-            return {"status": "error", "lines": [ran["error"] or "the check did not return a result"], "notes": notes}
-        status = "not_done" if result.get("status") == "not done" else "graded"
-        lines = [str(x) for x in result.get("lines", [])]
-        return {
-            "status": status,
-            "passed": result.get("passed", 0),
-            "total": result.get("total", 0),
-            "lines": lines,
-            "notes": notes,
-        }
-
-    def _forged(self) -> list[str]:
-        if not self.channel.forged:
-            return []
-        return [f"something other than the guard wrote to its report pipe ({len(self.channel.forged)} lines)"]
-
-    # -- reports that arrive between checks --
-
-    def _read_reports(self) -> None:
-        """Tampering the guard reported at once (``alert``) taints every later check; a check's result
-        replaced in the namespace afterwards (``late``) taints that check."""
-        records = self.channel.records
-        for record in records[self.seen :]:
-            tampered = [str(t) for t in record.get("tampered", [])]
-            if record.get("kind") == "alert":
-                self.tainted += [t for t in tampered if t not in self.tainted]
-            elif record.get("kind") == "late" and isinstance(record.get("check"), int):
-                self._taint(record["check"], tampered)
-        self.seen = len(records)
-
-    def _taint(self, index: int, why: list[str]) -> None:
-        if 0 <= index < len(self.parts) and self.parts[index]:
-            part = self.parts[index]
-            part["status"] = "tampered"
-            part["lines"] = why + [line for line in part.get("lines", []) if line not in why]
-
-    def taint_all(self, why: str) -> None:
-        for part in self.parts:
-            if part:
-                part["status"] = "tampered"
-                part.setdefault("notes", []).append(why)
-        self._fill("tampered", why)
-
-    def _children(self, records: list[dict]) -> None:
-        """What the notebook's child processes' guards noted (they cannot sign: they can only add)."""
-        self._fill_unrun()
-        notes = [str(n) for r in records for n in r.get("notes", [])]
-        tampered = [str(t) for r in records for t in r.get("tampered", [])]
-        for part in self.parts:
-            part.setdefault("notes", []).extend(n for n in dict.fromkeys(notes) if n not in part["notes"])
-        if tampered:
-            self.taint_all(f"a process the notebook started: {tampered[0]}")
-
     def _fill_unrun(self) -> None:
         """Checks that never ran: the notebook's time, a kernel stopped for time, or one that died."""
-        if time.monotonic() - self.started >= self.notebook_timeout:
+        if self.left() <= 0:
             self._fill("timeout", "the notebook's time ran out before this check")
         elif self.stopped:
             self._fill("timeout", self.stopped)
         else:
             self._fill("error", "the kernel stopped before this check")
 
+    def _check(self, step: Step) -> dict:
+        """Take the answers from the kernel, run the course's check on them in a fresh process."""
+        index = step.check
+        assert index is not None
+        check = self.checks[index]
+        unfinished = sorted({self.unfinished[n] for n in _reads(check) if n in self.unfinished})
+        ran = {"status": "ok"} if unfinished else self.kernel.run(_hand_over(check), min(self.left(), 120.0))
+        if ran["status"] == "dead":
+            return ran
+        if unfinished:  # what it defined may be half made: the check does not run on it
+            part: dict[str, Any] = {"status": "timeout", "lines": [*unfinished, "the check did not run"]}
+        elif ran.get("answers") is None:
+            why = ran["error"] or "nothing came back"
+            part = {"status": "timeout" if ran.get("stopped") else "error"}
+            part["lines"] = [f"your answers could not be handed to the check: {why}"]
+        else:
+            part = self._verdict(check, ran["answers"])
+        failed = part["status"] != "graded" or part.get("passed", 0) < part.get("total", 0)
+        if self.late and failed and part["status"] != "timeout":  # it may have failed for want of time
+            part = {"status": "timeout", "lines": self.late + part.get("lines", [])}
+        if step.edited:
+            part.setdefault("notes", []).append("the check cell was edited; the course's ran in its place")
+        self.parts[index], self.late = part, []
+        return ran
 
-def _record(records: list[dict], kind: str, index: int | None) -> dict | None:
-    for record in records:
-        if record.get("kind") == kind and record.get("check") == index:
-            return record
-    return None
+    def _verdict(self, check: CheckCell, answers: str) -> dict:
+        modules = sorted({m.group(1) for m in CHECK_CALL.finditer(check.source)})
+        job = json.dumps({"cell": check.source, "modules": modules, "answers": answers})
+        argv = self.box.command([sys.executable, "-m", "toolkit.course.grade_check"], check=True)
+        env = self.box.environment() | {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        env["PYTHONPATH"] = str(PACKAGE.parent)  # --no-sandbox: the toolkit this grader runs
+        self.box.freeze(True)  # nothing the notebook left running competes with its check
+        try:
+            done = subprocess.run(
+                argv, input=job, capture_output=True, text=True, timeout=max(self.left(), 1), env=env, cwd=self.box.work
+            )
+        except subprocess.TimeoutExpired:
+            return {
+                "status": "timeout",
+                "lines": [f"the notebook's {self.notebook_timeout:g} s ran out during this check"],
+            }
+        finally:
+            self.box.freeze(False)
+        try:
+            verdict = json.loads(done.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            tail = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+            return {"status": "error", "lines": [f"the check ended without a verdict ({tail[0][:300]})"]}
+        return verdict if isinstance(verdict, dict) and verdict.get("status") in STATUSES else {"status": "error"}
 
 
 def _merge(sub: Submission, notebook: str, parts: list[dict]) -> list[dict]:
@@ -526,13 +446,12 @@ def grade_folder(
     progress: Callable[[str], Any] = print,
     jobs: int = 1,
     out: Path | None = None,
+    sandboxed: bool = True,
 ) -> list[dict]:
     """Grade every submission under ``folder`` against the course notebooks in ``course``,
-    ``jobs`` notebooks at a time (each in its own kernel); the rows come in submission order
+    ``jobs`` notebooks at a time (each in its own sandbox); the rows come in submission order
     whatever order the kernels finish in, and, with ``out``, the CSV and JSON are rewritten as
-    each notebook finishes. With ``jobs`` above 1, a change to the toolkit's or the data's files
-    (which the guard exists to stop) marks every notebook being graded at that moment as
-    tampered, not only the one that made it.
+    each notebook finishes.
 
     Used by: python -m toolkit grade.
     """
@@ -540,16 +459,14 @@ def grade_folder(
     if not any(known.values()):
         raise FileNotFoundError(f"no course notebooks with check cells in {course}")
     subs = find_submissions(folder)
-    become_subreaper()  # a process a notebook leaves behind is reparented here, found and killed
-    hidden = _hidden_paths([folder, course])
     finished: dict[int, list[dict]] = {}
     lock = threading.Lock()
-    workspace = Workspace()
+    workspace = Path(tempfile.mkdtemp(prefix="toolkit-grade-"))
 
     def grade_one(index: int) -> None:
         sub, began = subs[index], time.monotonic()
-        graded = grade_notebook(sub, known, cell_timeout, notebook_timeout, hidden, workspace)
-        summary = ", ".join(f"ex{r['exercise']} {r['status']} {r['passed']}/{r['total']}" for r in graded)
+        graded = grade_notebook(sub, known, cell_timeout, notebook_timeout, workspace, sandboxed)
+        summary = ", ".join(f"{_label(r['exercise'])} {r['status']} {r['passed']}/{r['total']}" for r in graded)
         summary = summary or "a lesson without exercises, nothing to grade"
         with lock:
             finished[index] = graded
@@ -563,8 +480,12 @@ def grade_folder(
         with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade") as pool:
             list(pool.map(grade_one, range(len(subs))))
     finally:
-        workspace.remove(warn=progress)
+        shutil.rmtree(workspace, ignore_errors=True)
     return _in_order(finished)
+
+
+def _label(exercise: int | str) -> str:
+    return f"ex{exercise}" if isinstance(exercise, int) else str(exercise)
 
 
 def _in_order(finished: dict[int, list[dict]]) -> list[dict]:
@@ -608,14 +529,25 @@ def main(argv: list[str] | None = None) -> int:
         "--cell-timeout",
         type=float,
         default=CELL_TIMEOUT,
-        help="seconds per cell of the student's (a check cell has the notebook's time)",
+        help="seconds a cell of the student's may take, not counting its waits for a CPU",
     )
     parser.add_argument("--notebook-timeout", type=float, default=NOTEBOOK_TIMEOUT, help="seconds per notebook")
-    parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at once, one kernel each (default 1)")
+    parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at once, one sandbox each (default 1)")
+    parser.add_argument(
+        "--no-sandbox", action="store_true", help="run the students' code unprotected (trusted code only)"
+    )
     args = parser.parse_args(argv)
     if not args.submissions.is_dir():
         print(f"grade: {args.submissions} is not a folder of submitted notebooks", file=sys.stderr)
         return 2
+    why = "" if args.no_sandbox else unavailable()
+    if why:
+        print(
+            f"grade: {why}; refusing to run students' code unprotected (--no-sandbox to do it anyway)", file=sys.stderr
+        )
+        return 2
+    if args.no_sandbox:
+        print(UNPROTECTED, file=sys.stderr)
     try:
         rows = grade_folder(
             args.submissions,
@@ -625,6 +557,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=lambda line: print(line, flush=True),
             jobs=args.jobs,
             out=args.out,
+            sandboxed=not args.no_sandbox,
         )
     except FileNotFoundError as exc:
         print(f"grade: {exc}", file=sys.stderr)

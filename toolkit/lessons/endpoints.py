@@ -407,11 +407,12 @@ class MessagesModel(_Endpoint):
     """A model behind Anthropic's Messages API, through the ``anthropic`` SDK. Pack §2.5.
     ``base_url`` is the host alone (``https://api.anthropic.com``); ``max_tokens`` is required;
     ``temperature`` is left out unless given. ``tool_choice`` as for ChatCompletionsModel
-    (``"required"`` goes out as ``{"type": "any"}``), but ``"auto"`` when thinking is on: it
-    refuses forced tool use. Thinking: ``extra_body={"thinking": {"type": "adaptive"}}``. The
-    older manual mode, ``{"type": "enabled", "budget_tokens": N}``, counts N inside
-    ``max_tokens``, which must exceed N: the default cap becomes ``N + 1024``, any other cap
-    not above N is a ValueError before anything is sent.
+    (``"required"`` goes out as ``{"type": "any"}``), but ``"auto"`` when thinking is on: manual
+    thinking refuses a forced choice, and under adaptive thinking only some models accept one
+    (notebook 02, section 4b). Thinking: ``extra_body={"thinking": {"type": "adaptive"}}``. The
+    older manual mode, ``{"type": "enabled", "budget_tokens": N}`` (deprecated; the newest models
+    refuse it), counts N inside ``max_tokens``, which must exceed N: the default cap becomes
+    ``N + 1024``, any other cap not above N is a ValueError before anything is sent.
 
     Used by: docs/real-models.md: Using a real model.
     """

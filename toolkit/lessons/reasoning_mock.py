@@ -153,7 +153,7 @@ class ReasoningMock:
     def respond(self, messages: list, tools: list) -> dict:
         self.requests += 1
         self.seen.append(json.loads(json.dumps(messages, default=str)))
-        mode = {"thinking": self.thinking, "accepts_forced": self.accepts_forced}
+        mode: dict[str, Any] = {"thinking": self.thinking, "accepts_forced": self.accepts_forced}
         forced = check_tool_choice(self.tool_choice, **mode)
         check_request(messages, "auto", tools, self.unthought, **mode)
         results = [json.loads(m["content"]) for m in messages if m.get("role") == "tool"]

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from ..registry import ToolRegistry
 
-__all__ = ["trifecta_legs"]
+__all__ = ["mail_agent", "trifecta_legs"]
 
 
 def trifecta_legs(registry: ToolRegistry, private: Iterable[str]) -> dict[str, list[str]]:
@@ -36,3 +36,38 @@ def trifecta_legs(registry: ToolRegistry, private: Iterable[str]) -> dict[str, l
         "untrusted content": [t.name for t in tools if t.carries_outside_text],
         "a way out": [t.name for t in tools if t.open_world or not t.read_only],
     }
+
+
+def mail_agent() -> ToolRegistry:
+    """An email assistant with five tools: the agent of notebook 11's your turn (§8), built afresh each call.
+
+    Notebook 11.
+    """
+    registry = ToolRegistry()
+
+    def read_inbox(folder: str) -> list:
+        """Read the messages in one of your mail folders (written by anyone who mailed you)."""
+        return []
+
+    def search_contacts(name: str) -> list:
+        """Find people in your address book, with their phone numbers."""
+        return []
+
+    def draft_reply(text: str) -> str:
+        """Turn notes into a polite reply; returns the draft, sends nothing."""
+        return text
+
+    def get_weather(city: str) -> str:
+        """Today's weather for a city, from a public weather service."""
+        return "sunny"
+
+    def send_email(to: str, body: str) -> str:
+        """Send an email to any address."""
+        return "sent"
+
+    registry.add(read_inbox, read_only=True, outside_text=True)
+    registry.add(search_contacts, read_only=True, outside_text=False)
+    registry.add(draft_reply, read_only=True, outside_text=False)
+    registry.add(get_weather, read_only=True, open_world=True)
+    registry.add(send_email, read_only=False, open_world=True)
+    return registry
