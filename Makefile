@@ -178,7 +178,8 @@ test-conformance: $(STAMP) $(CONFORMANCE_STAMP)
 # Side-by-side speed measurements (benchmarks/, README "Performance"); not part of `make test`.
 # Every script runs even when one misses its target; make fails at the end if any did.
 BENCH_STAMP := $(VENV)/.bench-installed
-BENCHES := bench_retrieval bench_scoring bench_mcp bench_http bench_course
+BENCHES := bench_retrieval bench_scoring bench_mcp bench_http bench_course bench_grade
+# benchmarks/bench_local_model.py is run by hand after `make local-model` (docs/real-models.md).
 
 $(BENCH_STAMP): $(STAMP) requirements/bench.txt
 	$(UV_LOCKED) requirements/bench.txt
