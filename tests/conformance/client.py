@@ -13,7 +13,9 @@ with arguments made from its schema), show a call the server refuses and go on, 
 what the server asks on the way: elicitation (accepted with an empty form, so the defaults the
 toolkit fills in are what the server sees) and sampling (a fixed reply, labelled as a mock). A
 stream the server closes early is resumed by the transport (GET with Last-Event-ID after the
-``retry`` the server gave). The OAuth scenarios (``auth/*``) are not run yet.
+``retry`` the server gave). In the OAuth scenarios (``auth/*``) the transport authorizes with
+``toolkit.mcp.auth.OAuth`` when the server answers 401 or 403; what it did is printed, with
+no token in it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ import os
 import sys
 
 from toolkit.mcp import STATELESS_VERSIONS, HTTPTransport, MCPClient, MCPError
+from toolkit.mcp.auth import OAuth
+
+# The suite's authorization servers take an HTTPS client_id as a client ID metadata document
+# without fetching it; this is the URL its own example client uses.
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 
 SAMPLES = {"number": 2, "integer": 3, "string": "conformance", "boolean": True}
 
@@ -43,11 +50,16 @@ def mock_sample(params: dict) -> dict:
     }
 
 
+def scenario_context() -> dict:
+    """``MCP_CONFORMANCE_CONTEXT``: what the scenario hands the client (tool calls, credentials)."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    return context if isinstance(context, dict) else {}
+
+
 def planned_calls(tools: list[dict]) -> list[tuple[str, dict]]:
     """The calls to make: the ones the scenario's ``MCP_CONFORMANCE_CONTEXT`` names (the suite
     picks arguments that test header encoding), else every listed tool with sample arguments."""
-    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-    named = context.get("toolCalls") if isinstance(context, dict) else None
+    named = scenario_context().get("toolCalls")
     if named:
         return [(call["name"], call.get("arguments") or {}) for call in named]
     return [(tool["name"], arguments_for(tool.get("inputSchema") or {})) for tool in tools]
@@ -58,8 +70,18 @@ def main(argv: list[str]) -> int:
         print("usage: MCP_CONFORMANCE_SCENARIO=NAME python tests/conformance/client.py URL", file=sys.stderr)
         return 2
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    auth = None
+    if scenario.startswith("auth/"):  # a pre-registered client when the scenario gives one
+        context = scenario_context()
+        auth = OAuth(
+            argv[0],
+            client_id=context.get("client_id"),
+            client_secret=context.get("client_secret"),
+            client_metadata_url=CLIENT_METADATA_URL,
+            client_name="toolkit-conformance-client",
+        )
     client = MCPClient(
-        HTTPTransport(argv[0], listen=True),
+        HTTPTransport(argv[0], listen=True, auth=auth),
         name="toolkit-conformance-client",
         on_elicit=lambda message, schema: {"action": "accept", "content": {}},
         on_sample=mock_sample,
@@ -82,6 +104,8 @@ def main(argv: list[str]) -> int:
         return 1
     finally:
         client.close()
+        for step in auth.steps if auth else ():
+            print(f"[{scenario}] auth: {step}", file=sys.stderr)
     return 0
 
 
