@@ -3,15 +3,22 @@ the iss check and DCR's deprecation from 2026-07-28).
 
 A small authorization server and a protected MCP endpoint live in this file, on loopback,
 each with knobs for one way to misbehave; the course's own MCP server answers behind the
-token check. The official suite's auth/* scenarios run in ``make test-conformance``.
+token check. The last tests run the official SDK's authorization server and bearer check
+(tests/servers/sdk_protected_server.py). The official suite's auth/* scenarios run in
+``make test-conformance``.
 """
 
 import base64
 import hashlib
 import json
+import subprocess
+import sys
 import threading
+import time
 import urllib.parse
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -321,3 +328,43 @@ def test_pkce_pairs_are_fresh_and_s256():
     (v1, c1), (v2, _) = pkce_pair(), pkce_pair()
     assert v1 != v2 and 43 <= len(v1) <= 128  # RFC 7636 §4.1
     assert c1 == base64.urlsafe_b64encode(hashlib.sha256(v1.encode()).digest()).rstrip(b"=").decode()
+
+
+@pytest.fixture(scope="module")
+def sdk_protected_url():
+    """The official SDK's authorization server and bearer check (tests/servers/sdk_protected_server.py)."""
+    script = Path(__file__).parent / "servers" / "sdk_protected_server.py"
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        metadata = url.replace("/mcp", "/.well-known/oauth-authorization-server")
+        for _ in range(200):  # until uvicorn listens (it prints the URL before it starts)
+            try:
+                urllib.request.urlopen(metadata, timeout=2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+@pytest.mark.parametrize("revision", ["2025-11-25", "2026-07-28"])
+def test_the_toolkit_client_completes_a_session_with_an_sdk_protected_server(sdk_protected_url, revision):
+    """The SDK checks PKCE, the client's authentication, the scope it requires and (with
+    validate_token_resource) that the token was issued for this resource."""
+    auth = OAuth(sdk_protected_url)
+    client = MCPClient(HTTPTransport(sdk_protected_url, auth=auth))
+    if revision == "2026-07-28":
+        client.connect()
+        assert client.modern
+    else:
+        client.initialize(revision)
+    assert [t["name"] for t in client.list_tools()] == ["add"]
+    assert client.call_tool("add", {"a": 2, "b": 3})["content"][0]["text"] == "5"
+    assert any("registered dynamically" in step for step in auth.steps)  # the SDK's AS has no CIMD
+    assert any("token from the authorization_code grant" in step for step in auth.steps)

@@ -288,7 +288,7 @@ class OAuth:
 
     # -- who the client is ---------------------------------------------------------------
 
-    def _client(self, server: Server) -> Client:
+    def _client(self, server: Server, scope: str | None) -> Client:
         if server.client:
             return server.client
         meta = server.metadata
@@ -304,27 +304,26 @@ class OAuth:
             client = Client(self.client_metadata_url)
             self.steps.append("client ID metadata document as client_id")
         elif meta.get("registration_endpoint"):
-            client = self._register(meta["registration_endpoint"], supported)
+            client = self._register(meta["registration_endpoint"], supported, scope)
         else:
             raise OAuthError(f"{server.issuer} offers no way for this client to identify itself")
         server.client = client
         return client
 
-    def _register(self, endpoint: str, supported: list) -> Client:
+    def _register(self, endpoint: str, supported: list, scope: str | None) -> Client:
         """RFC 7591 dynamic registration (deprecated at 2026-07-28; used only when needed)."""
         method = next((m for m in ("client_secret_basic", "client_secret_post", "none") if m in supported), "none")
-        status, _, body = _http(
-            "POST",
-            endpoint,
-            {
-                "client_name": self.client_name,
-                "redirect_uris": [self.redirect_uri],
-                "grant_types": ["authorization_code", "refresh_token"],
-                "response_types": ["code"],
-                "token_endpoint_auth_method": method,
-                "application_type": "native",
-            },
-        )
+        asked = {
+            "client_name": self.client_name,
+            "redirect_uris": [self.redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": method,
+            "application_type": "native",
+        }
+        if scope:  # RFC 7591 §2: the scopes this client may ask for (some servers hold it to them)
+            asked["scope"] = scope
+        status, _, body = _http("POST", endpoint, asked)
         try:
             found = json.loads(body) if status in (200, 201) else None
         except ValueError:
@@ -340,7 +339,7 @@ class OAuth:
 
     def _authorize(self, server: Server, resource: dict, scope: str | None) -> None:
         meta = server.metadata
-        client = self._client(server)
+        client = self._client(server, scope)
         verifier, challenge = pkce_pair()
         state = secrets.token_urlsafe(16)
         query = {
@@ -394,14 +393,13 @@ class OAuth:
         return True
 
     def _token(self, server: Server, client: Client, grant: dict) -> Tokens:
-        data, headers = dict(grant), {}
+        # client_id in the form always: RFC 6749 §4.1.3 allows it with Basic, and some servers want it
+        data, headers = {**grant, "client_id": client.client_id}, {}
         if client.method == "client_secret_basic" and client.secret:
             pair = f"{urllib.parse.quote(client.client_id, safe='')}:{urllib.parse.quote(client.secret, safe='')}"
             headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
-        else:
-            data["client_id"] = client.client_id
-            if client.method == "client_secret_post" and client.secret:
-                data["client_secret"] = client.secret
+        elif client.method == "client_secret_post" and client.secret:
+            data["client_secret"] = client.secret
         status, _, body = _http("POST", server.metadata["token_endpoint"], data, headers, form=True)
         found = _json(status, body)
         if not found or not found.get("access_token"):
