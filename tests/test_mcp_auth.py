@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -368,3 +369,161 @@ def test_the_toolkit_client_completes_a_session_with_an_sdk_protected_server(sdk
     assert client.call_tool("add", {"a": 2, "b": 3})["content"][0]["text"] == "5"
     assert any("registered dynamically" in step for step in auth.steps)  # the SDK's AS has no CIMD
     assert any("token from the authorization_code grant" in step for step in auth.steps)
+
+
+@pytest.fixture(scope="module")
+def sdk_issuer():
+    """The official SDK's authorization server alone, with token introspection beside it."""
+    script = Path(__file__).parent / "servers" / "sdk_protected_server.py"
+    cmd = [sys.executable, str(script), "--as-only"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        issuer = proc.stdout.readline().strip()
+        wait_for(issuer + ".well-known/oauth-authorization-server")
+        yield issuer
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def wait_for(url):
+    for _ in range(200):  # until uvicorn listens (the script prints its URL before it starts)
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
+def protected_course_server(issuer, scopes=("mcp",)):
+    from toolkit.mcp import ModernServer, StreamableHTTPServer
+    from toolkit.mcp.http.protect import ProtectedResource, introspect_at
+
+    guard = ProtectedResource(issuer, introspect_at(issuer + "introspect"), scopes=scopes)
+    return StreamableHTTPServer(lambda: course_server(ModernServer, make_server_registry()), port=0, protect=guard)
+
+
+def test_the_toolkit_client_and_the_course_protected_server_with_the_sdk_authorization_server(sdk_issuer):
+    with protected_course_server(sdk_issuer) as app:
+        auth = OAuth(app.url)
+        client = MCPClient(HTTPTransport(app.url, auth=auth))
+        client.connect()
+        assert client.modern and client.list_tools()
+        assert auth.steps[0] == "401 from the MCP server"
+
+
+def test_the_sdk_client_completes_a_session_with_the_course_protected_server(sdk_issuer):
+    import anyio
+    import httpx2
+    from mcp import ClientSession
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
+
+    class Memory:
+        def __init__(self):
+            self.tokens = self.client = None
+
+        async def get_tokens(self):
+            return self.tokens
+
+        async def set_tokens(self, tokens):
+            self.tokens = tokens
+
+        async def get_client_info(self):
+            return self.client
+
+        async def set_client_info(self, info):
+            self.client = info
+
+    redirected = {}
+
+    async def browser(url):  # consents at once: the SDK authorization server redirects back
+        async with httpx2.AsyncClient(follow_redirects=False) as http:
+            redirected["to"] = (await http.get(url)).headers["location"]
+
+    async def callback():
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(redirected["to"]).query))
+        return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+
+    with protected_course_server(sdk_issuer) as app:
+        metadata = OAuthClientMetadata(
+            client_name="sdk-client",
+            redirect_uris=["http://127.0.0.1:3000/callback"],
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            scope="mcp",
+        )
+        provider = OAuthClientProvider(app.url, metadata, Memory(), browser, callback)
+
+        async def session():
+            async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
+                async with streamable_http_client(app.url, http_client=http) as (read, write):
+                    async with ClientSession(read, write) as s:
+                        await s.initialize()
+                        return (await s.list_tools()).tools
+
+        tools = anyio.run(session)
+        assert tools and "to" in redirected
+
+
+def guarded(answers):
+    """The course server behind a ProtectedResource whose introspection answers from ``answers``."""
+    from toolkit.mcp import ModernServer, StreamableHTTPServer
+    from toolkit.mcp.http.protect import ProtectedResource
+
+    guard = ProtectedResource("http://as.example", lambda token: answers(guard, token), scopes=("mcp",))
+    return StreamableHTTPServer(lambda: course_server(ModernServer, make_server_registry()), port=0, protect=guard)
+
+
+def post_with(app, token):
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}).encode()
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(app.url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers.get("WWW-Authenticate")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("WWW-Authenticate")
+
+
+def test_the_protected_server_publishes_its_metadata_and_points_to_it():
+    with guarded(lambda guard, token: {"active": False}) as app:
+        status, challenge = post_with(app, None)
+        where = parse_challenge(challenge)["resource_metadata"]
+        with urllib.request.urlopen(where, timeout=10) as response:
+            metadata = json.loads(response.read())
+        assert status == 401 and metadata == {
+            "resource": app.url,
+            "authorization_servers": ["http://as.example"],
+            "scopes_supported": ["mcp"],
+        }
+
+
+@pytest.mark.parametrize(
+    "answer, status, error",
+    [
+        (lambda guard: {"active": False, "aud": guard.resource, "scope": "mcp"}, 401, "invalid_token"),
+        (lambda guard: {"active": True, "aud": "http://127.0.0.1:1/mcp", "scope": "mcp"}, 401, "invalid_token"),
+        (lambda guard: {"active": True, "scope": "mcp"}, 401, "invalid_token"),  # no audience: not for us
+        (lambda guard: {"active": True, "aud": guard.resource, "scope": "read"}, 403, "insufficient_scope"),
+    ],
+)
+def test_the_protected_server_refuses_tokens_not_meant_for_it(answer, status, error):
+    """A token from another resource (a passthrough) is refused (RFC 8707; MCP's token
+    passthrough rule); so are inactive ones; one without the scope gets 403 and the scope."""
+    with guarded(lambda guard, token: answer(guard)) as app:
+        got, challenge = post_with(app, "some-token")
+        assert got == status and parse_challenge(challenge)["error"] == error
+
+
+def test_the_protected_server_takes_a_token_for_itself_with_the_scope():
+    with guarded(lambda guard, token: {"active": True, "aud": guard.resource, "scope": "mcp other"}) as app:
+        client = MCPClient(HTTPTransport(app.url, token="some-token"))
+        client.connect()
+        assert client.modern and client.list_tools()

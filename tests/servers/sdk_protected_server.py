@@ -9,6 +9,9 @@ stores what the SDK hands it, in memory; its ``authorize`` consents at once and 
 with a code (no browser here).
 
 Run: ``python tests/servers/sdk_protected_server.py`` prints the MCP URL on its first line.
+With ``--as-only`` it is the SDK's authorization server alone (``create_auth_routes``) plus a
+token introspection endpoint (RFC 7662, ``/introspect``, answered from the same store), for
+the course's protected server to ask; it prints the issuer URL.
 """
 
 import secrets
@@ -19,9 +22,15 @@ import warnings
 
 import uvicorn
 from mcp.server.auth.provider import AccessToken, AuthorizationCode, AuthorizationParams, RefreshToken
+from mcp.server.auth.routes import create_auth_routes
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyHttpUrl
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 warnings.simplefilter("ignore")  # the SDK's deprecation notes (DCR at 2026-07-28, 3.0 defaults)
 
@@ -89,11 +98,35 @@ class MemoryProvider:
         return OAuthToken(access_token=access, token_type="Bearer", expires_in=3600, refresh_token=refresh)
 
 
+def authorization_server_only(provider: MemoryProvider, issuer: str) -> Starlette:
+    """The SDK's own /authorize, /token, /register and metadata, with /introspect beside them."""
+
+    async def introspect(request: Request) -> JSONResponse:
+        form = await request.form()
+        token = await provider.load_access_token(str(form.get("token", "")))
+        if token is None:
+            return JSONResponse({"active": False})
+        return JSONResponse(
+            {"active": True, "client_id": token.client_id, "scope": " ".join(token.scopes), "aud": token.resource}
+        )
+
+    routes = create_auth_routes(
+        provider, AnyHttpUrl(issuer), client_registration_options=ClientRegistrationOptions(enabled=True)
+    )
+    return Starlette(routes=[*routes, Route("/introspect", introspect, methods=["POST"])])
+
+
 def main() -> int:
     with socket.socket() as probe:  # a free port, so the URLs in the metadata are known before start
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
+    if "--as-only" in sys.argv:
+        issuer = str(AnyHttpUrl(base))  # as the SDK writes it in its metadata (with a "/")
+        print(issuer, flush=True)
+        app = authorization_server_only(MemoryProvider(), issuer)
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+        return 0
     server = MCPServer(
         "sdk-protected-server",
         auth_server_provider=MemoryProvider(),

@@ -142,6 +142,7 @@ class StreamableHTTPServer:
         backlog: int = LISTEN_BACKLOG,
         trace: Callable[[str, str], Any] | None = None,
         stream_timeout: float = 300.0,
+        protect: Any = None,
     ) -> None:
         self.make_server = make_server
         self.path = path
@@ -150,7 +151,8 @@ class StreamableHTTPServer:
         self.max_body = max_body
         self.read_timeout = read_timeout
         self.request_deadline = request_deadline
-        self.token = _choose_token(token)
+        self.protect = protect  # a ProtectedResource (http/protect.py): OAuth instead of one token
+        self.token = None if protect is not None else _choose_token(token)
         self.trace = trace
         self.stream_timeout = stream_timeout  # the longest an SSE stream stays open
         self.closing = False  # True once close() began: open streams end (a listen with its reply)
@@ -170,6 +172,8 @@ class StreamableHTTPServer:
         self._httpd.app = self
         self.port = self._httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}{path}"
+        if protect is not None:
+            protect.resource = self.url
         self._thread: threading.Thread | None = None
 
     @property
@@ -234,6 +238,17 @@ class StreamableHTTPServer:
             return 421, error_response(
                 None, INVALID_REQUEST, f"Misdirected request: Host {host!r} is not this machine; use {self.url}"
             )
+        if self.protect is not None:
+            if handler.command == "GET" and urlsplit(handler.path).path == self.protect.metadata_path():
+                return 200, self.protect.metadata()  # RFC 9728: public, before any token
+            refused = self.protect.refusal(handler.headers.get("Authorization"))
+            if refused is not None:
+                status, challenge, why = refused
+                return (
+                    status,
+                    error_response(None, INVALID_REQUEST, f"Unauthorized: {why}"),
+                    {"WWW-Authenticate": challenge},
+                )
         if self.token is not None and not self._token_ok(handler.headers.get("Authorization")):
             return self._unauthorized(handler.headers.get("Authorization"))
         if urlsplit(handler.path).path != self.path:
