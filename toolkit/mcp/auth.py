@@ -1,8 +1,9 @@
 """An OAuth 2.1 client for MCP over HTTP, standard library only (beyond the pack).
 
-MCP authorization is optional; when a server asks for it, the client takes the steps the
-specification lists (2025-06-18 and later, basic/authorization; 2026-07-28 adds the ``iss``
-check and deprecates dynamic registration). :class:`OAuth` is handed to
+MCP authorization is optional ("Authorization is **OPTIONAL** for MCP implementations",
+2026-07-28 basic/authorization/index.mdx:18); when a server asks for it, the client takes the
+steps the specification lists (2025-06-18 and later; the ``iss`` check and the deprecation of
+dynamic registration are 2026-07-28's). :class:`OAuth` is handed to
 ``HTTPTransport(url, auth=OAuth(url))`` and does them when the server answers 401 or 403:
 
 1. **Protected-resource metadata** (RFC 9728): the URL in ``WWW-Authenticate``'s
@@ -10,16 +11,20 @@ check and deprecates dynamic registration). :class:`OAuth` is handed to
    Its ``resource`` must name this server (else stop: a token for another resource is useless
    here and must not be asked for). 2025-06-18 and later.
 2. **Authorization-server metadata** (RFC 8414, then OpenID Connect discovery), whose
-   ``issuer`` must be the one the URL was built from (RFC 8414 §3.3); PKCE S256 must be
-   offered. 2025-06-18 and later; the issuer check is stated in 2026-07-28.
-3. **The client's identity**, in the order 2025-11-25 gives: a pre-registered ``client_id``, a
-   client ID metadata document (its HTTPS URL is the ``client_id``), dynamic registration
-   (RFC 7591) only when neither applies (deprecated at 2026-07-28). Credentials are kept per
-   issuer, so a server that moves to another authorization server gets a new registration.
+   ``issuer`` must be the one the URL was built from (RFC 8414 §3.3;
+   authorization-server-discovery.mdx:94 at 2026-07-28), and which must list
+   ``code_challenge_methods_supported`` with S256 (else the client MUST refuse to proceed,
+   security-considerations.mdx:57-59).
+3. **The client's identity**, in the priority order of 2026-07-28
+   client-registration.mdx:13-18: a pre-registered ``client_id``, a client ID metadata
+   document (its HTTPS URL is the ``client_id``), dynamic registration (RFC 7591) only when
+   neither applies ("deprecated", line 141). Credentials are kept per issuer, so a server that
+   moves to another authorization server gets a new registration.
 4. **Authorization code with PKCE S256** (RFC 7636), ``state``, and the ``resource``
    parameter (RFC 8707). ``authorize(url)`` is the user's browser: it returns the URL the
-   authorization server redirected to. The response's ``iss`` (RFC 9207) must equal the
-   issuer exactly, and must be there when the metadata says it will be (2026-07-28).
+   authorization server redirected to. A present ``iss`` (RFC 9207) must equal the recorded
+   issuer by simple string comparison, and an absent one is refused when the metadata
+   advertises it (2026-07-28 index.mdx:196-211), all before the code goes to the token endpoint.
 5. **Token request** with the client authentication the server registered or supports
    (``client_secret_basic``, ``client_secret_post``, ``none``), then the retried request with
    ``Authorization: Bearer``. A 401 with a refresh token first tries the refresh grant; a 403
