@@ -215,6 +215,16 @@ def test_an_authorization_response_from_another_issuer_is_refused(world, refusal
     assert world.requests["authorize"] and not world.requests["token"], "the code must not be redeemed"
 
 
+@pytest.mark.parametrize("world", [{"iss": "wrong"}], indirect=True)
+def test_a_refused_authorization_is_no_reason_to_try_the_handshake_era(world):
+    """connect() falls back to initialize on an unknown error; a stopped authorization is not
+    one (the same server would ask the user to authorize again, for nothing)."""
+    client, _ = session(world)
+    with pytest.raises(MCPError, match="Authorization failed"):
+        client.connect()
+    assert len(world.requests["authorize"]) == 1
+
+
 @pytest.mark.parametrize("world", [{"iss": "omit", "iss_supported": None}], indirect=True)
 def test_a_server_that_never_promised_iss_is_not_held_to_it(world):
     client, _ = session(world)

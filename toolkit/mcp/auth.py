@@ -49,7 +49,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["OAuth", "OAuthError", "pkce_pair", "parse_challenge", "follow_redirect"]
+from .protocol import INVALID_REQUEST, MCPError
+
+__all__ = ["OAuth", "OAuthError", "AuthorizationFailed", "pkce_pair", "parse_challenge", "follow_redirect"]
 
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
@@ -57,6 +59,13 @@ FORM = "application/x-www-form-urlencoded"
 
 class OAuthError(Exception):
     """The authorization flow stopped; the message says which step and why (never a token)."""
+
+
+class AuthorizationFailed(MCPError):
+    """What the transport raises when :class:`OAuth` stopped: no reason to try another era."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(INVALID_REQUEST, f"Authorization failed: {why}")
 
 
 @dataclass

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from ..registry import Tool, ToolError, ToolRegistry
 from ..schema import short_repr
 from .answers import ServerRequests
+from .auth import AuthorizationFailed
 from .listening import ListenStream
 from .logs import check_level
 from .meta import MODERN, SERVER_INFO_KEY, modern_meta
@@ -157,6 +158,8 @@ class MCPClient:
                 break
             except MCPError as exc:
                 self.modern = False
+                if isinstance(exc, AuthorizationFailed):
+                    raise  # the same server, the same authorization: initialize would fail alike
                 if exc.code not in MODERN_ERRORS:
                     return self.initialize(max(self.SUPPORTED))
                 if exc.code != UNSUPPORTED_PROTOCOL_VERSION:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..auth import OAuthError
+from ..auth import AuthorizationFailed, OAuthError
 from ..meta import header_value, param_headers, param_text, param_value
 from ..protocol import (
     CONNECTION_CLOSED,
@@ -107,7 +107,7 @@ class HTTPTransport:
                 if not self.auth.challenge(status, reply_headers.get("WWW-Authenticate")):
                     break
             except OAuthError as exc:
-                raise MCPError(INVALID_REQUEST, f"Authorization failed: {exc}") from None
+                raise AuthorizationFailed(str(exc)) from None
         if status == 403 and self.auth is not None:
             raise MCPError(INVALID_REQUEST, f"HTTP 403 from {self.url}: the server refused this client's token")
         if status == 401:
