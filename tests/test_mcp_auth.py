@@ -4,7 +4,8 @@ the iss check and DCR's deprecation from 2026-07-28).
 A small authorization server and a protected MCP endpoint live in this file, on loopback,
 each with knobs for one way to misbehave; the course's own MCP server answers behind the
 token check. The last tests run the official SDK's authorization server and bearer check
-(tests/servers/sdk_protected_server.py). The official suite's auth/* scenarios run in
+(tests/servers/sdk_protected_server.py) and its authorization server alone
+(toolkit.lessons.auth_server) in front of the course's protected server. The official suite's auth/* scenarios run in
 ``make test-conformance``.
 """
 
@@ -349,13 +350,7 @@ def sdk_protected_url():
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
-        metadata = url.replace("/mcp", "/.well-known/oauth-authorization-server")
-        for _ in range(200):  # until uvicorn listens (it prints the URL before it starts)
-            try:
-                urllib.request.urlopen(metadata, timeout=2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for(url.replace("/mcp", "/.well-known/oauth-authorization-server"))
         yield url
     finally:
         proc.terminate()
@@ -384,19 +379,10 @@ def test_the_toolkit_client_completes_a_session_with_an_sdk_protected_server(sdk
 @pytest.fixture(scope="module")
 def sdk_issuer():
     """The official SDK's authorization server alone, with token introspection beside it."""
-    script = Path(__file__).parent / "servers" / "sdk_protected_server.py"
-    cmd = [sys.executable, str(script), "--as-only"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert proc.stdout is not None
-        issuer = proc.stdout.readline().strip()
-        wait_for(issuer + ".well-known/oauth-authorization-server")
-        yield issuer
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        if proc.stdout is not None:
-            proc.stdout.close()
+    from toolkit.lessons.auth_server import LoopbackAuthorizationServer
+
+    with LoopbackAuthorizationServer() as server:
+        yield server.issuer
 
 
 def wait_for(url):
