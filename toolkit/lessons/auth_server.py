@@ -28,7 +28,10 @@ __all__ = ["MemoryProvider", "LoopbackAuthorizationServer"]
 
 class MemoryProvider:
     """The SDK's ``OAuthAuthorizationServerProvider``: clients, codes and tokens in dictionaries;
-    ``authorize`` consents at once and redirects back with a fresh code."""
+    ``authorize`` consents at once and redirects back with a fresh code.
+
+    Used by: tests/servers/sdk_protected_server.py.
+    """
 
     def __init__(self) -> None:
         self.clients: dict[str, Any] = {}
@@ -102,7 +105,10 @@ def _free_port() -> int:
 class LoopbackAuthorizationServer:
     """The SDK's authorization server on ``127.0.0.1`` in a background thread, until
     :meth:`stop` (or the end of a ``with`` block). ``issuer`` is its URL as its metadata
-    writes it; ``introspect_url`` its RFC 7662 endpoint; ``provider`` the store."""
+    writes it; ``introspect_url`` its RFC 7662 endpoint; ``provider`` the store.
+
+    Used by: tests/test_mcp_auth.py.
+    """
 
     def __init__(self, port: int = 0, start_timeout: float = 30.0) -> None:
         import uvicorn

@@ -58,11 +58,17 @@ FORM = "application/x-www-form-urlencoded"
 
 
 class OAuthError(Exception):
-    """The authorization flow stopped; the message says which step and why (never a token)."""
+    """The authorization flow stopped; the message says which step and why (never a token).
+
+    Used by: toolkit/mcp/http/transport.py.
+    """
 
 
 class AuthorizationFailed(MCPError):
-    """What the transport raises when :class:`OAuth` stopped: no reason to try another era."""
+    """What the transport raises when :class:`OAuth` stopped: no reason to try another era.
+
+    Used by: toolkit/mcp/http/transport.py.
+    """
 
     def __init__(self, why: str) -> None:
         super().__init__(INVALID_REQUEST, f"Authorization failed: {why}")
@@ -95,14 +101,20 @@ class Server:
 
 
 def pkce_pair() -> tuple[str, str]:
-    """A PKCE verifier and its S256 challenge (RFC 7636 §4.1-4.2)."""
+    """A PKCE verifier and its S256 challenge (RFC 7636 §4.1-4.2).
+
+    Used by: tests/test_mcp_auth.py.
+    """
     verifier = secrets.token_urlsafe(48)
     digest = hashlib.sha256(verifier.encode("ascii")).digest()
     return verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
 def parse_challenge(header: str | None) -> dict[str, str]:
-    """The parameters of a ``WWW-Authenticate: Bearer ...`` header (RFC 6750 §3), lower-cased names."""
+    """The parameters of a ``WWW-Authenticate: Bearer ...`` header (RFC 6750 §3), lower-cased names.
+
+    Used by: tests/test_mcp_auth.py.
+    """
     if not header or not header.strip().lower().startswith("bearer"):
         return {}
     found = re.findall(r'([A-Za-z_][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))', header.strip()[6:])
@@ -147,7 +159,10 @@ def _json(status: int, body: bytes) -> dict | None:
 
 
 def follow_redirect(url: str) -> str:
-    """A browser that consents at once: GET the authorization URL, return where it redirects."""
+    """A browser that consents at once: GET the authorization URL, return where it redirects.
+
+    Used by: toolkit/mcp/auth.py.
+    """
     status, headers, _ = _http("GET", url, headers={"Accept": "text/html"})
     location = headers.get("Location") if status in (301, 302, 303, 307, 308) else None
     if not location:
@@ -176,6 +191,8 @@ class OAuth:
     authorization server supports that (2025-11-25). Otherwise the client registers itself
     (RFC 7591) as ``client_name`` with ``redirect_uri``. ``authorize(url) -> redirect URL``
     stands for the user's browser (default :func:`follow_redirect`).
+
+    Used by: tests/conformance/client.py.
     """
 
     def __init__(

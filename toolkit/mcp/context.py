@@ -44,7 +44,10 @@ class Outbox(Protocol):
 
 
 def question(method: str, params: dict, capability: str | None = None) -> tuple:
-    """One question for :meth:`RequestContext.ask_each`: ``(method, params, capability)``."""
+    """One question for :meth:`RequestContext.ask_each`: ``(method, params, capability)``.
+
+    Used by: tests/conformance/server.py.
+    """
     return (method, params, capability)
 
 

@@ -29,7 +29,10 @@ __all__ = ["ProtectedResource", "introspect_at"]
 
 
 def introspect_at(endpoint: str, client_id: str | None = None, client_secret: str | None = None) -> Callable:
-    """An RFC 7662 introspection call: ``check(token) -> dict`` (``{"active": False}`` on any failure)."""
+    """An RFC 7662 introspection call: ``check(token) -> dict`` (``{"active": False}`` on any failure).
+
+    Used by: tests/test_mcp_auth.py.
+    """
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
     def check(token: str) -> dict:
@@ -57,7 +60,10 @@ def introspect_at(endpoint: str, client_id: str | None = None, client_secret: st
 class ProtectedResource:
     """``authorization_server``: the issuer clients go to; ``introspect(token) -> dict``: the
     RFC 7662 answer for a token (see :func:`introspect_at`); ``scopes``: what every request
-    needs. The resource's URL is the server's own (set by ``StreamableHTTPServer``)."""
+    needs. The resource's URL is the server's own (set by ``StreamableHTTPServer``).
+
+    Used by: tests/test_mcp_auth.py.
+    """
 
     def __init__(self, authorization_server: str, introspect: Callable[[str], dict], scopes: tuple = ()) -> None:
         self.authorization_server = authorization_server
