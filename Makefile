@@ -23,7 +23,7 @@ help:
 	@echo "make test-hub   a real JupyterHub on loopback: login, nbgitpuller link, notebook 10 and its checks"
 	@echo "make bench-class [STUDENTS=30]     that many students on one hub at once (README, deploy section)"
 	@echo "make test-browser   every notebook in JupyterLab in headless Chromium; screenshots in build/screenshots/"
-	@echo "make test-conformance   the official MCP conformance suite against toolkit.mcp (about a minute)"
+	@echo "make test-conformance   the official MCP conformance suite against toolkit.mcp (about 75 s)"
 	@echo "make bench   side-by-side speed measurements (benchmarks/; several minutes)"
 	@echo "make lock [UPGRADE=1]   re-resolve requirements/*.txt from pyproject.toml (maintainers)"
 	@echo "make local-model; make local-model-serve   a real tool-calling model on this machine (optional)"
@@ -160,9 +160,10 @@ test-browser: $(BROWSER_STAMP) $(NPM_STAMP)
 	  timeout -s INT -k 30 $(BROWSER_TIMEOUT) $(BIN)/python -m pytest tests/browser -p no:cacheprovider -rs -W default \
 	  --timeout=$(TIER_TEST_TIMEOUT)
 
-# The official MCP conformance suite (npm @modelcontextprotocol/conformance 0.1.16, pinned with a
-# Node 22 in tests/conformance/npm/package-lock.json) against tests/conformance/server.py at
-# 2025-06-18 and 2025-11-25, and its client scenarios against tests/conformance/client.py.
+# The official MCP conformance suite (npm @modelcontextprotocol/conformance 0.1.16 and the
+# pre-release 0.2.0-alpha.12, pinned with a Node 22 in tests/conformance/npm/package-lock.json)
+# against tests/conformance/server.py and client.py at 2025-06-18, 2025-11-25 and 2026-07-28
+# (nine legs; docs/developing.md).
 CONFORMANCE_NPM := tests/conformance/npm
 CONFORMANCE_STAMP := $(CONFORMANCE_NPM)/node_modules/.installed
 

@@ -303,6 +303,42 @@ def test_b3_a_recognized_modern_error_is_no_reason_to_fall_back(code, data):
     assert [m["method"] for m in transport.sent] == ["server/discover"]
 
 
+def refuse_discover(times):
+    """A modern server that refuses the first ``times`` discover requests with -32022 listing
+    2026-07-28, as the suite's request-metadata scenario does once."""
+    refused = []
+
+    def answer(msg):
+        if msg["method"] == "server/discover" and len(refused) < times:
+            refused.append(msg)
+            data = {"supported": ["2026-07-28"], "requested": "2026-07-28"}
+            return {"error": {"code": -32022, "message": "Unsupported protocol version", "data": data}}
+        if msg["method"] == "server/discover":
+            return {"result": {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}}}
+        return {"result": {}}
+
+    return Scripted(answer)
+
+
+def test_after_32022_listing_2026_07_28_the_client_retries_once_with_it():
+    """2026-07-28 basic/versioning.mdx:143-146: a modern error means the client retries with a
+    supported version; the retry carries that version in header and _meta."""
+    transport = refuse_discover(1)
+    client = MCPClient(transport)
+    client.connect()
+    assert client.modern and client.protocol_version == "2026-07-28"
+    assert [m["method"] for m in transport.sent] == ["server/discover", "server/discover"]
+    assert transport.sent[1]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+
+
+def test_a_server_that_keeps_refusing_gets_one_retry_and_the_error():
+    transport = refuse_discover(5)
+    with pytest.raises(MCPError) as caught:
+        MCPClient(transport).connect()
+    assert caught.value.code == -32022 and "2026-07-28" in caught.value.message
+    assert [m["method"] for m in transport.sent] == ["server/discover", "server/discover"]
+
+
 @pytest.mark.parametrize("code", [-32601, -32602, -32600, -32603, -32000, -32002])
 def test_b3_any_other_error_means_a_legacy_server(code):
     """stdio.mdx:135-141: any other error means a legacy server, and the fallback MUST NOT be

@@ -20,6 +20,7 @@ import time
 
 from toolkit.mcp import (
     LatestRevisionServer,
+    ModernServer,
     Prompt,
     PromptArgument,
     Prompts,
@@ -30,6 +31,8 @@ from toolkit.mcp import (
     StreamableHTTPServer,
 )
 from toolkit.mcp.content import audio, embedded, image, text
+from toolkit.mcp.context import question
+from toolkit.mcp.subscriptions import Subscriptions
 from toolkit.registry import ToolRegistry
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -168,6 +171,112 @@ TOOLS = (
 )
 
 
+def _named(key, prop, message):
+    schema = {"type": "object", "properties": {prop: {"type": "string"}}, "required": [prop]}
+    return key, question("elicitation/create", {"message": message, "requestedSchema": schema}, "elicitation")
+
+
+def _content(answer):
+    return (answer.get("content") or {}) if isinstance(answer, dict) else {}
+
+
+def _ask_name(args, ctx):
+    key, asked = _named("user_name", "name", "What is your name?")
+    return f"Hello, {_content(ctx.ask(*asked, key=key)).get('name', 'stranger')}!"
+
+
+def _ask_capital(args, ctx):
+    reply = ctx.sample("What is the capital of France?", key="capital_question")
+    return f"The model said: {(reply.get('content') or {}).get('text', '')}"
+
+
+def _ask_roots(args, ctx):
+    return "Roots: " + ", ".join(str(root.get("uri")) for root in ctx.list_roots(key="client_roots"))
+
+
+def _ask_confirm(args, ctx):
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    ctx.elicit("Please confirm", schema, key="confirm")
+    return "state-ok: the requestState came back intact"
+
+
+def _ask_three(args, ctx):
+    answers = ctx.ask_each(
+        {
+            "user_name": _named("user_name", "name", "What is your name?")[1],
+            "greeting": question(
+                "sampling/createMessage",
+                {
+                    "messages": [{"role": "user", "content": {"type": "text", "text": "Generate a greeting"}}],
+                    "maxTokens": 50,
+                },
+                "sampling",
+            ),
+            "client_roots": question("roots/list", {}, "roots"),
+        }
+    )
+    return f"Got {', '.join(sorted(answers))}"
+
+
+def _ask_twice(args, ctx):
+    name = _content(ctx.ask(*_named("step1", "name", "Step 1: What is your name?")[1], key="step1")).get("name")
+    color = _content(ctx.ask(*_named("step2", "color", "Step 2: What is your favorite color?")[1], key="step2"))
+    return f"{name} likes {color.get('color')}"
+
+
+def _ask_what_it_can(args, ctx):
+    wanted = {}
+    if "sampling" in ctx.capabilities:
+        wanted["capital"] = question(
+            "sampling/createMessage",
+            {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "Capital of France?"}}],
+                "maxTokens": 20,
+            },
+            "sampling",
+        )
+    if "elicitation" in ctx.capabilities:
+        wanted["user_name"] = _named("user_name", "name", "What is your name?")[1]
+    return f"Answered: {', '.join(sorted(ctx.ask_each(wanted)))}"
+
+
+def _logs(args, ctx):
+    ctx.log("info", "test_logging_tool ran")
+    return "logged (only if the request asked for logs)"
+
+
+def _announce(kind):
+    def handler(args, ctx):
+        ctx.server.list_changed(kind)
+        return f"{kind} list changed"
+
+    return handler
+
+
+# 2026-07-28 only (ModernServer's context): the tools the suite's server-stateless and
+# input-required-result-* scenarios call, read from conformance 0.2.0-alpha.12.
+MODERN_TOOLS = (
+    ServerTool("test_input_required_result_elicitation", _ask_name, "Asks the user's name (input_required)"),
+    ServerTool("test_input_required_result_sampling", _ask_capital, "Asks the client's model"),
+    ServerTool("test_input_required_result_list_roots", _ask_roots, "Asks the client's roots"),
+    ServerTool("test_input_required_result_request_state", _ask_confirm, "Round trip with requestState"),
+    ServerTool("test_input_required_result_multiple_inputs", _ask_three, "Three questions at once"),
+    ServerTool("test_input_required_result_multi_round", _ask_twice, "Two rounds of questions"),
+    ServerTool("test_input_required_result_tampered_state", _ask_confirm, "Refuses a changed requestState"),
+    ServerTool("test_input_required_result_capabilities", _ask_what_it_can, "Asks only what the client declared"),
+    ServerTool("test_missing_capability", _sampling, "Needs sampling: -32021 without it"),
+    ServerTool("test_streaming_elicitation", _elicit("Your answer?", RESPONSE_FORM), "Asks the user"),
+    ServerTool("test_logging_tool", _logs, "Logs once"),
+    ServerTool("test_trigger_tool_change", _announce("tools"), "Announces a tools list change"),
+    ServerTool("test_trigger_prompt_change", _announce("prompts"), "Announces a prompts list change"),
+)
+
+
+def _ask_context(args, ctx):
+    key, asked = _named("user_context", "context", "What context should the prompt use?")
+    return [_user(text(f"Use this context: {_content(ctx.ask(*asked, key=key)).get('context')}"))]
+
+
 def resources() -> Resources:
     fixed = (
         Resource("test://static-text", "static-text", lambda: "This is the content of the static text resource."),
@@ -187,7 +296,7 @@ def _user(block):
     return {"role": "user", "content": block}
 
 
-def prompts() -> Prompts:
+def prompts(modern: bool = False) -> Prompts:
     args = [PromptArgument("arg1", "First test argument", True), PromptArgument("arg2", "Second test argument", True)]
     return Prompts(
         (
@@ -217,25 +326,36 @@ def prompts() -> Prompts:
                 "A prompt that includes image content",
             ),
         )
+        + ((Prompt("test_input_required_result_prompt", _ask_context, "Asks the user first"),) if modern else ())
     )
 
 
-def make_server() -> LatestRevisionServer:
-    return LatestRevisionServer(
+def make_server(revision: str = "2025-11-25") -> LatestRevisionServer:
+    """The course's server for ``revision``: the handshake server up to 2025-11-25, the
+    stateless one (:class:`ModernServer`) at 2026-07-28."""
+    modern = revision == "2026-07-28"
+    server = (ModernServer if modern else LatestRevisionServer)(
         ToolRegistry(),
         name="toolkit-conformance-server",
-        tools=TOOLS,
+        tools=TOOLS + (MODERN_TOOLS if modern else ()),
         resources=resources(),
-        prompts=prompts(),
+        prompts=prompts(modern),
         logging=True,
     )
+    if isinstance(server, ModernServer):
+        server.subscriptions = LISTENS
+    return server
+
+
+LISTENS = Subscriptions()  # the open listen streams, shared by the server HTTP makes per request
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--revision", default="2025-11-25", help="the revision the suite tests")
     args = parser.parse_args(argv)
-    app = StreamableHTTPServer(make_server, port=args.port, token=False)
+    app = StreamableHTTPServer(lambda: make_server(args.revision), port=args.port, token=False)
     print(app.url, flush=True)
     return app.serve_until_interrupted()
 

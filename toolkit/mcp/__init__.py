@@ -6,8 +6,9 @@ lesson server ``MCPServer`` and ``LatestRevisionServer``, which adds revision 20
 tools to a local registry) make the lesson core. The other primitives sit one idea to a module:
 ``resources``, ``prompts``, ``tools`` (``ServerTool``), ``content``, ``logs``, ``context`` (what a
 handler sends while it works) and ``answers`` (the client's answers to server requests). The extras sit apart: ``http`` (Streamable
-HTTP, ``http.server`` and ``http.transport``, both sides) and ``revisions`` (the versions
-spoken and what changes between them). Notebook 06's sessions driven by the official MCP SDK
+HTTP, ``http.server`` and ``http.transport``, both sides; ``http.protect``, the server as an
+OAuth resource server), ``auth`` (the OAuth 2.1 client MCP authorization asks for) and
+``revisions`` (the versions spoken and what changes between them). Notebook 06's sessions driven by the official MCP SDK
 live with the lessons (``toolkit.lessons.sdk_sessions``).
 """
 

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from ..registry import Tool, ToolError, ToolRegistry
 from ..schema import short_repr
 from .answers import ServerRequests
+from .auth import AuthorizationFailed
 from .listening import ListenStream
 from .logs import check_level
 from .meta import MODERN, SERVER_INFO_KEY, modern_meta
@@ -146,19 +147,32 @@ class MCPClient:
         A legacy server answers with some other error (commonly -32601), and the client falls
         back to ``initialize`` with its newest handshake revision. An error that revision
         defines (-32020, -32021, -32022) comes from a modern server: it is raised, never a
-        reason to fall back (basic/transports/stdio.mdx:129-141). Returns the discover or
-        initialize result."""
+        reason to fall back (basic/transports/stdio.mdx:129-141). After -32022 (unsupported
+        protocol version) whose ``data.supported`` lists 2026-07-28, the client sends
+        ``server/discover`` once more (basic/versioning.mdx:143-146: the client retries with a
+        supported version); a second refusal is raised. Returns the discover or initialize result."""
         self.modern = True
-        try:
-            result = self._request("server/discover")
-        except MCPError as exc:
-            self.modern = False
-            if exc.code not in MODERN_ERRORS:
-                return self.initialize(max(self.SUPPORTED))
-            if exc.code == UNSUPPORTED_PROTOCOL_VERSION:
+        for attempt in (1, 2):
+            try:
+                result = self._request("server/discover")
+                break
+            except MCPError as exc:
+                self.modern = False
+                if isinstance(exc, AuthorizationFailed):
+                    raise  # the same server, the same authorization: initialize would fail alike
+                if exc.code not in MODERN_ERRORS:
+                    return self.initialize(max(self.SUPPORTED))
+                if exc.code != UNSUPPORTED_PROTOCOL_VERSION:
+                    raise
                 supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
+                spoken = [v for v in supported or () if isinstance(v, str)]
+                # retry with a version from the error's list (versioning.mdx:143-146), never by
+                # falling back to initialize (stdio.mdx:131-134); once, so a refusal ends it
+                if attempt == 1 and MODERN in spoken:
+                    self.modern = True
+                    continue
                 exc.message += f" (the server speaks {supported}; this client's stateless revision is {MODERN})"
-            raise
+                raise
         self.protocol_version = MODERN
         self.capabilities = result.get("capabilities")
         self.server_info = (result.get("_meta") or {}).get(SERVER_INFO_KEY)

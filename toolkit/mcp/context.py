@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from .logs import check_level, is_shown
 from .protocol import INVALID_REQUEST, MCPError
 
-__all__ = ["Outbox", "RequestContext", "InputRequired"]
+__all__ = ["Outbox", "RequestContext", "InputRequired", "question"]
 
 _SERVER_IDS = itertools.count(1)
 
@@ -41,6 +41,23 @@ class Outbox(Protocol):
     def notify(self, msg: dict) -> None: ...
 
     def request(self, msg: dict) -> dict: ...
+
+
+def question(method: str, params: dict, capability: str | None = None) -> tuple:
+    """One question for :meth:`RequestContext.ask_each`: ``(method, params, capability)``.
+
+    Used by: tests/conformance/server.py.
+    """
+    return (method, params, capability)
+
+
+def _elicit_question(message: str, schema: dict) -> tuple:
+    return question("elicitation/create", {"message": message, "requestedSchema": schema}, "elicitation")
+
+
+def _sample_question(prompt: str, max_tokens: int = 100) -> tuple:
+    messages = [{"role": "user", "content": {"type": "text", "text": prompt}}]
+    return question("sampling/createMessage", {"messages": messages, "maxTokens": max_tokens}, "sampling")
 
 
 class InputRequired(Exception):
@@ -96,8 +113,9 @@ class RequestContext:
             params = {"level": level, "data": data, **({"logger": logger} if logger else {})}
             self.notify("notifications/message", params)
 
-    def ask(self, method: str, params: dict, capability: str | None = None) -> dict:
-        """Send the client a request and return its result; its error becomes MCPError."""
+    def ask(self, method: str, params: dict, capability: str | None = None, *, key: str | None = None) -> dict:
+        """Send the client a request and return its result; its error becomes MCPError.
+        ``key`` names the question in a 2026-07-28 ``inputRequests`` map (unused here)."""
         if capability and capability not in (self.server.client_capabilities or {}):
             raise MCPError(INVALID_REQUEST, f"The client did not declare the {capability!r} capability")
         if self.outbox is None:
@@ -109,15 +127,25 @@ class RequestContext:
         result = reply.get("result")
         return result if isinstance(result, dict) else {}
 
-    def elicit(self, message: str, schema: dict) -> dict:
+    def ask_each(self, questions: dict[str, tuple]) -> dict[str, dict]:
+        """Several questions at once, ``{key: (method, params, capability)}`` (see
+        :func:`question`); returns ``{key: result}``. Here they go one after another; a
+        2026-07-28 context sends them in one ``inputRequests`` map."""
+        return {key: self.ask(*asked, key=key) for key, asked in questions.items()}
+
+    def elicit(self, message: str, schema: dict, *, key: str | None = None) -> dict:
         """Ask the user, through the client, for values that fit the flat ``schema``: the
         reply has ``action`` (accept, decline or cancel) and, on accept, ``content``."""
-        return self.ask("elicitation/create", {"message": message, "requestedSchema": schema}, "elicitation")
+        return self.ask(*_elicit_question(message, schema), key=key)
 
-    def sample(self, prompt: str, max_tokens: int = 100) -> dict:
+    def sample(self, prompt: str, max_tokens: int = 100, *, key: str | None = None) -> dict:
         """Ask the client's model for a completion (deprecated from 2026-07-28)."""
-        messages = [{"role": "user", "content": {"type": "text", "text": prompt}}]
-        return self.ask("sampling/createMessage", {"messages": messages, "maxTokens": max_tokens}, "sampling")
+        return self.ask(*_sample_question(prompt, max_tokens), key=key)
+
+    def list_roots(self, *, key: str | None = None) -> list[dict]:
+        """The client's roots (``roots/list``): the directories or URIs it lets the server see."""
+        roots = self.ask("roots/list", {}, "roots", key=key).get("roots")
+        return [r for r in roots if isinstance(r, dict)] if isinstance(roots, list) else []
 
     def close_stream(self) -> None:
         """End the HTTP response stream now; the client resumes with Last-Event-ID (SEP-1699)."""

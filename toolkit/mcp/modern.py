@@ -22,7 +22,12 @@ What changes, and what :class:`ModernServer` does about each:
   :meth:`ModernServer.list_changed` and :meth:`~ModernServer.resource_updated` publish to it.
 - Server-to-client requests become multi round-trip requests: ``tools/call``, ``prompts/get``
   or ``resources/read`` ends with ``resultType: "input_required"`` and ``inputRequests``; the
-  client retries the request (a new id) with ``inputResponses`` under the same keys.
+  client retries the request (a new id) with ``inputResponses`` under the same keys, and
+  echoes the ``requestState`` it got (basic/patterns/mrtr). This server's ``requestState``
+  carries the answers already given, so a handler that asks in several rounds sees them all;
+  it is signed (HMAC-SHA256, a key per process) and bound to the request's method and name,
+  and a retry whose state fails the check is -32602 (the spec's security note: the client
+  can change the state, so the server must not trust it unchecked).
 - An unknown resource is -32602 (it was -32002).
 - A ``_meta`` without the client's capabilities, or with an unknown ``logLevel``, is -32602
   before any handler runs (basic/index, server/utilities/logging); a question the client
@@ -31,7 +36,12 @@ What changes, and what :class:`ModernServer` does about each:
 
 from __future__ import annotations
 
+import base64
 import contextvars
+import hashlib
+import hmac
+import json
+import secrets
 from typing import Any
 
 from .context import InputRequired, Outbox, RequestContext
@@ -51,7 +61,14 @@ from .subscriptions import LIST_FLAGS, UPDATED, Listener, Subscriptions, read_fi
 
 __all__ = ["ModernServer", "ModernContext"]
 
-REMOVED = ("ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "notifications/initialized")
+REMOVED = (
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "notifications/initialized",
+)
 MULTI_ROUND_TRIP = ("tools/call", "prompts/get", "resources/read")
 CACHEABLE = (
     "server/discover",
@@ -63,6 +80,34 @@ CACHEABLE = (
 )
 _REQUEST_ID: contextvars.ContextVar = contextvars.ContextVar("request_id", default=None)  # per thread
 CACHE_HINT = {"ttlMs": 60_000, "cacheScope": "private"}  # the lists are fixed; private: tokens vary
+_STATE_KEY = secrets.token_bytes(32)  # signs requestState; one per process, shared by its servers
+
+
+def seal_state(method: str, params: dict, answers: dict) -> str:
+    """The ``requestState`` for a request that needs input: the answers so far, bound to the
+    method and the name (or uri) it calls, and signed so a client cannot change them."""
+    body = json.dumps({"for": [method, _target(params)], "answers": answers}, sort_keys=True)
+    data = base64.urlsafe_b64encode(body.encode("utf-8")).decode("ascii")
+    return f"{data}.{hmac.new(_STATE_KEY, data.encode('ascii'), hashlib.sha256).hexdigest()}"
+
+
+def open_state(method: str, params: dict, state: Any) -> dict:
+    """The answers a ``requestState`` from :func:`seal_state` carries; -32602 when it was
+    changed, made for another request, or is not one of this server's."""
+    data, _, mac = state.rpartition(".") if isinstance(state, str) else ("", "", "")
+    want = hmac.new(_STATE_KEY, data.encode("ascii", "replace"), hashlib.sha256).hexdigest()
+    if not data or not hmac.compare_digest(mac.encode("utf-8", "replace"), want.encode("ascii")):
+        raise MCPError(
+            INVALID_PARAMS, "Invalid params: requestState failed its integrity check; send back the one the server gave"
+        )
+    body = json.loads(base64.urlsafe_b64decode(data))
+    if body.get("for") != [method, _target(params)]:
+        raise MCPError(INVALID_PARAMS, "Invalid params: this requestState belongs to another request")
+    return body["answers"]
+
+
+def _target(params: dict) -> Any:
+    return params.get("uri") if "uri" in params else params.get("name")
 
 
 class ModernContext(RequestContext):
@@ -74,28 +119,48 @@ class ModernContext(RequestContext):
     Notebook 06, through mcp.ModernServer.
     """
 
-    def __init__(self, server: Any, outbox: Outbox | None, params: dict) -> None:
+    def __init__(self, server: Any, outbox: Outbox | None, params: dict, method: str | None = None) -> None:
         super().__init__(server, outbox, params)
         meta = params["_meta"]
         self.capabilities = meta[CAPABILITIES_KEY]
         self.log_level = meta.get(LOG_LEVEL_KEY)
         self.logs_on = LOG_LEVEL_KEY in meta
         responses = params.get("inputResponses")
-        self.responses = responses if isinstance(responses, dict) else {}
+        fresh = {k: v for k, v in responses.items() if isinstance(v, dict)} if isinstance(responses, dict) else {}
+        self.method = "" if method is None else method
+        earlier = open_state(self.method, params, params["requestState"]) if "requestState" in params else {}
+        self.responses = {**earlier, **fresh}
+        self.used: dict = {}  # the answers the handler has read: they travel on in requestState
         self.asked = 0
+        self.params = params
 
-    def ask(self, method: str, params: dict, capability: str | None = None) -> dict:
-        if capability and capability not in self.capabilities:  # basic/index.mdx:387-392
-            raise MCPError(
-                MISSING_REQUIRED_CLIENT_CAPABILITY,
-                f"Missing required client capability: this request needs {capability!r}",
-                {"requiredCapabilities": {capability: {}}},
-            )
-        self.asked += 1
-        key = f"{method.split('/')[0]}-{self.asked}"  # the same key on the retry: handlers ask in order
-        if key in self.responses and isinstance(self.responses[key], dict):
-            return self.responses[key]
-        raise InputRequired({key: {"method": method, "params": params}})
+    def ask(self, method: str, params: dict, capability: str | None = None, *, key: str | None = None) -> dict:
+        return self.ask_each({key or "": (method, params, capability)})[key or ""]
+
+    def ask_each(self, questions: dict[str, tuple]) -> dict[str, dict]:
+        """Every question the client has not answered yet goes out in one ``inputRequests``
+        map (keys the handler gives, or ``elicitation-1``-style ones, counted in order)."""
+        answers, missing = {}, {}
+        for key, (method, params, capability) in questions.items():
+            if capability and capability not in self.capabilities:  # basic/index.mdx:387-392
+                raise MCPError(
+                    MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    f"Missing required client capability: this request needs {capability!r}",
+                    {"requiredCapabilities": {capability: {}}},
+                )
+            self.asked += 1
+            name = key or f"{method.split('/')[0]}-{self.asked}"  # the same on the retry: handlers ask in order
+            if name in self.responses:
+                answers[key] = self.used[name] = self.responses[name]
+            else:
+                missing[name] = {"method": method, "params": params}
+        if missing:
+            raise InputRequired(missing)
+        return answers
+
+    def request_state(self) -> str:
+        """The signed ``requestState`` for this request's ``input_required`` result."""
+        return seal_state(self.method, self.params, self.used)
 
     def close_stream(self) -> None:
         pass  # 2026-07-28 streams are not resumable: closing one would lose the request
@@ -127,7 +192,7 @@ class ModernServer(LatestRevisionServer):
         version = _meta_version(params)
         if version is None and method == "server/discover":  # a modern method without its _meta
             raise MCPError(INVALID_PARAMS, f"Invalid params: server/discover needs _meta with {META_VERSION_KEY}")
-        if version is None or method == "initialize":
+        if version is None or (method == "initialize" and version not in STATELESS_VERSIONS):
             return super()._request(method, params, outbox)
         if version not in STATELESS_VERSIONS:
             raise self._unsupported(version)
@@ -139,10 +204,12 @@ class ModernServer(LatestRevisionServer):
         self.protocol_version = version
         if method == "subscriptions/listen":
             return self._listen(params, outbox)
+        context = ModernContext(self, outbox, params, method)  # -32602 if its requestState is not ours
         try:
-            result = dict(self._modern(method, params, ModernContext(self, outbox, params)))
+            result = dict(self._modern(method, params, context))
         except InputRequired as need:
-            return {"resultType": "input_required", "inputRequests": need.requests}
+            state = context.request_state()
+            return {"resultType": "input_required", "inputRequests": need.requests, "requestState": state}
         except MCPError as exc:
             if exc.code == RESOURCE_NOT_FOUND:  # 2026-07-28 changelog, minor change 6
                 raise MCPError(INVALID_PARAMS, exc.message, exc.data) from None

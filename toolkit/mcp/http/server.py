@@ -89,7 +89,7 @@ from ..protocol import (
     valid_id,
 )
 from ..revisions import META_VERSION_KEY, STATELESS_VERSIONS, at_least
-from ..server import MCPServer
+from ..server import MCPServer, _meta_version
 from .streams import RETRY_MS, PostStream, SessionChannel, shut_write
 
 if TYPE_CHECKING:
@@ -142,6 +142,7 @@ class StreamableHTTPServer:
         backlog: int = LISTEN_BACKLOG,
         trace: Callable[[str, str], Any] | None = None,
         stream_timeout: float = 300.0,
+        protect: Any = None,
     ) -> None:
         self.make_server = make_server
         self.path = path
@@ -150,7 +151,8 @@ class StreamableHTTPServer:
         self.max_body = max_body
         self.read_timeout = read_timeout
         self.request_deadline = request_deadline
-        self.token = _choose_token(token)
+        self.protect = protect  # a ProtectedResource (http/protect.py): OAuth instead of one token
+        self.token = None if protect is not None else _choose_token(token)
         self.trace = trace
         self.stream_timeout = stream_timeout  # the longest an SSE stream stays open
         self.closing = False  # True once close() began: open streams end (a listen with its reply)
@@ -170,6 +172,8 @@ class StreamableHTTPServer:
         self._httpd.app = self
         self.port = self._httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}{path}"
+        if protect is not None:
+            protect.resource = self.url
         self._thread: threading.Thread | None = None
 
     @property
@@ -234,6 +238,17 @@ class StreamableHTTPServer:
             return 421, error_response(
                 None, INVALID_REQUEST, f"Misdirected request: Host {host!r} is not this machine; use {self.url}"
             )
+        if self.protect is not None:
+            if handler.command == "GET" and urlsplit(handler.path).path == self.protect.metadata_path():
+                return 200, self.protect.metadata()  # RFC 9728: public, before any token
+            refused = self.protect.refusal(handler.headers.get("Authorization"))
+            if refused is not None:
+                status, challenge, why = refused
+                return (
+                    status,
+                    error_response(None, INVALID_REQUEST, f"Unauthorized: {why}"),
+                    {"WWW-Authenticate": challenge},
+                )
         if self.token is not None and not self._token_ok(handler.headers.get("Authorization")):
             return self._unauthorized(handler.headers.get("Authorization"))
         if urlsplit(handler.path).path != self.path:
@@ -288,7 +303,7 @@ class StreamableHTTPServer:
     def _version_refusal(self, handler: _Handler, id_: Any = None) -> tuple | None:
         """400 for an ``MCP-Protocol-Version`` the answering server does not speak, or, in a
         session, for one other than the version that session negotiated."""
-        requested = handler.headers.get(VERSION_HEADER)
+        requested = _header(handler.headers, VERSION_HEADER)
         if requested is None:
             return None
         session = self._peek_session(handler.headers.get(SESSION_HEADER))
@@ -350,11 +365,11 @@ class StreamableHTTPServer:
         refusal = self._version_refusal(handler, id_)  # after the body, so the error carries the id
         if refusal:
             return handler.reply(*refusal)
+        if self.stateless and _stateless_era(handler.headers, msg):  # any Mcp-Session-Id is ignored:
+            return self._stateless(handler, msg, accept)  # versioning.mdx:176, streamable-http.mdx:685
         if isinstance(msg, dict) and msg.get("method") == "initialize":
             return self._open_session(handler, msg)
         sid = handler.headers.get(SESSION_HEADER)
-        if self.stateless and _stateless_version(msg) is not None:  # any Mcp-Session-Id is ignored:
-            return self._stateless(handler, msg, accept)  # versioning.mdx:176, streamable-http.mdx:685
         if sid is None:
             probe = self.make_server().handle(msg)  # a 2026-style _meta naming a version we lack
             if isinstance(probe, dict) and probe.get("error", {}).get("code") == UNSUPPORTED_PROTOCOL_VERSION:
@@ -391,10 +406,31 @@ class StreamableHTTPServer:
         agree with the body (``MCP-Protocol-Version`` with ``_meta``, ``Mcp-Method`` with the
         method, ``Mcp-Name`` with ``params.name`` or ``params.uri``), else 400 with error
         -32020 (HeaderMismatch); an unknown method is 404 with -32601; a malformed ``_meta``
-        (-32602), a missing client capability (-32021) or an unsupported version (-32022) is 400."""
+        (-32602), a missing client capability (-32021) or an unsupported version (-32022) is 400.
+
+        The era comes from the ``MCP-Protocol-Version`` header when the body names none
+        (2026-07-28, basic/transports/streamable-http): ``initialize`` under that header is a
+        removed method (404, -32601), and a request without ``_meta`` or its version is -32602."""
         server = self.make_server()
-        version = _stateless_version(msg)
-        assert version is not None  # post() routes only such requests here
+        params = msg.get("params") if isinstance(msg, dict) else None
+        version = _meta_version(params) if isinstance(params, dict) else None  # any version it names
+        if version is None:
+            id_ = msg.get("id") if isinstance(msg, dict) else None
+            method = msg.get("method") if isinstance(msg, dict) else None
+            if method == "initialize":
+                return handler.reply(
+                    404, error_response(id_, METHOD_NOT_FOUND, "Method not found: initialize was removed in 2026-07-28")
+                )
+            if not isinstance(method, str) or "id" not in msg:
+                return handler.reply(202, None)  # a notification or a stray response: nothing to answer
+            return handler.reply(
+                400,
+                error_response(
+                    id_,
+                    INVALID_PARAMS,
+                    f"Invalid params: a 2026-07-28 request carries params._meta with {META_VERSION_KEY!r}",
+                ),
+            )
         mismatch = _header_mismatch(handler.headers, msg, version, server)
         if mismatch:
             return handler.reply(400, error_response(msg.get("id"), HEADER_MISMATCH, f"Header mismatch: {mismatch}"))
@@ -546,18 +582,30 @@ def _stateless_version(msg: Any) -> str | None:
     return value if isinstance(value, str) and value in STATELESS_VERSIONS else None
 
 
+def _header(headers: Any, name: str) -> str | None:
+    """A header's value without the white space around it (RFC 9110, section 5.5), or None."""
+    value = headers.get(name)
+    return value.strip() if isinstance(value, str) else None
+
+
+def _stateless_era(headers: Any, msg: Any) -> bool:
+    """True when a POST belongs to 2026-07-28: its ``_meta`` names that revision, or, when the
+    body names none, its ``MCP-Protocol-Version`` header does (basic/transports/streamable-http)."""
+    return _stateless_version(msg) is not None or _header(headers, VERSION_HEADER) in STATELESS_VERSIONS
+
+
 def _header_mismatch(headers: Any, msg: dict, version: str, server: MCPServer) -> str:
     """What disagrees between a 2026-07-28 request's headers and its body ('' when nothing).
     ``Mcp-Name`` is required for the methods that name something, and it and ``Mcp-Param-*``
     are compared after Base64 decoding (streamable-http.mdx:283-297, 490-504, 618-630)."""
-    if headers.get(VERSION_HEADER) != version:
+    if _header(headers, VERSION_HEADER) != version:
         return f"{VERSION_HEADER} is {headers.get(VERSION_HEADER)!r} but _meta says {version!r}"
-    if headers.get("Mcp-Method") != msg.get("method"):
+    if _header(headers, "Mcp-Method") != msg.get("method"):
         return f"Mcp-Method is {headers.get('Mcp-Method')!r} but the method is {msg.get('method')!r}"
     params = msg.get("params") or {}
     if msg.get("method") in _NAMED:
         name = params.get("uri" if msg["method"] == "resources/read" else "name")
-        sent = headers.get("Mcp-Name")
+        sent = _header(headers, "Mcp-Name")
         if isinstance(name, str) and (sent is None or header_text(sent) != name):
             return f"Mcp-Name is {sent!r} but the request names {name!r}"
     if msg.get("method") == "tools/call":
@@ -575,7 +623,7 @@ def _param_mismatch(headers: Any, params: dict, server: MCPServer) -> str:
         marks = {}  # a tool no client may call (its clients drop it): nothing to compare
     for name, path in marks.items():
         value = param_value(params.get("arguments"), path)
-        want, sent = param_text(value), headers.get(f"Mcp-Param-{name}")
+        want, sent = param_text(value), _header(headers, f"Mcp-Param-{name}")
         if want is None:
             continue  # no value, no header expected
         got = header_text(sent) if sent is not None else None

@@ -9,7 +9,9 @@ request; it reads a reply sent as JSON or as an SSE stream; and ``close`` ends t
 with DELETE. With ``token`` it sends ``Authorization: Bearer <token>`` on every request, as
 the toolkit's server asks by default. Besides the message ``log`` it keeps ``http_log``: one
 line per HTTP exchange, so a lesson can show the headers that carry the session and the
-version (never the token).
+version (never the token). With ``auth`` (an :class:`~toolkit.mcp.auth.OAuth`) it gets a
+token when the server answers 401 or 403 and sends the request again (MCP authorization,
+2025-06-18 and later).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..auth import AuthorizationFailed, OAuthError
 from ..meta import header_value, param_headers, param_text, param_value
 from ..protocol import (
     CONNECTION_CLOSED,
@@ -57,6 +60,7 @@ class HTTPTransport:
         headers: dict | None = None,
         token: str | None = None,
         listen: bool = False,
+        auth: Any = None,
     ) -> None:
         self.url = url
         self.timeout = timeout
@@ -73,11 +77,14 @@ class HTTPTransport:
         self.auto_listen = listen
         self.max_reconnects = 5
         self.param_marks: dict[str, dict] = {}  # 2026-07-28: tool name -> {header: property path}
+        self.auth = auth  # an OAuth (toolkit.mcp.auth): credentials asked for on 401/403
         # Straight to the address given: no proxies from the environment for a local server.
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
     def _headers(self, is_init: bool = False) -> dict:
         headers = {"Accept": "application/json, text/event-stream", **self.extra_headers}
+        if self.auth is not None:
+            headers.update(self.auth.headers())
         if self.session_id and not is_init:
             headers["Mcp-Session-Id"] = self.session_id
         if self.protocol_version and not is_init:
@@ -88,9 +95,21 @@ class HTTPTransport:
         if self.closed:
             raise MCPError(CONNECTION_CLOSED, "Connection closed: the transport was closed")
         is_init = msg.get("method") == "initialize"
-        headers = {"Content-Type": "application/json", **self._headers(is_init), **self._modern_headers(msg)}
         self.log.append(("->", msg))
-        status, reply_headers, body = self._exchange("POST", encode_line(msg).encode("ascii"), headers, stream=True)
+        if self.auth is not None:
+            self.auth.new_request()
+        while True:
+            headers = {"Content-Type": "application/json", **self._headers(is_init), **self._modern_headers(msg)}
+            status, reply_headers, body = self._exchange("POST", encode_line(msg).encode("ascii"), headers, stream=True)
+            if status not in (401, 403) or self.auth is None:
+                break
+            try:
+                if not self.auth.challenge(status, reply_headers.get("WWW-Authenticate")):
+                    break
+            except OAuthError as exc:
+                raise AuthorizationFailed(str(exc)) from None
+        if status == 403 and self.auth is not None:
+            raise MCPError(INVALID_REQUEST, f"HTTP 403 from {self.url}: the server refused this client's token")
         if status == 401:
             raise MCPError(
                 INVALID_REQUEST,
