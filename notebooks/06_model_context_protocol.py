@@ -694,6 +694,136 @@ print(sdk_sessions.sdk_http_session().summary())
 
 
 # %% [markdown] slideshow={"slide_type": "slide"}
+# ## 9b. MCP authorization on the wire (beyond the pack)
+#
+# Section 9 described MCP authorization; here it runs, on this computer. Three programs take
+# part, all on 127.0.0.1:
+#
+# * the **authorization server** is the official MCP SDK's (`mcp.server.auth`: its metadata
+#   document, registration, `/authorize` and `/token`, which check PKCE and the redirect URI).
+#   The course does not write one; `toolkit.lessons.auth_server` only gives it a store in
+#   memory and runs it in a thread;
+# * the **resource server** is the course's own MCP server behind `ProtectedResource`: without a
+#   valid token for itself it answers 401 and names its protected-resource metadata;
+# * the **client** is the toolkit's OAuth client (`toolkit.mcp.auth`, standard library only),
+#   wrapped so that it keeps a copy of what each step sent and received.
+#
+# **The consent is automated.** In a real deployment the client opens the authorization URL
+# in the user's browser, the user logs in and clicks "allow", and the browser is sent back to
+# the client with a code. Here no browser opens and nobody logs in: the authorization server's
+# store approves every request at once, and the client follows the redirect itself, so the
+# notebook runs offline and the same way every time. Everything else is the real exchange.
+# Random values (ports, codes, the PKCE secrets, `state`, client id and tokens) are printed as
+# placeholders such as `<43 chars>`; a token is never printed, here or in any log.
+
+# %%
+from toolkit.lessons.auth_server import LoopbackAuthorizationServer, WatchedOAuth
+from toolkit.mcp.http.protect import ProtectedResource, introspect_at
+
+with LoopbackAuthorizationServer() as auth_server:
+    guard = ProtectedResource(auth_server.issuer, introspect_at(auth_server.introspect_url), scopes=("mcp",))
+    make = lambda: course_server(ModernServer, make_server_registry())  # noqa: E731
+    with StreamableHTTPServer(make, port=0, protect=guard) as protected:
+        oauth = WatchedOAuth(protected.url)
+        with HTTPTransport(protected.url, auth=oauth) as http:
+            authorized = T.MCPClient(http)
+            authorized.connect()  # 2026-07-28: the first request already meets the 401
+            answer = T.mcp.result_text(authorized.call_tool("add", {"a": 2, "b": 3}))
+        token = oauth.servers[oauth.issuer].tokens.access
+
+for number, (step, fields) in enumerate(oauth.wire, 1):
+    print(f"{number}. {step}")
+    for name, value in fields.items():
+        print(f"     {name}: {value}")
+print("\nthe MCP requests, as HTTP saw them:")
+for line in http.http_log:
+    print("  ", line)
+print("add(2, 3) with the token ->", answer)
+printed = [repr(oauth), *oauth.steps, *http.http_log, json.dumps(oauth.wire)]
+print("the token in anything above:", any(token in text for text in printed))
+
+# %% [markdown]
+# Read the steps in order; each is a rule of the specification [3], [60]:
+#
+# 1. **401 with `resource_metadata`.** The MCP server does not say which authorization server to
+#    use; it says where its *protected-resource metadata* is (RFC 9728).
+# 2. **Protected-resource metadata.** It names the resource (this server's URL) and its
+#    authorization servers. The client checks that the resource is the server it is talking to
+#    before asking anyone for a token.
+# 3. **Authorization-server metadata** (RFC 8414): the endpoints, and `S256` among the PKCE
+#    methods. PKCE is required; a client must refuse to go on with a server that does not
+#    offer S256 [60].
+# 4. **Dynamic client registration.** The SDK's server cannot read client ID metadata
+#    documents, so the client registers itself on the fly. Since 2026-07-28 this is
+#    deprecated: a client first uses a pre-registered id or a metadata document, and registers
+#    only with servers that offer nothing else [60].
+# 5. **The authorization request**, which in real life is the browser's: `code_challenge` is
+#    the SHA-256 of a secret (`code_verifier`) the client keeps, `state` ties the answer to the
+#    request, and `resource` (RFC 8707) names the one server the token will be for.
+# 6. **The redirect back**: the code, the same `state`, and `iss`, the authorization server's
+#    name (RFC 9207). Since 2026-07-28 a client must compare a present `iss` with the issuer it
+#    recorded, character by character, before it redeems the code [60]. Here the issuer ends
+#    with `/` (the SDK writes its URL that way), so the same URL without the slash would be
+#    refused. (The SDK leaves the redirect to its store; ours adds `iss`.)
+# 7. **The token request** sends the code with the `code_verifier`: someone who stole the code
+#    alone cannot redeem it. **The token response** holds the access token, shown only by length.
+#
+# Then the MCP request is sent again with `Authorization: Bearer …` and answered (the 401 and
+# the two 200s in the HTTP log). The server asked the authorization server about the token
+# (introspection, RFC 7662) and took it only because it was issued for its own URL; a token
+# for another server, or one the client got elsewhere and passed on, is refused [3].
+
+# %% [markdown]
+# **Your turn (optional, about 10 minutes).** Write `broken_must(flow)`: for one recorded flow
+# (a dict like the one printed below: what the metadata said, what the client asked for, what
+# came back, and which token the MCP server used when it called an API of its own), return the
+# rule it breaks, `"resource"`, `"iss"`, `"pkce"` or `"passthrough"`, or `None` when it keeps
+# them all. The four rules are those of the steps above: the token is for this server and was
+# asked for it; a present `iss` equals the issuer exactly, and an absent one is wrong only when
+# the metadata promised it; the authorization request uses S256; the server never hands the
+# client's token on. The check tries flows this notebook does not show, some of them right
+# though they look odd.
+
+# %%
+from toolkit.checks import opt06_auth
+
+print(json.dumps(opt06_auth.example_flow(), indent=2))
+
+# %% tags=["starter"]
+from toolkit.checks import opt06_auth
+
+
+def broken_must(flow: dict) -> str | None:
+    """The rule this flow breaks ("resource", "iss", "pkce" or "passthrough"), or None."""
+    raise NotImplementedError("Your turn: check each rule in turn")
+
+
+# %% tags=["solution"]
+from toolkit.checks import opt06_auth
+
+
+def broken_must(flow: dict) -> str | None:
+    """The rule this flow breaks ("resource", "iss", "pkce" or "passthrough"), or None."""
+    server = flow["mcp_server"]
+    if flow["token"].get("aud") != server or flow["authorization_request"].get("resource") != server:
+        return "resource"
+    issuer = flow["issuer_metadata"]["issuer"]
+    back = flow["authorization_response"]
+    promised = flow["issuer_metadata"].get("authorization_response_iss_parameter_supported") is True
+    if back.get("iss", issuer) != issuer or ("iss" not in back and promised):
+        return "iss"
+    if flow["authorization_request"].get("code_challenge_method") != "S256":
+        return "pkce"
+    if flow["upstream_call_token"] == "the client's":
+        return "passthrough"
+    return None
+
+
+# %% tags=["check"]
+opt06_auth.check(broken_must)
+
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What to take away
 #
 # * *(every revision)* MCP puts tools, resources and prompts behind a server any MCP host can

@@ -1,6 +1,6 @@
 """The optional authorization exercise's check (toolkit/checks/opt06_auth.py). What every check
-test holds: tests/conftest.py. Notebook 06's section is not written yet, so the solution and
-the hurried answers live here."""
+test holds: tests/conftest.py. The solution is notebook 06 §9b's; the hurried answers live
+here."""
 
 from urllib.parse import urlsplit
 

@@ -5,7 +5,7 @@ A small authorization server and a protected MCP endpoint live in this file, on 
 each with knobs for one way to misbehave; the course's own MCP server answers behind the
 token check. The last tests run the official SDK's authorization server and bearer check
 (tests/servers/sdk_protected_server.py) and its authorization server alone
-(tests/servers/loopback_auth.py) in front of the course's protected server. The official suite's auth/* scenarios run in
+(toolkit/lessons/auth_server.py) in front of the course's protected server. The official suite's auth/* scenarios run in
 ``make test-conformance``.
 """
 
@@ -379,7 +379,7 @@ def test_the_toolkit_client_completes_a_session_with_an_sdk_protected_server(sdk
 @pytest.fixture(scope="module")
 def sdk_issuer():
     """The official SDK's authorization server alone, with token introspection beside it."""
-    from tests.servers.loopback_auth import LoopbackAuthorizationServer
+    from toolkit.lessons.auth_server import LoopbackAuthorizationServer
 
     with LoopbackAuthorizationServer() as server:
         yield server.issuer

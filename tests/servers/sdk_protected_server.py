@@ -5,7 +5,7 @@ The SDK's ``MCPServer`` with ``AuthSettings`` and an ``auth_server_provider`` se
 on one loopback port: the authorization server (the SDK's metadata, /register, /authorize and
 /token handlers, PKCE and client authentication checked by the SDK) and the protected MCP
 endpoint (the SDK's bearer check, its protected-resource metadata, and the token's resource
-checked with ``validate_token_resource``). The store is ``tests/servers/loopback_auth.py``'s
+checked with ``validate_token_resource``). The store is ``toolkit/lessons/auth_server.py``'s
 ``MemoryProvider``, which consents at once (no browser here).
 
 Run: ``python tests/servers/sdk_protected_server.py`` prints the MCP URL on its first line.
@@ -16,9 +16,10 @@ import sys
 import warnings
 
 import uvicorn
-from loopback_auth import MemoryProvider  # beside this script
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
+
+from toolkit.lessons.auth_server import MemoryProvider
 
 warnings.simplefilter("ignore")  # the SDK's deprecation notes (DCR at 2026-07-28, 3.0 defaults)
 

@@ -1,4 +1,4 @@
-"""Optional exercise for notebook 06 (beyond the pack): which MUST does a recorded flow break?
+"""Your turn in notebook 06 §9b (optional, beyond the pack): which MUST does a recorded flow break?
 
 MCP authorization (2026-07-28 basic/authorization) gives the client and the server rules that
 a flow on the wire either keeps or breaks. The student writes ``broken_must(flow)``: for one
@@ -39,7 +39,7 @@ WHY = {
 def example_flow(port: int = 8001, issuer_port: int = 9001) -> dict:
     """A flow that keeps every rule: what the client saw and sent, step by step.
 
-    Used by: tests/test_check_opt06_auth.py.
+    Notebook 06.
     """
     server = f"http://127.0.0.1:{port}/mcp"
     issuer = f"http://127.0.0.1:{issuer_port}"
@@ -115,7 +115,7 @@ def _cases() -> list[tuple[str, dict, str | None]]:
 def check(broken_must: Callable[[dict], str | None]) -> CheckResult:
     """``broken_must(flow)`` returns the rule a flow breaks (one of RULES) or None.
 
-    Used by: tests/test_check_opt06_auth.py.
+    Notebook 06.
     """
     c = Checker(TITLE)
     try:

@@ -12,6 +12,7 @@ module                 what it holds                                            
 ``synthetic_catalog``  a seeded ToolBench-sized catalog for retrieval at scale      04
 ``toy_tools``          small registries: weather, the MCP demo server's tools       02, 06
 ``sdk_sessions``       the toolkit's server driven by the official MCP SDK          06
+``auth_server``        the SDK's OAuth server on loopback, a client that shows it   06
 ``tool_design``        good and bad tool designs, tried on a mock caller            07
 ``mock_callers``       mock function callers with known failure habits              09, 12
 ``retail``             a τ-bench-style shop, its policy and a mock agent that slips 10

@@ -95,7 +95,7 @@ from .streams import RETRY_MS, PostStream, SessionChannel, shut_write
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
-__all__ = ["StreamableHTTPServer", "serve_http", "LOOPBACK_NAMES", "LISTEN_BACKLOG"]
+__all__ = ["StreamableHTTPServer", "serve_http", "loopback_listener", "LOOPBACK_NAMES", "LISTEN_BACKLOG"]
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 SESSION_HEADER = "Mcp-Session-Id"
@@ -110,6 +110,22 @@ class _Session:
         self.server = server
         self.channel = SessionChannel(server)
         server.outbox = self.channel  # messages outside any request go to the GET stream
+
+
+def loopback_listener(port: int = 0) -> socket.socket:
+    """A TCP socket bound to ``127.0.0.1:port`` (0: a free port, read from ``getsockname()``),
+    not yet listening: for a server such as uvicorn that takes a bound socket, so its URL is
+    known before it starts and no other program can take the port in between.
+
+    Used by: toolkit/lessons/auth_server.py.
+    """
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.bind(("127.0.0.1", port))
+    except OSError:
+        listener.close()
+        raise
+    return listener
 
 
 class StreamableHTTPServer:

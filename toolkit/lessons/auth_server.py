@@ -1,4 +1,5 @@
-"""A real OAuth authorization server on loopback, from the official MCP SDK (beyond the pack).
+"""Notebook 06, section 9b: a real OAuth authorization server on loopback, from the official
+MCP SDK, and a client that shows each step it takes (beyond the pack).
 
 MCP authorization (2025-06-18 and later; optional) needs an authorization server, and the
 specification leaves writing one out of its scope. This module does not write one either: it
@@ -9,7 +10,9 @@ store and the login page: :class:`MemoryProvider` keeps clients, codes and token
 dictionaries, and **consents at once** (no browser, no login: the user's click is automated,
 so a notebook runs offline and under nbval). Beside the SDK's routes, ``/introspect`` answers
 token introspection (RFC 7662) from the same store, for a resource server such as
-:class:`toolkit.mcp.http.protect.ProtectedResource`.
+:class:`toolkit.mcp.http.protect.ProtectedResource`. :class:`WatchedOAuth` is the toolkit's
+OAuth client with a record of what went over the wire at each step, secrets and random values
+replaced by placeholders, so that a notebook can print it.
 
     with LoopbackAuthorizationServer() as auth_server:
         guard = ProtectedResource(auth_server.issuer, introspect_at(auth_server.introspect_url))
@@ -17,23 +20,29 @@ token introspection (RFC 7662) from the same store, for a resource server such a
 
 from __future__ import annotations
 
+import re
 import secrets
-import socket
 import threading
 import time
+import urllib.parse
 from typing import Any
 
-__all__ = ["MemoryProvider", "LoopbackAuthorizationServer"]
+from toolkit.mcp.auth import OAuth, follow_redirect
+from toolkit.mcp.http.server import loopback_listener
+
+__all__ = ["MemoryProvider", "LoopbackAuthorizationServer", "WatchedOAuth"]
 
 
 class MemoryProvider:
     """The SDK's ``OAuthAuthorizationServerProvider``: clients, codes and tokens in dictionaries;
-    ``authorize`` consents at once and redirects back with a fresh code.
+    ``authorize`` consents at once and redirects back with a fresh code, and with ``iss`` when
+    ``issuer`` is given (RFC 9207; the SDK leaves the redirect to the provider).
 
     Used by: tests/servers/sdk_protected_server.py.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, issuer: str | None = None) -> None:
+        self.issuer = issuer
         self.clients: dict[str, Any] = {}
         self.codes: dict[str, Any] = {}
         self.tokens: dict[str, Any] = {}
@@ -59,7 +68,10 @@ class MemoryProvider:
             redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
             resource=params.resource,
         )
-        query = f"code={code}" + (f"&state={params.state}" if params.state else "")
+        back = {"code": code, **({"state": params.state} if params.state else {})}
+        if self.issuer:
+            back["iss"] = self.issuer
+        query = urllib.parse.urlencode(back)
         return f"{params.redirect_uri}{'&' if '?' in str(params.redirect_uri) else '?'}{query}"
 
     async def load_authorization_code(self, client: Any, code: str) -> Any:
@@ -96,18 +108,12 @@ class MemoryProvider:
         return OAuthToken(access_token=access, token_type="Bearer", expires_in=3600, refresh_token=refresh)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:  # the URLs in the metadata must be known before the start
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class LoopbackAuthorizationServer:
     """The SDK's authorization server on ``127.0.0.1`` in a background thread, until
     :meth:`stop` (or the end of a ``with`` block). ``issuer`` is its URL as its metadata
     writes it; ``introspect_url`` its RFC 7662 endpoint; ``provider`` the store.
 
-    Used by: tests/test_mcp_auth.py.
+    Notebook 06.
     """
 
     def __init__(self, port: int = 0, start_timeout: float = 30.0) -> None:
@@ -120,10 +126,11 @@ class LoopbackAuthorizationServer:
         from starlette.responses import JSONResponse
         from starlette.routing import Route
 
-        self.port = port or _free_port()
+        listener = loopback_listener(port)  # bound first: the metadata must name the port
+        self.port = int(listener.getsockname()[1])
         self.issuer = str(AnyHttpUrl(f"http://127.0.0.1:{self.port}"))  # with the "/" pydantic adds
         self.introspect_url = self.issuer + "introspect"
-        self.provider = provider = MemoryProvider()
+        self.provider = provider = MemoryProvider(self.issuer)
 
         async def introspect(request: Request) -> JSONResponse:
             form = await request.form()
@@ -138,7 +145,9 @@ class LoopbackAuthorizationServer:
         app = Starlette(routes=[*routes, Route("/introspect", introspect, methods=["POST"])])
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="auth-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [listener]}, name="auth-server", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + start_timeout
         while not self._server.started:
@@ -155,3 +164,81 @@ class LoopbackAuthorizationServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+_SECRETS = ("code", "code_challenge", "code_verifier", "state", "client_id", "access_token", "refresh_token")
+
+
+class WatchedOAuth(OAuth):
+    """The toolkit's OAuth client, keeping in :attr:`wire` what each step sent and received:
+    ``(step, dict)`` pairs, with the random ports written ``<mcp port>`` and ``<as port>`` and
+    every code, verifier, state, client id and token replaced by ``<N chars>``. Tokens are
+    never kept in :attr:`wire`; only their length is.
+
+    Notebook 06.
+    """
+
+    def __init__(self, server_url: str, **options: Any) -> None:
+        super().__init__(server_url, authorize=self._browser, **options)
+        self.wire: list[tuple[str, dict]] = []
+        self._issuers: list[str] = []
+
+    def show(self, text: str) -> str:
+        """``text`` with this flow's loopback ports replaced by placeholders."""
+        text = text.replace(self._root(), "http://127.0.0.1:<mcp port>")
+        for issuer in self._issuers:
+            text = text.replace(issuer.rstrip("/"), "http://127.0.0.1:<as port>")
+        return re.sub(r"127\.0\.0\.1%3A\d+", "127.0.0.1%3A<port>", text)
+
+    def _hide(self, fields: dict) -> dict:
+        def shown(value: Any) -> Any:
+            if isinstance(value, list):
+                return [shown(v) for v in value]
+            return self.show(value) if isinstance(value, str) else value
+
+        return {k: f"<{len(str(v))} chars>" if k in _SECRETS else shown(v) for k, v in fields.items()}
+
+    def challenge(self, status: int, www_authenticate: str | None) -> bool:
+        self.wire.append((f"{status} from the MCP server", {"WWW-Authenticate": self.show(www_authenticate or "")}))
+        return super().challenge(status, www_authenticate)
+
+    def _protected_resource(self, metadata_url: str | None) -> dict:
+        found = super()._protected_resource(metadata_url)
+        self._issuers += [str(i) for i in found["authorization_servers"] if str(i) not in self._issuers]
+        self.wire.append(("protected-resource metadata (RFC 9728)", self._hide(found)))
+        return found
+
+    def _authorization_server(self, resource: dict) -> Any:
+        known = str(resource["authorization_servers"][0]) in self.servers
+        server = super()._authorization_server(resource)
+        if not known:
+            keys = ("issuer", "authorization_endpoint", "token_endpoint", "registration_endpoint")
+            shown = {k: server.metadata[k] for k in keys if k in server.metadata}
+            shown["code_challenge_methods_supported"] = server.metadata.get("code_challenge_methods_supported")
+            self.wire.append(("authorization-server metadata (RFC 8414)", self._hide(shown)))
+        return server
+
+    def _register(self, endpoint: str, supported: list, scope: str | None) -> Any:
+        client = super()._register(endpoint, supported, scope)
+        got = {"client_id": client.client_id, "token_endpoint_auth_method": client.method}
+        self.wire.append(("dynamic client registration (RFC 7591; deprecated at 2026-07-28)", self._hide(got)))
+        return client
+
+    def _browser(self, url: str) -> str:
+        """The user's browser, automated: the consent is given at once (no login page)."""
+        asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
+        self.wire.append(("authorization request (the browser's GET)", self._hide(asked)))
+        back = follow_redirect(url)
+        got = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(back).query))
+        self.wire.append(("redirect back to the client (consent automated)", self._hide(got)))
+        return back
+
+    def _token(self, server: Any, client: Any, grant: dict) -> Any:
+        tokens = super()._token(server, client, grant)
+        sent = self._hide({**grant, "client_id": client.client_id})
+        got = {"access_token": f"<{len(tokens.access)} chars>", "token_type": "Bearer"}
+        if tokens.refresh:
+            got["refresh_token"] = f"<{len(tokens.refresh)} chars>"
+        self.wire.append(("token request (form POST)", sent))
+        self.wire.append(("token response", got))
+        return tokens
