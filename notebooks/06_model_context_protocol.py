@@ -745,8 +745,8 @@ print("the token in anything above:", any(token in text for text in printed))
 # %% [markdown]
 # Read the steps in order; each is a rule of the specification [3], [60]:
 #
-# 1. **401 with `resource_metadata`.** The MCP server does not say which authorization server to
-#    use; it says where its *protected-resource metadata* is (RFC 9728).
+# 1. **401 with `resource_metadata`.** The MCP server does not name the authorization server
+#    here; it says where its *protected-resource metadata* is (RFC 9728).
 # 2. **Protected-resource metadata.** It names the resource (this server's URL) and its
 #    authorization servers. The client checks that the resource is the server it is talking to
 #    before asking anyone for a token.
@@ -755,8 +755,8 @@ print("the token in anything above:", any(token in text for text in printed))
 #    offer S256 [60].
 # 4. **Dynamic client registration.** The SDK's server cannot read client ID metadata
 #    documents, so the client registers itself on the fly. Since 2026-07-28 this is
-#    deprecated: a client first uses a pre-registered id or a metadata document, and registers
-#    only with servers that offer nothing else [60].
+#    deprecated: a client should first use a pre-registered id, then a metadata document, and
+#    register only with servers that offer neither [60].
 # 5. **The authorization request**, which in real life is the browser's: `code_challenge` is
 #    the SHA-256 of a secret (`code_verifier`) the client keeps, `state` ties the answer to the
 #    request, and `resource` (RFC 8707) names the one server the token will be for.
@@ -764,14 +764,17 @@ print("the token in anything above:", any(token in text for text in printed))
 #    name (RFC 9207). Since 2026-07-28 a client must compare a present `iss` with the issuer it
 #    recorded, character by character, before it redeems the code [60]. Here the issuer ends
 #    with `/` (the SDK writes its URL that way), so the same URL without the slash would be
-#    refused. (The SDK leaves the redirect to its store; ours adds `iss`.)
+#    refused. (The SDK leaves the redirect to its store; ours adds `iss`, and a server that
+#    sends it must say so in its metadata, `authorization_response_iss_parameter_supported`
+#    in step 3; a client then refuses a response without it.)
 # 7. **The token request** sends the code with the `code_verifier`: someone who stole the code
 #    alone cannot redeem it. **The token response** holds the access token, shown only by length.
 #
 # Then the MCP request is sent again with `Authorization: Bearer …` and answered (the 401 and
 # the two 200s in the HTTP log). The server asked the authorization server about the token
-# (introspection, RFC 7662) and took it only because it was issued for its own URL; a token
-# for another server, or one the client got elsewhere and passed on, is refused [3].
+# (introspection, RFC 7662) and took it only because it was issued for its own URL: a token
+# for another server is refused. Had it called another service for this request, it would have
+# used a token of its own there, never this one (no token passthrough) [3].
 
 # %% [markdown]
 # **Your turn (optional, about 10 minutes).** Write `broken_must(flow)`: for one recorded flow

@@ -7,8 +7,9 @@ runs the official Python SDK's (``mcp.server.auth``: its metadata document, ``/r
 ``/authorize`` and ``/token`` handlers, which check PKCE, redirect URIs and client
 authentication) on ``127.0.0.1`` in a thread. What the SDK leaves to the deployer is the
 store and the login page: :class:`MemoryProvider` keeps clients, codes and tokens in
-dictionaries, and **consents at once** (no browser, no login: the user's click is automated,
-so a notebook runs offline and under nbval). Beside the SDK's routes, ``/introspect`` answers
+dictionaries, **consents at once** (no browser, no login: the user's click is automated,
+so a notebook runs offline and under nbval) and puts ``iss`` in its redirect (RFC 9207), which
+the metadata document then advertises, as 2026-07-28 requires. Beside the SDK's routes, ``/introspect`` answers
 token introspection (RFC 7662) from the same store, for a resource server such as
 :class:`toolkit.mcp.http.protect.ProtectedResource`. :class:`WatchedOAuth` is the toolkit's
 OAuth client with a record of what went over the wire at each step, secrets and random values
@@ -36,7 +37,8 @@ __all__ = ["MemoryProvider", "LoopbackAuthorizationServer", "WatchedOAuth"]
 class MemoryProvider:
     """The SDK's ``OAuthAuthorizationServerProvider``: clients, codes and tokens in dictionaries;
     ``authorize`` consents at once and redirects back with a fresh code, and with ``iss`` when
-    ``issuer`` is given (RFC 9207; the SDK leaves the redirect to the provider).
+    ``issuer`` is given (RFC 9207; the SDK leaves the redirect to the provider, and
+    :class:`LoopbackAuthorizationServer` then advertises ``iss`` in its metadata).
 
     Used by: tests/servers/sdk_protected_server.py.
     """
@@ -118,8 +120,9 @@ class LoopbackAuthorizationServer:
 
     def __init__(self, port: int = 0, start_timeout: float = 30.0) -> None:
         import uvicorn
-        from mcp.server.auth.routes import create_auth_routes
-        from mcp.server.auth.settings import ClientRegistrationOptions
+        from mcp.server.auth.handlers.metadata import MetadataHandler
+        from mcp.server.auth.routes import build_metadata, create_auth_routes
+        from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
         from pydantic import AnyHttpUrl
         from starlette.applications import Starlette
         from starlette.requests import Request
@@ -142,7 +145,12 @@ class LoopbackAuthorizationServer:
 
         options = ClientRegistrationOptions(enabled=True)
         routes = create_auth_routes(provider, AnyHttpUrl(self.issuer), client_registration_options=options)
-        app = Starlette(routes=[*routes, Route("/introspect", introspect, methods=["POST"])])
+        # The store adds iss to the redirect, and a server that does MUST say so in its metadata
+        # (2026-07-28 basic/authorization/index.mdx:194): the SDK's document, with that one field.
+        metadata = build_metadata(AnyHttpUrl(self.issuer), None, options, RevocationOptions())
+        metadata.authorization_response_iss_parameter_supported = True
+        said = Route("/.well-known/oauth-authorization-server", MetadataHandler(metadata).handle, methods=["GET"])
+        app = Starlette(routes=[said, *routes, Route("/introspect", introspect, methods=["POST"])])
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
@@ -214,7 +222,8 @@ class WatchedOAuth(OAuth):
         if not known:
             keys = ("issuer", "authorization_endpoint", "token_endpoint", "registration_endpoint")
             shown = {k: server.metadata[k] for k in keys if k in server.metadata}
-            shown["code_challenge_methods_supported"] = server.metadata.get("code_challenge_methods_supported")
+            for key in ("code_challenge_methods_supported", "authorization_response_iss_parameter_supported"):
+                shown[key] = server.metadata.get(key)
             self.wire.append(("authorization-server metadata (RFC 8414)", self._hide(shown)))
         return server
 
