@@ -722,8 +722,8 @@ from toolkit.mcp.http.protect import ProtectedResource, introspect_at
 
 with LoopbackAuthorizationServer() as auth_server:
     guard = ProtectedResource(auth_server.issuer, introspect_at(auth_server.introspect_url), scopes=("mcp",))
-    make = lambda: course_server(ModernServer, make_server_registry())  # noqa: E731
-    with StreamableHTTPServer(make, port=0, protect=guard) as protected:
+    course = StreamableHTTPServer(lambda: course_server(ModernServer, make_server_registry()), port=0, protect=guard)
+    with course as protected:
         oauth = WatchedOAuth(protected.url)
         with HTTPTransport(protected.url, auth=oauth) as http:
             authorized = T.MCPClient(http)
