@@ -584,22 +584,15 @@ def answer_problems(reply: str, tool_results: list) -> list:
 
 
 # %% tags=["solution"]
+import copy
+
 from toolkit.checks import opt05_final_answer
-from toolkit.lessons.structured_output import check_answer
+from toolkit.lessons.structured_output import WEATHER_ANSWER, check_answer
 
 
 def readings_schema() -> dict:
     """The JSON Schema of the final answer: a list of readings, one per city."""
-    reading = {
-        "type": "object",
-        "properties": {
-            "city": {"type": "string"},
-            "temperature": {"type": "number"},
-            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-        },
-        "required": ["city", "temperature", "unit"],
-        "additionalProperties": False,
-    }
+    reading = copy.deepcopy(WEATHER_ANSWER)  # one city's reading, the schema section 6 showed
     return {
         "type": "object",
         "properties": {"readings": {"type": "array", "items": reading}},

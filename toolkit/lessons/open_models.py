@@ -14,6 +14,7 @@ raises ``ValueError`` for anything else; llama.cpp's own converter covers much m
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -67,15 +68,18 @@ def render_prompt(
 
     Notebook 03.
     """
+    compiled = _compiled(data_path(TEMPLATE_FILE).read_text(encoding="utf-8") if template is None else template)
+    return compiled.render(messages=messages, tools=tools or [], add_generation_prompt=add_generation_prompt)
+
+
+@functools.lru_cache(maxsize=8)
+def _compiled(template: str) -> Any:
+    """The template's source compiled once: a notebook renders the same template many times."""
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    if template is None:
-        template = data_path(TEMPLATE_FILE).read_text(encoding="utf-8")
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
     env.filters["tojson"] = _tojson
-    return env.from_string(template).render(
-        messages=messages, tools=tools or [], add_generation_prompt=add_generation_prompt
-    )
+    return env.from_string(template)
 
 
 # ---- grammar: the call block as GBNF, and the same language as a regular expression -------------
