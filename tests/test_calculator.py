@@ -266,7 +266,7 @@ def test_the_accuracy_plot_keeps_its_legend_off_the_bars():
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    from toolkit.figures.layout import collisions
+    from scripts.figures.layout import collisions
     from toolkit.lessons.calculator import DigitRow
     from toolkit.widgets.accuracy import plot_accuracy
 

@@ -1,4 +1,4 @@
-"""The pack's Figures 1–9 (toolkit/figures): drawn by code, byte for byte, and readable.
+"""The pack's Figures 1–9 (drawn by scripts/figures, shown by toolkit.figures): byte for byte, and readable.
 
 The committed files in figures/ must be exactly what the code draws, so a hand edit (or a code
 change without a redraw) fails here. Drawing needs matplotlib; the byte comparison also needs
@@ -18,7 +18,7 @@ from toolkit.figures import DESCRIPTIONS, FIGURES, FIGURES_DIR, describe, figure
 
 matplotlib = pytest.importorskip("matplotlib")
 
-from toolkit.figures import canvas, draw, layout  # noqa: E402  (needs matplotlib)
+from scripts.figures import canvas, draw, layout  # noqa: E402  (needs matplotlib)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,7 +97,7 @@ def test_cli_check_exits_nonzero_on_a_changed_file(tmp_path):
         shutil.copy(figure_path(1, ext), tmp_path)
     (tmp_path / "fig1_call_loop.svg").write_text("<svg/>", encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "toolkit.figures", "1", "--check", "--out", str(tmp_path)],
+        [sys.executable, "-m", "scripts.figures", "1", "--check", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -105,7 +105,7 @@ def test_cli_check_exits_nonzero_on_a_changed_file(tmp_path):
     )
     assert done.returncode == 1
     assert "fig1_call_loop.svg differs" in done.stdout
-    assert "python -m toolkit.figures" in done.stderr  # says how to fix it
+    assert "python -m scripts.figures" in done.stderr  # says how to fix it
 
 
 def test_files_are_slide_shaped_small_and_undated():
@@ -132,7 +132,7 @@ def test_a_label_too_long_for_its_box_is_reported():
 @pytest.mark.parametrize("number", sorted(FIGURES))
 def test_no_text_overlaps_text_or_crosses_a_box_edge(number):
     """Every figure the course draws: no label on another, none across a box's border, none
-    off the page, nothing crowding the source line (toolkit/figures/layout.py has the rules)."""
+    off the page, nothing crowding the source line (scripts/figures/layout.py has the rules)."""
     import matplotlib.pyplot as plt
 
     with matplotlib.rc_context(canvas.style()):
@@ -221,7 +221,7 @@ def test_figure_2_keeps_the_papers_limits_apart_from_its_test_setting():
 
 
 def test_the_toolkit_map_names_files_that_exist():
-    from toolkit.figures.lab_map import PARTS
+    from scripts.figures.lab_map import PARTS
 
     assert [p[0] for p in PARTS] == [1, 2, 3, 4, 5, 6]
     for _, title, files, *_ in PARTS:
@@ -231,7 +231,7 @@ def test_the_toolkit_map_names_files_that_exist():
 
 def test_the_toolkit_map_numbers_its_cards_in_reading_order():
     """Row by row (cards side by side share a row), left to right: 1, 2, 3, then 4, 5, 6."""
-    from toolkit.figures.lab_map import PARTS
+    from scripts.figures.lab_map import PARTS
 
     cards = sorted(
         ((p[0], p[5][0], p[5][1], p[5][1] + p[6]) for p in PARTS), key=lambda c: -c[3]

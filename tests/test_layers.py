@@ -10,7 +10,9 @@ top of a file and for imports inside functions alike, absolute or relative:
 - checks never import widgets, and no other layer but widgets itself (and the notebooks) imports
   from widgets: views hold no logic anyone else needs;
 - notebooks take a check module whole (``from toolkit.checks import ex05``), never a name from
-  inside one.
+  inside one;
+- nothing in ``toolkit/`` imports the repository's own folders that a wheel does not carry
+  (``scripts/``, where the figures' drawing code lives, ``tests/``, ``benchmarks/``).
 
 Each failure names the file, the line and the import, so it says where to look.
 """
@@ -149,6 +151,18 @@ def test_the_top_level_holds_only_the_labs_parts_and_the_layer_packages():
     )
     assert CORE_MODULES | ENTRY_MODULES <= modules, sorted(CORE_MODULES | ENTRY_MODULES - modules)
     assert PACKAGES <= packages, sorted(PACKAGES - packages)
+
+
+UNSHIPPED = ("scripts", "tests", "benchmarks")  # repository folders no install puts on sys.path
+
+
+def test_the_package_never_imports_what_a_wheel_leaves_out():
+    """``from scripts.figures import layout`` would work in a clone and fail after ``pip install``:
+    the drawing code (scripts/figures/) may import the toolkit, never the other way round."""
+    found = violations(python_files(TOOLKIT), lambda t: t.split(".")[0] in UNSHIPPED)
+    assert not found, (
+        "toolkit/ imports a folder the wheel does not carry; move what it needs into toolkit/:\n" + "\n".join(found)
+    )
 
 
 # --- (b) core imports no outer layer; (e) core is standard library only ------------------------

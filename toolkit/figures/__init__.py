@@ -1,13 +1,14 @@
 """The pack's nine figures, drawn by code, and a helper to show one in a notebook.
 
-The pack refers to Figures 1–9 without including them. ``python -m toolkit.figures`` draws
-each one into ``figures/`` as SVG and PNG (``--check`` compares instead of writing);
+The pack refers to Figures 1–9 without including them. The drawing code lives outside the
+toolkit, in the repository's ``scripts/figures/`` (no notebook runs it, and a wheel does not
+carry it): ``python -m scripts.figures`` draws each figure into ``figures/`` as SVG and PNG.
 :func:`show` puts one in a notebook, or a clearly marked placeholder when the file has not been
 drawn yet. Every picture reaches a screen reader: :func:`show` and :func:`describe` display an
 HTML ``<figure>`` whose ``<img>`` carries a description of what the picture shows, with its key
 numbers, and a caption (JupyterLab ignores alt text on a plain image output, and nbconvert's
-HTML export writes "No description has been provided" there). The drawing code (matplotlib, imported only when drawing) is in ``draw.py`` and the
-modules it names; importing this package needs only the standard library.
+HTML export writes "No description has been provided" there). Importing this package needs
+only the standard library.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ DESCRIPTIONS = {
 
 
 def figure_path(number: int, ext: str = "svg") -> Path:
-    """Where Figure ``number`` is kept, as ``ext`` ("svg" or "png"); drawn by toolkit.figures.draw.
+    """Where Figure ``number`` is kept, as ``ext`` ("svg" or "png"); drawn by scripts/figures/draw.py.
 
     Notebooks 02, 03, 04, 05, 06, 09, 10, 11, 12, through show.
     """
@@ -165,6 +166,6 @@ def show(number: int):
         display(
             HTML(
                 f"<div style='border:2px dashed #999;padding:1em;text-align:center'>"
-                f"[Placeholder: {caption} Run <code>python -m toolkit.figures</code> to draw it.]</div>"
+                f"[Placeholder: {caption} Run <code>python -m scripts.figures</code> in the repository to draw it.]</div>"
             )
         )

@@ -16,7 +16,7 @@ def plot_accuracy(named_rows: dict[str, list[DigitRow]], title: str = ""):
     """Bar chart of accuracy by digit count, one bar colour per model (needs matplotlib).
 
     The legend sits under the chart, outside the axes, so no bar can hide behind it however
-    tall the bars are (tests/test_calculator.py checks this with toolkit.figures.layout). In a
+    tall the bars are (tests/test_calculator.py checks this with scripts/figures/layout.py). In a
     notebook the chart is shown with a text alternative that lists every bar's value.
 
     Notebook 01.

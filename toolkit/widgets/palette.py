@@ -11,7 +11,7 @@ Rule for the views: wherever a view sets a background it also sets the text colo
 on a light panel), so the dark theme, whose default text is near-white, stays readable. Text
 with no background of its own uses JupyterLab's theme variable (``THEME_INK``).
 
-Standard library only: the figures import this too. Notebooks 02, 04, 06, 08, 09, 10, 11 and 12
+Standard library only: the figures' drawing code (scripts/figures/) imports this too. Notebooks 02, 04, 06, 08, 09, 10, 11 and 12
 use it through their live views.
 """
 
@@ -116,7 +116,7 @@ def contrast_ratio(fg: str, bg: str) -> float:
     """WCAG 2.1's contrast ratio of two colours, from 1 (same) to 21 (black on white).
     AA asks at least 4.5 for normal text and 3 for large text (18pt, or 14pt bold).
 
-    Used by: toolkit/figures/canvas.py.
+    Used by: scripts/figures/canvas.py.
     """
     hi, lo = sorted((relative_luminance(fg), relative_luminance(bg)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)

@@ -3,7 +3,7 @@
 ``draw_all`` writes ``<stem>.svg`` and ``<stem>.png`` for each entry of :data:`FIGURES`;
 ``check`` draws into a scratch folder and lists every file that differs from the committed one.
 Both refuse to write a figure whose labels spill out of their boxes, or whose text overlaps
-other text, crosses a box's edge or crowds the source line (:mod:`toolkit.figures.layout`).
+other text, crosses a box's edge or crowds the source line (:mod:`scripts.figures.layout`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from . import FIGURES, FIGURES_DIR
+from toolkit.figures import FIGURES, FIGURES_DIR
+
 from .how_it_works import (
     fig1_call_loop,
     fig2_toolformer_steps,
@@ -60,7 +61,7 @@ def draw_one(number: int, out_dir: Path) -> list[Path]:
             raise FigureLayoutError(
                 f"Figure {number} has text out of place:\n  "
                 + "\n  ".join(found)
-                + "\nShorten the text, or move or widen the box, in toolkit/figures."
+                + "\nShorten the text, or move or widen the box, in scripts/figures/."
             )
         return canvas.save(fig, Path(out_dir), FIGURES[number][0])
 

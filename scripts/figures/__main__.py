@@ -1,4 +1,4 @@
-"""``python -m toolkit.figures``: draw the pack's nine figures into figures/ (SVG and PNG).
+"""``python -m scripts.figures`` (from the repository's root): draw the pack's nine figures into figures/ (SVG and PNG).
 
 ``--check`` draws them in a scratch folder instead and exits with status 1 if any committed
 file differs, which is how the test suite catches a figure edited by hand.
@@ -11,12 +11,12 @@ import sys
 import time
 from pathlib import Path
 
-from . import FIGURES, FIGURES_DIR
+from toolkit.figures import FIGURES, FIGURES_DIR
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m toolkit.figures", description="Draw the pack's Figures 1-9 as SVG and PNG."
+        prog="python -m scripts.figures", description="Draw the pack's Figures 1-9 as SVG and PNG."
     )
     parser.add_argument("numbers", nargs="*", type=int, help="figures to draw (default: all)")
     parser.add_argument("--out", type=Path, default=FIGURES_DIR, help="folder to write into")
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
             print(line)
         if problems:
             print(
-                "Redraw with `python -m toolkit.figures` and commit figures/, or undo the hand edit.", file=sys.stderr
+                "Redraw with `python -m scripts.figures` and commit figures/, or undo the hand edit.", file=sys.stderr
             )
             return 1
         print(

@@ -6,7 +6,7 @@ twins, so every label passes WCAG AA contrast) and fonts big enough to read from
 lecture room. :func:`save` writes SVG and PNG with no dates, no software stamps and a fixed
 hash salt, so drawing twice gives the same files byte for byte.
 
-matplotlib is imported inside the functions: ``import toolkit`` stays standard library only.
+matplotlib is imported inside the functions, when a figure is drawn.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from ..widgets.palette import INK, MARKS, TEXT, contrast_ratio
-from ..widgets.palette import INK_MUTED as MUTED
+from toolkit.widgets.palette import INK, MARKS, TEXT, contrast_ratio
+from toolkit.widgets.palette import INK_MUTED as MUTED
+
 from .layout import footer, on_edge
 
 # The course's one palette (toolkit/widgets/palette.py): Okabe & Ito's colour-blind-safe marks.
@@ -59,7 +60,7 @@ MONO = "DejaVu Sans Mono"  # for code, names on the wire, tool names
 WIDTH, HEIGHT = 16.0, 9.0  # the drawing grid, in the same 16:9 shape as a slide
 INCHES = (12.8, 7.2)
 PNG_DPI = 120  # 1536 × 864 pixels: sharp on a projector, small on disk
-SVG_SALT = "toolkit-figures"  # fixes the ids matplotlib writes into SVG files
+SVG_SALT = "toolkit-figures"  # fixes the ids matplotlib writes into SVG files (the old home's name: same bytes)
 
 BASE = 17  # body text, points
 SMALL = 14  # notes and sources
@@ -309,6 +310,7 @@ def save(fig, out_dir: Path, stem: str) -> list[Path]:
     import matplotlib.pyplot as plt
 
     out_dir.mkdir(parents=True, exist_ok=True)
+    # the stamp names the drawing code's first home, toolkit.figures; changing it would change every file
     creator = f"toolkit.figures (Matplotlib v{matplotlib.__version__})"
     svg, png = out_dir / f"{stem}.svg", out_dir / f"{stem}.png"
     fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": creator})

@@ -16,7 +16,7 @@ The rules, each with a small gap (``pad`` points) so that "just touching" counts
   text and no box reaches into its band, so the bottom of a figure never gets crowded;
 * a legend covers no bar and no point or segment of a plotted line.
 
-matplotlib is imported inside the functions, like the rest of ``toolkit.figures``.
+matplotlib is imported inside the functions, like the rest of ``scripts.figures``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ __all__ = ["collisions", "footer", "on_edge"]
 def on_edge(text):
     """Mark ``text`` as placed across a box's edge on purpose (a frame label, a badge).
 
-    Used by: toolkit/figures/canvas.py.
+    Used by: scripts/figures/canvas.py.
     """
     text.toolkit_on_edge = True
     return text
@@ -36,7 +36,7 @@ def on_edge(text):
 def footer(text):
     """Mark ``text`` as the figure's footer (its source line), which keeps its row to itself.
 
-    Used by: toolkit/figures/canvas.py.
+    Used by: scripts/figures/canvas.py.
     """
     text.toolkit_footer = True
     return text
@@ -144,7 +144,7 @@ def collisions(fig, pad: float = 2.0) -> list[str]:
 
     ``pad`` is the smallest gap, in points, that counts as clear.
 
-    Used by: toolkit/figures/draw.py.
+    Used by: scripts/figures/draw.py.
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
