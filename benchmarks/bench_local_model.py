@@ -30,8 +30,9 @@ from pathlib import Path
 
 from common import ROOT, machine, table
 
-from toolkit.lessons.endpoints import ChatCompletionsModel, wire_tools
+from toolkit.lessons.endpoints import ChatCompletionsModel
 from toolkit.lessons.model_eval import bfcl_summary, run_bfcl, select_cases
+from toolkit.lessons.wire import wire_tools
 
 LOCAL_PY = ROOT / "build" / "local-model" / "bin" / "python"
 MODEL = "qwen2.5-coder-1.5b-instruct"

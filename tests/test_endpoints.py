@@ -17,16 +17,9 @@ import pytest
 
 import toolkit as T
 from tests.fakes.llm import FakeChatCompletions, FakeMessages, schema_type_problem
-from toolkit.lessons.endpoints import (
-    LEGAL_NAME,
-    ChatCompletionsModel,
-    EndpointError,
-    MessagesModel,
-    legal_names,
-    wire_schema,
-    wire_tools,
-)
+from toolkit.lessons.endpoints import ChatCompletionsModel, EndpointError, MessagesModel
 from toolkit.lessons.toy_tools import make_weather_registry
+from toolkit.lessons.wire import LEGAL_NAME, legal_names, wire_schema, wire_tools
 
 KEY = "sk-test-LEAKCANARY-123"
 APIS = [(FakeChatCompletions, ChatCompletionsModel), (FakeMessages, MessagesModel)]
@@ -277,9 +270,10 @@ def test_400_names_the_field_the_server_named():
 
 
 def test_400_from_anthropic_passes_on_the_servers_words():
+    manual = {"thinking": {"type": "enabled", "budget_tokens": 2048}}  # the older mode: budget inside max_tokens
     with FakeMessages(rate_limit_first=False) as fake:
-        text = one_line_error(fake, model_for(fake, MessagesModel, anthropic_version="June"))
-    assert text.startswith("400 Bad Request") and "anthropic-version" in text
+        text = one_line_error(fake, model_for(fake, MessagesModel, extra_body=manual))  # max_tokens 1024
+    assert text.startswith("400 Bad Request") and "must be greater than `thinking.budget_tokens`" in text
 
 
 @pytest.mark.parametrize(
@@ -355,7 +349,7 @@ def test_the_key_goes_in_its_header_and_nowhere_else(fake_cls, model_cls):
     else:
         # the anthropic SDK sends the key as a bearer token; Anthropic's API takes it there or in x-api-key
         assert f"Bearer {KEY}" == request["headers"].get("authorization") or request["headers"].get("x-api-key") == KEY
-        assert request["headers"]["anthropic-version"] == "2023-06-01"
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", request["headers"]["anthropic-version"])  # the SDK's own
     assert KEY not in json.dumps(request["body"])
     assert KEY not in repr(model) and KEY not in str(model) and "api_key=<set>" in repr(model)
     assert KEY not in json.dumps(reply) and KEY not in json.dumps(model.last_response)
@@ -757,29 +751,6 @@ def test_with_max_tokens_a_rambling_local_model_answers_within_the_timeout():
     assert result.final == "Paris is warmer." and all("max_tokens" in r["body"] for r in fake.requests)
 
 
-def test_a_500_whose_body_is_a_validation_error_is_reported_once_in_the_servers_words():
-    conversation = [
-        {"role": "user", "content": "Paris?"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "21"},
-    ]
-
-    class NullContent(ChatCompletionsModel):  # the adapter as it was: null content goes out
-        def request_body(self, messages, tools):
-            body = super().request_body(messages, tools)
-            body["messages"][1]["content"] = None
-            return body
-
-    with FakeChatCompletions(local=True, rate_limit_first=False) as fake:
-        model = NullContent(fake.base_url, "m", max_retries=1)
-        with pytest.raises(EndpointError) as err:
-            model.respond(conversation, TOOLS)
-    assert len(fake.requests) == 2  # the SDK retries every 5xx; the sentence says a retry cannot help
-    assert err.value.kind == "refused" and err.value.status == 500
-    message = str(err.value)
-    assert "busy" not in message and "validation error" in message and "would refuse it again" in message
-
-
 def test_a_plain_400_is_not_retried_and_a_500_without_a_validation_error_still_is(sdk_waits):
     waits = sdk_waits
     with FakeChatCompletions(rate_limit_first=False, respond=failing) as fake:
@@ -868,22 +839,12 @@ def test_with_anthropic_thinking_on_a_forced_tool_choice_goes_out_as_auto():
     assert captured_body(FakeMessages, MessagesModel, tool_choice="required")["tool_choice"] == {"type": "any"}
 
 
-def test_a_manual_thinking_budget_gets_a_max_tokens_above_it_or_a_clear_error():
-    """The Messages API refuses max_tokens <= thinking.budget_tokens; the default 1024 cannot hold
-    even the smallest budget (1024), so the adapter sends the budget plus the default's 1024."""
-    for budget in (1024, 2048):
-        manual = {"thinking": {"type": "enabled", "budget_tokens": budget}}
-        body = captured_body(FakeMessages, MessagesModel, extra_body=manual)  # the fake accepted it
-        assert body["max_tokens"] == budget + 1024
+def test_a_manual_thinking_budget_goes_out_as_given_with_the_cap_it_needs():
     roomy = {"thinking": {"type": "enabled", "budget_tokens": 2048}}
-    assert captured_body(FakeMessages, MessagesModel, max_tokens=16000, extra_body=roomy)["max_tokens"] == 16000
-    adaptive = {"thinking": {"type": "adaptive"}}  # no budget: the cap goes out as given
+    body = captured_body(FakeMessages, MessagesModel, max_tokens=16000, extra_body=roomy)  # the fake accepted it
+    assert body["max_tokens"] == 16000 and body["thinking"] == roomy["thinking"]
+    adaptive = {"thinking": {"type": "adaptive"}}  # no budget: the default cap goes out
     assert captured_body(FakeMessages, MessagesModel, extra_body=adaptive)["max_tokens"] == 1024
-    for max_tokens, extra in ((2048, {}), (1500, {}), (4096, {"max_tokens": 2000})):
-        with pytest.raises(
-            ValueError, match=r"max_tokens \(\d+\) must be greater than thinking.budget_tokens \(2048\)"
-        ):
-            MessagesModel("http://localhost", "m", max_tokens=max_tokens, extra_body={**roomy, **extra})
 
 
 def test_openai_style_reasoning_content_goes_back_on_the_turn_that_made_the_calls():
@@ -899,8 +860,18 @@ def test_openai_style_reasoning_content_goes_back_on_the_turn_that_made_the_call
             dropping_reasoning(fake, model)
 
 
-def test_a_server_on_this_machine_gets_a_longer_default_timeout():
-    assert ChatCompletionsModel("http://127.0.0.1:8080/v1", "m").timeout == 300
-    assert ChatCompletionsModel("http://localhost:11434/v1", "m").timeout == 300
-    assert ChatCompletionsModel("https://api.openai.com/v1", "m").timeout == 60
-    assert MessagesModel("https://api.anthropic.com", "m", timeout=9).timeout == 9
+def test_a_server_on_this_machine_gets_a_longer_timeout_and_fewer_retries_by_default():
+    for url in ("http://127.0.0.1:8080/v1", "http://localhost:11434/v1", "http://[::1]:8080/v1"):
+        assert (ChatCompletionsModel(url, "m").timeout, ChatCompletionsModel(url, "m").max_retries) == (300, 1)
+    hosted = ChatCompletionsModel("https://api.openai.com/v1", "m")
+    assert (hosted.timeout, hosted.max_retries) == (60, 4)
+    given = MessagesModel("https://api.anthropic.com", "m", timeout=9, max_retries=0)
+    assert (given.timeout, given.max_retries) == (9, 0)
+
+
+@pytest.mark.parametrize("model_cls", [ChatCompletionsModel, MessagesModel], ids=IDS)
+def test_a_local_model_too_slow_for_the_timeout_is_asked_twice_not_five_times(silent_server, model_cls):
+    model = model_cls(silent_server + "/v1", "m", timeout=0.2)
+    with pytest.raises(EndpointError) as err:
+        model.respond([{"role": "user", "content": "x"}], [])
+    assert err.value.kind == "timeout" and "(timeout, 2 tries)" in str(err.value)

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.lessons.endpoints import _openai_messages
 from toolkit.lessons.model_eval import bfcl_summary, run_bfcl, run_passk, select_cases
+from toolkit.lessons.wire import chat_completions_request
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL_PY = os.environ.get("TOOLKIT_LOCAL_MODEL_PYTHON", "")
@@ -240,7 +240,7 @@ def test_passk_feeds_tool_results_back_and_beats_an_agent_that_never_acts(server
     ]  # fmt: skip
     assert fed_back, "no tool result was followed by another model turn"
     trial, i = fed_back[0]
-    wire = _openai_messages(trial["messages"][: i + 1], {})  # as the course's adapter sent them
+    wire = chat_completions_request(trial["messages"][: i + 1], [], {}, None)["messages"]  # as the adapter sends them
     shown = post(server["url"].removesuffix("/v1") + "/apply-template", {"messages": wire})["prompt"]
     assert trial["messages"][i]["content"].strip() in shown, (
         "a tool result is missing from the prompt the server builds"

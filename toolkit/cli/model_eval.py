@@ -124,7 +124,10 @@ def _parser(command: str, environ: Mapping[str, str]) -> argparse.ArgumentParser
         help="seconds to wait for each answer (default 60; 300 for a server on 127.0.0.1 or localhost)",
     )
     p.add_argument(
-        "--max-retries", type=int, default=4, help="retries after 429/5xx, timeouts and dropped connections (default 4)"
+        "--max-retries",
+        type=int,
+        default=None,
+        help="retries after 429/5xx, timeouts and dropped connections (default 4; 1 for a server on this machine)",
     )
     temperature_help = (
         "sampling temperature (default: 0 for openai, left out for anthropic); "
@@ -169,7 +172,9 @@ def _model_from_args(args: argparse.Namespace, environ: Mapping[str, str]):
         "TOOLKIT_MODEL_EXTRA_BODY": args.extra_body,
     }
     given = {var: value for var, value in flags.items() if value is not None}
-    options: dict = {**settings_from_env(environ), **settings_from_env(given), "max_retries": args.max_retries}
+    options: dict = {**settings_from_env(environ), **settings_from_env(given)}
+    if args.max_retries is not None:
+        options["max_retries"] = args.max_retries
     if args.temperature is not None:
         options["temperature"] = None if args.temperature.lower() == "none" else float(args.temperature)
     if args.api == "anthropic" and options.get("max_tokens", DEFAULT_MAX_TOKENS) is None:

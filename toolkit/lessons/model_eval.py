@@ -34,8 +34,9 @@ from typing import Any
 
 from ..reliability import pass_at_k, pass_hat_k
 from ..scoring import FAILURE_TYPES, case_category, classify, load_bfcl
-from .endpoints import DEFAULT_MAX_TOKENS, ChatCompletionsModel, EndpointError, MessagesModel, wire_tools
+from .endpoints import DEFAULT_MAX_TOKENS, ChatCompletionsModel, EndpointError, MessagesModel
 from .retail import POLICY, POLICY_EXTENDED, RETAIL_TASKS, RETAIL_TASKS_EXTENDED, retail_trial_run
+from .wire import wire_tools
 
 __all__ = [
     "make_model",
