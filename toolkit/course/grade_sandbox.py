@@ -277,7 +277,7 @@ class Kernel:
                 why = _read(box.root / "kernel.log").strip().splitlines()[-1:] or ["no answer"]
                 self.close()
                 raise RuntimeError(why[0][:300])
-        import psutil  # type: ignore[import-untyped]  # ipykernel's own dependency
+        import psutil  # type: ignore[import-untyped]
 
         tree = [psutil.Process(self.proc.pid), *psutil.Process(self.proc.pid).children(recursive=True)]
         found = [p.pid for p in tree if "ipykernel_launcher" in " ".join(p.cmdline())]  # before any cell ran
