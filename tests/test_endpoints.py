@@ -615,8 +615,16 @@ def test_messages_body_equals_the_anthropic_sdks():
 def test_settings_reach_the_body():
     body = captured_body(FakeChatCompletions, ChatCompletionsModel, temperature=None, extra_body={"seed": 7})
     assert "temperature" not in body and body["seed"] == 7
-    body = captured_body(FakeMessages, MessagesModel, max_tokens=64, temperature=0.5)
-    assert body["max_tokens"] == 64 and body["temperature"] == 0.5
+    body = captured_body(FakeMessages, MessagesModel, max_tokens=64)
+    assert body["max_tokens"] == 64 and "temperature" not in body  # left out unless given
+
+
+def test_a_temperature_sent_to_the_messages_api_comes_back_as_its_one_line_refusal():
+    # API version 2026-10-21, which the anthropic SDK 2.x sends, refuses sampling parameters
+    with FakeMessages(rate_limit_first=False) as fake:
+        text = one_line_error(fake, model_for(fake, MessagesModel, temperature=0))
+        assert fake.requests[-1]["body"]["temperature"] == 0
+    assert text.startswith("400 Bad Request") and "temperature: Extra inputs are not permitted" in text
 
 
 def test_bad_settings_are_refused_at_once():

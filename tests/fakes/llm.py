@@ -456,7 +456,9 @@ class FakeChatCompletions(_FakeEndpoint):
 
 
 class FakeMessages(_FakeEndpoint):
-    """Anthropic's Messages API (``POST /v1/messages``, ``x-api-key``, ``anthropic-version``)."""
+    """Anthropic's Messages API (``POST /v1/messages``, ``x-api-key``, ``anthropic-version``).
+    From API version 2026-10-21 (the one the anthropic SDK 2.x sends) the sampling parameters
+    ``temperature``, ``top_p`` and ``top_k`` are refused with a 400, as the API refuses them."""
 
     PATH = "/v1/messages"
     SERVER_ERROR = "api_error"
@@ -495,6 +497,17 @@ class FakeMessages(_FakeEndpoint):
             f"tools.{index}.custom.input_schema: JSON schema is invalid ({detail}). "
             "It must match JSON Schema draft 2020-12."
         )
+
+    SAMPLING_REMOVED = "2026-10-21"  # the API version that refuses temperature, top_p and top_k
+
+    def _answer(self, method, path, headers, raw, body):
+        if method == "POST" and path == self.PATH and isinstance(body, dict):
+            self.check_headers(headers)  # a wrong key is a 401 first
+            if headers.get("anthropic-version", "") >= self.SAMPLING_REMOVED:
+                for name in ("temperature", "top_p", "top_k"):
+                    if name in body:
+                        raise self.bad_request(f"{name}: Extra inputs are not permitted")
+        return super()._answer(method, path, headers, raw, body)
 
     # -- checks ---------------------------------------------------------------------------
     def check_headers(self, headers):

@@ -130,7 +130,8 @@ def _parser(command: str, environ: Mapping[str, str]) -> argparse.ArgumentParser
         help="retries after 429/5xx, timeouts and dropped connections (default 4; 1 for a server on this machine)",
     )
     temperature_help = (
-        "sampling temperature (default: 0 for openai, left out for anthropic); "
+        "sampling temperature (default: 0 for openai, left out for anthropic, whose API refuses it "
+        "since version 2026-10-21); "
         "'none' leaves it out, for models that accept only their default"
     )
     p.add_argument("--temperature", default=None, help=temperature_help)

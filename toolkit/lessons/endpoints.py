@@ -219,7 +219,8 @@ class ChatCompletionsModel(_Endpoint):
 class MessagesModel(_Endpoint):
     """A model behind Anthropic's Messages API, through the ``anthropic`` SDK. Pack §2.5.
     ``base_url`` is the host alone (``https://api.anthropic.com``); ``max_tokens`` is required;
-    ``temperature`` is left out unless given; the other options are ChatCompletionsModel's.
+    ``temperature`` is left out unless given (API version 2026-10-21, which the SDK sends,
+    refuses it with a 400); the other options are ChatCompletionsModel's.
     ``tool_choice="required"`` goes out as ``{"type": "any"}``, and a forced choice as
     ``"auto"`` when thinking is on. Thinking: ``extra_body={"thinking": {"type": "adaptive"}}``
     (the older manual mode counts its ``budget_tokens`` inside ``max_tokens``, which must then
