@@ -87,15 +87,20 @@ class _Endpoint:
 
     def request_body(self, messages: list, tools: list | None) -> dict:
         """The JSON body this model sends for ``respond(messages, tools)``."""
+        return self._request(messages, tools)[0]
+
+    def _request(self, messages: list, tools: list | None) -> tuple[dict, dict[str, str]]:
+        """The body, and ``{original name: wire name}`` to read the answer's calls back."""
         specs, names = wire_tools(tools)
         settings = {"max_tokens": self.max_tokens, "temperature": self.temperature}
-        return {"model": self.model, **self._convert(messages, specs, names),
+        body = {"model": self.model, **self._convert(messages, specs, names),
                 **{k: v for k, v in settings.items() if v is not None}, **self.extra_body}  # fmt: skip
+        return body, names
 
     def respond(self, messages: list, tools: list | None = None) -> dict:
         """One model turn, in the mocks' reply shape (see the module docstring)."""
-        names = wire_tools(tools)[1]
-        self.last_response = data = self._send(self.request_body(messages, tools))
+        body, names = self._request(messages, tools)
+        self.last_response = data = self._send(body)
         try:
             reply = self._reply(data, {wire: orig for orig, wire in names.items()})
         except ValueError as exc:

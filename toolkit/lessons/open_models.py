@@ -68,15 +68,17 @@ def render_prompt(
 
     Notebook 03.
     """
-    compiled = _compiled(data_path(TEMPLATE_FILE).read_text(encoding="utf-8") if template is None else template)
-    return compiled.render(messages=messages, tools=tools or [], add_generation_prompt=add_generation_prompt)
+    return _compiled(template).render(messages=messages, tools=tools or [], add_generation_prompt=add_generation_prompt)
 
 
 @functools.lru_cache(maxsize=8)
-def _compiled(template: str) -> Any:
-    """The template's source compiled once: a notebook renders the same template many times."""
+def _compiled(template: str | None) -> Any:
+    """The template compiled once (None: the course's file, read once): a notebook renders the
+    same template many times."""
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+    if template is None:
+        template = data_path(TEMPLATE_FILE).read_text(encoding="utf-8")
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
     env.filters["tojson"] = _tojson
     return env.from_string(template)
